@@ -1,0 +1,23 @@
+/* Sequential reading of an input file or stdin in large blocks, with reads kept in
+ * flight ahead of the consumer (io_uring; pread or read where io_uring is unavailable).
+ * Functions return 0 or a byte count, or a negative errno. */
+#ifndef GPUSORT_INPUT_FILE_H
+#define GPUSORT_INPUT_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct input_file;
+
+/* "-" is stdin. Fails with -EISDIR for a directory. */
+int input_file_open(const char *path, struct input_file **file);
+/* The size of a regular file, or -1 for a pipe, terminal or socket. */
+off_t input_file_size(const struct input_file *file);
+/* Reads up to len bytes; returns fewer only at the end of the input (0 at the end). */
+ssize_t input_file_read(struct input_file *file, void *buffer, size_t len);
+/* The device and inode, to tell whether -o names this input. */
+bool input_file_same(const struct input_file *file, const char *path);
+void input_file_close(struct input_file *file);
+
+#endif

@@ -1,0 +1,20 @@
+/* The output: stdout, or a regular file written beside its final name and renamed into
+ * place on commit, so a failed sort never leaves a half-written output or harms the old
+ * file. Writes are queued behind the caller (io_uring; write where unavailable).
+ * Functions return 0 or a negative errno. */
+#ifndef GPUSORT_OUTPUT_FILE_H
+#define GPUSORT_OUTPUT_FILE_H
+
+#include <stddef.h>
+
+struct output_file;
+
+/* NULL or "-" is stdout. */
+int output_file_open(const char *path, struct output_file **file);
+int output_file_write(struct output_file *file, const void *buffer, size_t len);
+/* Flushes and renames into place; the file is closed either way. */
+int output_file_commit(struct output_file *file);
+/* Removes the partial file; the old output (if any) stays as it was. */
+void output_file_abort(struct output_file *file);
+
+#endif

@@ -1,0 +1,21 @@
+/* Temporary files in the -T directories (round-robin), remembered so that every one is
+ * removed on exit and on SIGINT, SIGTERM, SIGHUP and SIGPIPE. */
+#ifndef GPUSORT_TEMP_FILES_H
+#define GPUSORT_TEMP_FILES_H
+
+#include <stddef.h>
+
+/* dirs may be empty: then $TMPDIR, else /tmp. Installs the signal handlers. */
+int temp_files_init(const char *const *dirs, size_t count);
+/* Creates and opens a new temp file (O_RDWR); path receives its name. Returns an fd or
+ * a negative errno. */
+int temp_file_create(char *path, size_t path_size);
+/* Registers a path created elsewhere (the output's temp twin) for removal on signals. */
+int temp_file_register(const char *path);
+void temp_file_forget(const char *path);
+/* Unlinks and forgets. */
+void temp_file_remove(const char *path);
+/* Removes every remembered file; async-signal-safe. */
+void temp_files_remove_all(void);
+
+#endif

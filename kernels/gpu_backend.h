@@ -1,0 +1,43 @@
+/* The CUDA backend behind the sort engine: C interface to kernels/gpu_backend.cu.
+ * Functions return 0 or a negative errno (-ENODEV no usable device, -ENOMEM device
+ * allocation failed, -EIO any other CUDA error); a reason buffer, when given, receives
+ * CUDA's own words ("CUDA driver version is insufficient for CUDA runtime version"). */
+#ifndef GPUSORT_GPU_BACKEND_H
+#define GPUSORT_GPU_BACKEND_H
+
+#include <stddef.h>
+#include "items.h"
+#include "sort_engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gpu_backend;
+
+/* Opens device `ordinal` (>= 0) and reserves up to memory_limit bytes of it (0: most
+ * of the free memory). */
+int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_backend **backend,
+		     char *reason, size_t reason_size);
+void gpu_backend_close(struct gpu_backend *backend);
+
+/* Items one sort call can take on this device for the width (device memory bound). */
+size_t gpu_backend_capacity(const struct gpu_backend *backend, enum item_width width);
+
+/* Copies n host items in, sorts them with the algorithm, copies them back, in place.
+ * n <= gpu_backend_capacity(). */
+int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm,
+		     enum item_width width, void *items, size_t n, char *reason, size_t reason_size);
+
+/* Page-locked host memory (NULL on failure) and its release. */
+void *gpu_backend_host_alloc(size_t bytes);
+void gpu_backend_host_free(void *buffer);
+
+/* "NVIDIA H100 80GB HBM3" */
+const char *gpu_backend_device_name(const struct gpu_backend *backend);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,28 @@
+/* Sort items: fixed-width unsigned integers whose high bits hold the order-preserving
+ * image of a key and whose low bits (when needed) hold the item's input position.
+ * Every backend sorts items ascending; position bits make equal keys distinct, so any
+ * correct sort yields one output, and every sort is stable. */
+#ifndef GPUSORT_ITEMS_H
+#define GPUSORT_ITEMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum item_width {
+	ITEM_U32 = 4,   /* a 32-bit key image alone */
+	ITEM_U64 = 8,   /* a 64-bit key image alone, or 32-bit image << 32 | 32-bit position */
+	ITEM_U128 = 16, /* 64-bit image << 64 | position, or an 80-bit image << 48 | 48-bit position */
+};
+
+/* Little-endian layout: the low word comes first in memory, as in unsigned __int128. */
+typedef unsigned __int128 item_u128;
+
+static inline item_u128 item_u128_make(uint64_t high, uint64_t low)
+{
+	return ((item_u128)high << 64) | low;
+}
+
+static inline uint64_t item_u128_high(item_u128 item) { return (uint64_t)(item >> 64); }
+static inline uint64_t item_u128_low(item_u128 item) { return (uint64_t)item; }
+
+#endif

@@ -1,0 +1,59 @@
+/* The sort engine: the one entry point through which src/ sorts items. It picks the
+ * backend (a CUDA device, or CPU threads when there is none or it fails) and the
+ * algorithm; every backend and algorithm gives the same output for the same items.
+ * Functions return 0 or a negative errno. */
+#ifndef GPUSORT_SORT_ENGINE_H
+#define GPUSORT_SORT_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "items.h"
+
+enum sort_algorithm {
+	SORT_BUCKET,  /* deterministic sample sort "GPU Bucket Sort" (Dehne and Zaboli) */
+	SORT_SAMPLE,  /* Fine Sample Sort: randomized splitters, 128 buckets */
+	SORT_RADIX,   /* LSD radix sort */
+	SORT_BITONIC, /* bitonic sorting network */
+	SORT_QUICK,   /* GPU quicksort (Cederman and Tsigas) */
+};
+
+#define SORT_DEVICE_AUTO (-1) /* the first CUDA device if there is one, else the CPU */
+#define SORT_DEVICE_CPU (-2)  /* CPU threads only */
+
+struct sort_engine_config {
+	int device;                   /* SORT_DEVICE_AUTO, SORT_DEVICE_CPU or a CUDA ordinal */
+	unsigned threads;             /* CPU threads; 0 means the online cores */
+	size_t gpu_memory;            /* device bytes to use; 0 means most of the free memory */
+	enum sort_algorithm algorithm;
+};
+
+struct sort_engine;
+
+/* Opens an engine. With SORT_DEVICE_AUTO a missing or failing GPU is not an error: the
+ * engine runs on the CPU and sort_engine_fallback_reason() says why. An explicit device
+ * ordinal that cannot be used is an error (-ENODEV). */
+int sort_engine_open(const struct sort_engine_config *config, struct sort_engine **engine);
+void sort_engine_close(struct sort_engine *engine);
+
+/* Sorts n items of the given width ascending, in place. */
+int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n);
+
+/* The most items one sort_engine_sort() call takes on the chosen backend (the GPU's
+ * memory bounds it); the CPU backend takes any count that fits host memory. */
+size_t sort_engine_max_items(const struct sort_engine *engine, enum item_width width);
+
+/* Host buffers for items: page-locked when a GPU backend is in use (faster copies). */
+void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes);
+void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t bytes);
+
+/* "cpu (2 threads)" or "gpu 0 (NVIDIA H100 80GB HBM3)". */
+const char *sort_engine_describe(const struct sort_engine *engine);
+/* Why the GPU is not used (no device, old driver, allocation failed), or NULL. */
+const char *sort_engine_fallback_reason(const struct sort_engine *engine);
+bool sort_engine_uses_gpu(const struct sort_engine *engine);
+
+/* Parses "bucket", "sample", ...; returns 0 or -EINVAL. */
+int sort_algorithm_parse(const char *name, enum sort_algorithm *algorithm);
+const char *sort_algorithm_name(enum sort_algorithm algorithm);
+
+#endif

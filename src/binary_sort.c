@@ -1,0 +1,171 @@
+/* Binary record mode: read records in chunks that fit the memory budget, sort each
+ * chunk's items on the engine, and write the records in order; when the input does not
+ * fit one chunk, each sorted chunk becomes a spilled run and the runs are merged. */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../io/output_file.h"
+#include "../io/temp_files.h"
+#include "binary_check.h"
+#include "binary_sort.h"
+#include "external_sort.h"
+#include "memory_plan.h"
+#include "record_items.h"
+#include "record_reader.h"
+#include "report.h"
+#include "stats.h"
+
+struct output_sink {
+	struct output_file *file;
+	const char *name;
+	size_t record_size;
+	struct sort_stats *stats;
+};
+
+static int write_to_output(void *context, const unsigned char *records, size_t count)
+{
+	struct output_sink *sink = context;
+	double started = stats_now();
+	int error = output_file_write(sink->file, records, count * sink->record_size);
+	stats_add(sink->stats, STAGE_WRITE, started, count * sink->record_size);
+	return error;
+}
+
+static const char *output_name(const struct options *options)
+{
+	return options->output && strcmp(options->output, "-") != 0 ? options->output : "standard output";
+}
+
+/* Sorts one chunk of n records in place of its item array; returns the form used. */
+int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *layout,
+		      unsigned char *records, size_t n, void *items_buffer, enum record_form *form,
+		      struct sort_stats *stats)
+{
+	double started = stats_now();
+	*form = record_form_choose(layout, n);
+	void *items = record_form_in_place(*form) ? (void *)records : items_buffer;
+	record_items_build(layout, *form, records, n, items);
+	started = stats_add(stats, STAGE_PREPARE, started, n * layout->record_size);
+	int error = sort_engine_sort(engine, record_form_width(*form), items, n);
+	if (error)
+		return error;
+	record_items_finish_ties(layout, *form, records, items, n);
+	stats_add(stats, STAGE_SORT, started, n * (size_t)record_form_width(*form));
+	return 0;
+}
+
+/* Everything fitted one chunk: sort it and write it out. */
+static int sort_in_memory(const struct options *options, struct sort_engine *engine,
+			  const struct record_layout *layout, unsigned char *records, size_t n,
+			  void *items_buffer, struct sort_stats *stats)
+{
+	enum record_form form;
+	int error = binary_sort_chunk(engine, layout, records, n, items_buffer, &form, stats);
+	if (error) {
+		report("sort engine (%s): %s", sort_engine_describe(engine), strerror(-error));
+		return 2;
+	}
+	struct output_sink sink = {NULL, output_name(options), layout->record_size, stats};
+	error = output_file_open(options->output, &sink.file);
+	if (error) {
+		report_file_error(sink.name, error);
+		return 2;
+	}
+	void *items = record_form_in_place(form) ? (void *)records : items_buffer;
+	error = record_items_emit(layout, form, records, items, n, options->unique, write_to_output, &sink);
+	double started = stats_now();
+	if (!error)
+		error = output_file_commit(sink.file);
+	else
+		output_file_abort(sink.file);
+	stats_add(stats, STAGE_WRITE, started, 0);
+	if (error) {
+		report_file_error(sink.name, error);
+		return 2;
+	}
+	return 0;
+}
+
+static int open_engine(const struct options *options, struct sort_engine **engine,
+		       struct sort_stats *stats)
+{
+	int error = sort_engine_open(&options->engine, engine);
+	if (error) {
+		if (options->engine.device >= 0)
+			report("device %d: %s", options->engine.device, strerror(-error));
+		else
+			report("sort engine: %s", strerror(-error));
+		return error;
+	}
+	stats->engine = sort_engine_describe(*engine);
+	stats->fallback = sort_engine_fallback_reason(*engine);
+	if (options->verbose && stats->fallback)
+		report("note: sorting on the CPU: %s", stats->fallback);
+	return 0;
+}
+
+int binary_sort_run(const struct options *options)
+{
+	struct record_layout layout;
+	struct sort_stats stats;
+	struct record_reader *reader = NULL;
+	struct sort_engine *engine = NULL;
+	struct memory_plan plan;
+	unsigned char *records = NULL;
+	void *items = NULL;
+	int status = 2;
+
+	record_layout_from_options(options, &layout);
+	stats_begin(&stats);
+	int error = temp_files_init(options->temp_dirs, options->temp_dir_count);
+	if (error) {
+		report("temporary directory: %s", strerror(-error));
+		return 2;
+	}
+	if (record_reader_open(options->inputs, options->input_count, layout.record_size, &reader) < 0)
+		return 2;
+	if (options->check) {
+		status = binary_check(options, &layout, reader);
+		record_reader_close(reader);
+		return status;
+	}
+	if (open_engine(options, &engine, &stats) < 0)
+		goto out;
+	if (options->merge_only) {
+		status = external_merge_inputs(options, &layout, engine, &stats);
+		goto out;
+	}
+
+	memory_plan_binary(options, &layout, engine, record_reader_total_bytes(reader), &plan);
+	/* One record more than a chunk holds tells, without a second read, whether the
+	 * input fits in memory or needs spilled runs. */
+	records = sort_engine_host_alloc(engine, (plan.chunk_records + 1) * layout.record_size);
+	items = plan.items_bytes ? sort_engine_host_alloc(engine, plan.items_bytes) : NULL;
+	if (!records || (plan.items_bytes && !items)) {
+		report("%s (memory budget %zu bytes)", strerror(ENOMEM), plan.budget);
+		goto out;
+	}
+	double started = stats_now();
+	int64_t got = record_reader_read(reader, records, plan.chunk_records + 1);
+	if (got < 0)
+		goto out;
+	stats_add(&stats, STAGE_READ, started, (uint64_t)got * layout.record_size);
+	stats.records += (uint64_t)got;
+	if ((size_t)got <= plan.chunk_records)
+		status = sort_in_memory(options, engine, &layout, records, (size_t)got, items, &stats);
+	else
+		status = external_sort_binary(options, &layout, engine, reader, &plan, records, items, &stats);
+out:
+	if (options->stats && status != 2)
+		stats_print(&stats);
+	if (records)
+		sort_engine_host_free(engine, records, (plan.chunk_records + 1) * layout.record_size);
+	if (items)
+		sort_engine_host_free(engine, items, plan.items_bytes);
+	record_reader_close(reader);
+	if (engine)
+		sort_engine_close(engine);
+	return status;
+}

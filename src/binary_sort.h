@@ -1,0 +1,19 @@
+/* Binary record mode: the sort of fixed-size records by a binary key. */
+#ifndef GPUSORT_BINARY_SORT_H
+#define GPUSORT_BINARY_SORT_H
+
+#include "../kernels/sort_engine.h"
+#include "options.h"
+#include "record_items.h"
+#include "stats.h"
+
+/* Runs the whole binary sort (or -c check, or -m merge); returns the exit status. */
+int binary_sort_run(const struct options *options);
+
+/* Sorts one chunk: builds items (in records for in-place forms, else in items_buffer),
+ * sorts them on the engine and finishes prefix ties. Returns 0 or a negative errno. */
+int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *layout,
+		      unsigned char *records, size_t n, void *items_buffer, enum record_form *form,
+		      struct sort_stats *stats);
+
+#endif

@@ -1,0 +1,24 @@
+/* The external sort of binary records: sorted chunks spilled as compressed runs in the
+ * temp directories, then merged (k-way, loser tree, parallel over key ranges). */
+#ifndef GPUSORT_EXTERNAL_SORT_H
+#define GPUSORT_EXTERNAL_SORT_H
+
+#include "../kernels/sort_engine.h"
+#include "memory_plan.h"
+#include "options.h"
+#include "record_items.h"
+#include "record_reader.h"
+#include "stats.h"
+
+/* Continues a sort whose first read filled the chunk: records holds chunk_records + 1
+ * records already read. Returns the exit status. */
+int external_sort_binary(const struct options *options, const struct record_layout *layout,
+			 struct sort_engine *engine, struct record_reader *reader,
+			 const struct memory_plan *plan, unsigned char *records, void *items,
+			 struct sort_stats *stats);
+
+/* -m: merges inputs that are each already sorted. Returns the exit status. */
+int external_merge_inputs(const struct options *options, const struct record_layout *layout,
+			  struct sort_engine *engine, struct sort_stats *stats);
+
+#endif

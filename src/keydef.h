@@ -1,0 +1,51 @@
+/* Text sort keys: GNU sort's KEYDEF syntax F[.C][OPTS][,F[.C][OPTS]] and the ordering
+ * options (b d f g h i M n r V) that apply globally or to one key. */
+#ifndef GPUSORT_KEYDEF_H
+#define GPUSORT_KEYDEF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct key_ordering {
+	bool skip_start_blanks; /* b on the start position */
+	bool skip_end_blanks;   /* b on the end position */
+	bool dictionary;        /* d */
+	bool fold_case;         /* f */
+	bool general_numeric;   /* g */
+	bool human_numeric;     /* h */
+	bool ignore_nonprinting;/* i */
+	bool month;             /* M */
+	bool numeric;           /* n */
+	bool reverse;           /* r */
+	bool version;           /* V */
+};
+
+struct keydef {
+	size_t start_field;   /* 1-based */
+	size_t start_char;    /* 1-based; 1 when omitted */
+	size_t end_field;     /* 1-based; 0: the end of the line */
+	size_t end_char;      /* 1-based; 0: the end of the field */
+	struct key_ordering ordering;
+	bool has_ordering;    /* any option letter given: then global options do not apply */
+};
+
+/* Parses a KEYDEF; returns 0, or -EINVAL with *reason set to GNU sort's wording
+ * ("field number is zero", "invalid number after '.'", ...). */
+int keydef_parse(const char *text, struct keydef *key, const char **reason);
+
+/* Applies one ordering option letter; returns -EINVAL if the letter is not one. */
+int key_ordering_set(struct key_ordering *ordering, char letter, bool on_end);
+
+bool key_ordering_any(const struct key_ordering *ordering);
+
+/* Writes GNU sort's whole message for a KEYDEF that keydef_parse rejected, e.g.
+ * "invalid number after '.': invalid count at start of 'x'" or
+ * "field number is zero: invalid field specification '0'"; print it as "gpusort: %s". */
+void keydef_error_message(const char *text, char *buffer, size_t size);
+
+/* True when the ordering mixes options GNU sort rejects together (n g h M, and V or
+ * d/i); letters receives them as GNU names them ("gn"), for
+ * "gpusort: options '-gn' are incompatible". */
+bool key_ordering_conflict(const struct key_ordering *ordering, char *letters, size_t size);
+
+#endif

@@ -1,0 +1,20 @@
+# src/: the command line, keys and items, the sort pipeline and the merge.
+noinst_LIBRARIES += libgpusort.a
+libgpusort_a_SOURCES = \
+	src/options.h src/options.c \
+	src/keydef.h \
+	src/size_parse.h src/size_parse.c \
+	src/key_image.h src/key_image.c \
+	src/record_items.h src/record_items.c \
+	src/record_reader.h src/record_reader.c \
+	src/memory_plan.h src/memory_plan.c \
+	src/binary_check.h src/binary_check.c \
+	src/binary_sort.h src/binary_sort.c \
+	src/external_sort.h src/external_sort.c \
+	src/stats.h src/stats.c \
+	src/report.h src/report.c
+
+bin_PROGRAMS += gpusort
+gpusort_SOURCES = src/main.c
+gpusort_LDADD = $(LINK_ALL)
+include src/text_local.mk

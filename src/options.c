@@ -1,0 +1,489 @@
+/* The command line: getopt_long over GNU sort's options plus gpusort's binary-record,
+ * device and algorithm options, validated into struct options. Usage errors are
+ * reported here (exit status 2); everything else is checked where the file is known. */
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+#include "report.h"
+#include "size_parse.h"
+
+enum long_only_option {
+	OPT_TYPE = CHAR_MAX + 1,
+	OPT_RECORD_SIZE,
+	OPT_KEY_OFFSET,
+	OPT_KEY_SIZE,
+	OPT_PARALLEL,
+	OPT_DEVICE,
+	OPT_GPU_MEMORY,
+	OPT_ALGORITHM,
+	OPT_STATS,
+	OPT_PROGRESS,
+	OPT_VERBOSE,
+	OPT_FILES0_FROM,
+	OPT_SORT,
+	OPT_CHECK,
+	OPT_HELP,
+	OPT_VERSION,
+};
+
+static const char short_options[] = "bcCdfghik:mMno:rsS:t:T:uVz";
+
+static const struct option long_options[] = {
+	{"ignore-leading-blanks", no_argument, NULL, 'b'},
+	{"dictionary-order", no_argument, NULL, 'd'},
+	{"ignore-case", no_argument, NULL, 'f'},
+	{"general-numeric-sort", no_argument, NULL, 'g'},
+	{"human-numeric-sort", no_argument, NULL, 'h'},
+	{"ignore-nonprinting", no_argument, NULL, 'i'},
+	{"month-sort", no_argument, NULL, 'M'},
+	{"numeric-sort", no_argument, NULL, 'n'},
+	{"reverse", no_argument, NULL, 'r'},
+	{"version-sort", no_argument, NULL, 'V'},
+	{"sort", required_argument, NULL, OPT_SORT},
+	{"key", required_argument, NULL, 'k'},
+	{"field-separator", required_argument, NULL, 't'},
+	{"stable", no_argument, NULL, 's'},
+	{"unique", no_argument, NULL, 'u'},
+	{"check", optional_argument, NULL, OPT_CHECK},
+	{"merge", no_argument, NULL, 'm'},
+	{"zero-terminated", no_argument, NULL, 'z'},
+	{"output", required_argument, NULL, 'o'},
+	{"buffer-size", required_argument, NULL, 'S'},
+	{"temporary-directory", required_argument, NULL, 'T'},
+	{"parallel", required_argument, NULL, OPT_PARALLEL},
+	{"files0-from", required_argument, NULL, OPT_FILES0_FROM},
+	{"type", required_argument, NULL, OPT_TYPE},
+	{"record-size", required_argument, NULL, OPT_RECORD_SIZE},
+	{"key-offset", required_argument, NULL, OPT_KEY_OFFSET},
+	{"key-size", required_argument, NULL, OPT_KEY_SIZE},
+	{"device", required_argument, NULL, OPT_DEVICE},
+	{"gpu-memory", required_argument, NULL, OPT_GPU_MEMORY},
+	{"algorithm", required_argument, NULL, OPT_ALGORITHM},
+	{"stats", no_argument, NULL, OPT_STATS},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"verbose", no_argument, NULL, OPT_VERBOSE},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+static const char *const key_type_names[] = {"u32", "i32", "u64", "i64", "f32", "f64", "bytes"};
+
+const char *key_type_name(enum key_type type)
+{
+	return key_type_names[type];
+}
+
+size_t key_type_size(enum key_type type)
+{
+	switch (type) {
+	case KEY_U32: case KEY_I32: case KEY_F32: return 4;
+	case KEY_U64: case KEY_I64: case KEY_F64: return 8;
+	default: return 0;
+	}
+}
+
+static void print_help(void)
+{
+	fputs(
+"Usage: gpusort [OPTION]... [FILE]...\n"
+"  or:  gpusort -k INPUT.bin -o OUTPUT.bin [OPTION]...\n"
+"Sort lines of text, or fixed-size binary records, of FILEs (standard input when\n"
+"none, or when FILE is -) and write the result to standard output or -o FILE.\n"
+"The sort runs on a CUDA GPU when there is one, on CPU threads otherwise, with the\n"
+"same output; inputs larger than memory are sorted in runs spilled to temp files.\n"
+"\n"
+"Binary records (little-endian keys; records travel whole; the sort is stable):\n"
+"      --type=TYPE          key type: u32 i32 u64 i64 f32 f64, or bytes (memcmp\n"
+"                           order); default u32, or bytes when --key-size is given\n"
+"      --record-size=N      bytes per record (default: the key size)\n"
+"      --key-offset=N       key position inside each record (default 0)\n"
+"      --key-size=N         key bytes (default: the type's size; for bytes, the rest\n"
+"                           of the record)\n"
+"  Floats: -0.0 equals +0.0; NaNs sort after every number (first with -r).\n"
+"\n"
+"The -k rule: an argument of -k that parses as a KEYDEF (F[.C][OPTS][,F[.C][OPTS]])\n"
+"is a text key; any other argument names an input file and selects binary mode, with\n"
+"key type u32 unless --type says otherwise:  gpusort -k input.bin -o out.bin\n"
+"\n"
+"Text ordering options (LC_ALL=C byte order, as GNU sort):\n"
+"  -b, --ignore-leading-blanks  ignore leading blanks\n"
+"  -d, --dictionary-order      consider only blanks and alphanumeric characters\n"
+"  -f, --ignore-case           fold lower case to upper case characters\n"
+"  -g, --general-numeric-sort  compare according to general numerical value\n"
+"  -h, --human-numeric-sort    compare human readable numbers (e.g., 2K 1G)\n"
+"  -i, --ignore-nonprinting    consider only printable characters\n"
+"  -M, --month-sort            compare (unknown) < 'JAN' < ... < 'DEC'\n"
+"  -n, --numeric-sort          compare according to string numerical value\n"
+"  -V, --version-sort          natural sort of (version) numbers within text\n"
+"      --sort=WORD             sort according to WORD: general-numeric -g,\n"
+"                              human-numeric -h, month -M, numeric -n, version -V\n"
+"  -k, --key=KEYDEF            sort via a key; KEYDEF gives location and type\n"
+"  -t, --field-separator=SEP   use SEP instead of non-blank to blank transition\n"
+"  -s, --stable                disable last-resort comparison\n"
+"  -z, --zero-terminated       line delimiter is NUL, not newline\n"
+"      --files0-from=F         read input from the files named by NUL-terminated\n"
+"                              names in file F (- for standard input)\n"
+"\n"
+"Common options:\n"
+"  -r, --reverse               reverse the result of comparisons\n"
+"  -u, --unique                output only the first of an equal run\n"
+"  -c, --check, --check=diagnose-first  check for sorted input; do not sort\n"
+"  -C, --check=quiet, --check=silent    like -c, but do not report first bad line\n"
+"  -m, --merge                 merge already sorted files; do not sort\n"
+"  -o, --output=FILE           write result to FILE instead of standard output;\n"
+"                              FILE may be an input\n"
+"  -S, --buffer-size=SIZE      use SIZE for the main memory budget\n"
+"  -T, --temporary-directory=DIR  use DIR for temporaries, not $TMPDIR or /tmp;\n"
+"                              multiple options specify multiple directories\n"
+"      --parallel=N            use N CPU threads (default: the online cores)\n"
+"      --device=auto|cpu|N     sort on the first GPU if any (auto), on CPU threads,\n"
+"                              or on CUDA device N\n"
+"      --gpu-memory=SIZE       device memory to use (default: most of what is free)\n"
+"      --algorithm=NAME        bucket (default), sample, radix, bitonic or quick\n"
+"      --stats                 print per-stage times and bytes to standard error\n"
+"      --progress              show a progress line on a terminal\n"
+"      --verbose               print notes (device choice, fallbacks) to stderr\n"
+"      --help                  display this help and exit\n"
+"      --version               output version information and exit\n"
+"\n"
+"KEYDEF is F[.C][OPTS][,F[.C][OPTS]] for start and stop position, where F is a\n"
+"field number and C a character position in the field; both are origin 1, and the\n"
+"stop position defaults to the line's end. OPTS is one or more single-letter\n"
+"ordering options [bdfghiMnrV], which override global ordering options for that key.\n"
+"\n"
+"SIZE may be followed by the following multiplicative suffixes: % of memory, b 1,\n"
+"K 1024 (default), and so on for M, G, T, P, E, Z, Y.\n"
+"\n"
+"Exit status: 0 done; 1 with -c or -C when the input is not in order; 2 trouble\n"
+"(bad option or input, I/O error). Nothing is left half-written: the output file is\n"
+"replaced only when the sort succeeds, and temp files are removed on any exit.\n",
+	stdout);
+}
+
+static int usage_error(const char *format, const char *argument)
+{
+	fputs("gpusort: ", stderr);
+	fprintf(stderr, format, argument);
+	fputc('\n', stderr);
+	report_usage_hint();
+	return 2;
+}
+
+static int parse_count(const char *text, size_t minimum, size_t *value)
+{
+	char *end;
+	if (text[0] < '0' || text[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	unsigned long long parsed = strtoull(text, &end, 10);
+	if (errno || *end || parsed < minimum || parsed > SIZE_MAX)
+		return -EINVAL;
+	*value = (size_t)parsed;
+	return 0;
+}
+
+static int parse_key_type(const char *text, enum key_type *type)
+{
+	for (size_t i = 0; i < sizeof key_type_names / sizeof *key_type_names; i++)
+		if (strcmp(text, key_type_names[i]) == 0) {
+			*type = (enum key_type)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse_device(const char *text, int *device)
+{
+	size_t ordinal;
+	if (strcmp(text, "auto") == 0)
+		*device = SORT_DEVICE_AUTO;
+	else if (strcmp(text, "cpu") == 0)
+		*device = SORT_DEVICE_CPU;
+	else if (parse_count(text, 0, &ordinal) == 0 && ordinal < 1024)
+		*device = (int)ordinal;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_separator(const char *text, int *separator)
+{
+	if (text[0] == '\0')
+		return -EINVAL;
+	if (strcmp(text, "\\0") == 0)
+		*separator = '\0';
+	else if (text[1] != '\0')
+		return -E2BIG;
+	else
+		*separator = (unsigned char)text[0];
+	return 0;
+}
+
+static int push_string(const char ***list, size_t *count, const char *value)
+{
+	const char **grown = realloc(*list, (*count + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	grown[(*count)++] = value;
+	*list = grown;
+	return 0;
+}
+
+/* What the user set explicitly, for the checks after parsing. */
+struct given {
+	bool type, record_size, key_offset, key_size, key_file, text_key, text_only;
+	char text_only_option;
+};
+
+static int finish_binary(struct options *options, const struct given *given)
+{
+	if (given->text_key)
+		return usage_error("%s", "text keys (-k KEYDEF) cannot be combined with binary record options");
+	if (given->text_only) {
+		char option[3] = {'-', given->text_only_option, '\0'};
+		return usage_error("option '%s' applies to text lines, not binary records", option);
+	}
+	if (!given->type && given->key_size)
+		options->key_type = KEY_BYTES;
+	size_t type_size = key_type_size(options->key_type);
+	if (options->key_type == KEY_BYTES) {
+		if (!given->key_size) {
+			if (!given->record_size)
+				return usage_error("%s", "--type=bytes needs --key-size or --record-size");
+			if (options->key_offset >= options->record_size)
+				return usage_error("%s", "the key offset is not inside the record");
+			options->key_size = options->record_size - options->key_offset;
+		}
+	} else {
+		if (given->key_size && options->key_size != type_size) {
+			char message[128];
+			snprintf(message, sizeof message, "--key-size=%zu does not match --type=%s (%zu bytes)",
+				 options->key_size, key_type_name(options->key_type), type_size);
+			return usage_error("%s", message);
+		}
+		options->key_size = type_size;
+	}
+	if (!given->record_size)
+		options->record_size = options->key_offset + options->key_size;
+	if (options->key_offset > options->record_size ||
+	    options->key_size > options->record_size - options->key_offset) {
+		char message[160];
+		snprintf(message, sizeof message,
+			 "the key (offset %zu, size %zu) extends beyond the record (size %zu)",
+			 options->key_offset, options->key_size, options->record_size);
+		return usage_error("%s", message);
+	}
+	return 0;
+}
+
+int options_parse(int argc, char **argv, struct options *options)
+{
+	struct given given = {0};
+	size_t value;
+	int error;
+
+	memset(options, 0, sizeof *options);
+	options->mode = MODE_TEXT;
+	options->key_type = KEY_U32;
+	options->field_separator = -1;
+	options->engine.device = SORT_DEVICE_AUTO;
+	options->engine.algorithm = SORT_BUCKET;
+
+	optind = 1;
+	opterr = 0;
+	for (;;) {
+		int previous = optind;
+		int option = getopt_long(argc, argv, short_options, long_options, NULL);
+		if (option == -1)
+			break;
+		switch (option) {
+		case 'b': case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'n': case 'V':
+			key_ordering_set(&options->global_ordering, (char)option, false);
+			given.text_only = true;
+			given.text_only_option = (char)option;
+			break;
+		case OPT_SORT: {
+			static const char *const words[] = {"general-numeric", "human-numeric", "month", "numeric", "version"};
+			static const char letters[] = "ghMnV";
+			int found = -1;
+			for (int i = 0; i < 5; i++)
+				if (strcmp(optarg, words[i]) == 0)
+					found = i;
+			if (found < 0)
+				return usage_error("invalid argument '%s' for '--sort'", optarg);
+			key_ordering_set(&options->global_ordering, letters[found], false);
+			given.text_only = true;
+			given.text_only_option = letters[found];
+			break;
+		}
+		case 'r':
+			options->reverse = true;
+			break;
+		case 'k': {
+			struct keydef key;
+			const char *reason = NULL;
+			if (keydef_parse(optarg, &key, &reason) == 0) {
+				struct keydef *grown = realloc(options->keys, (options->key_count + 1) * sizeof *grown);
+				if (!grown)
+					return usage_error("%s", "out of memory");
+				grown[options->key_count++] = key;
+				options->keys = grown;
+				given.text_key = true;
+			} else {
+				if (push_string(&options->inputs, &options->input_count, optarg) < 0)
+					return usage_error("%s", "out of memory");
+				given.key_file = true;
+			}
+			break;
+		}
+		case 't':
+			error = parse_separator(optarg, &options->field_separator);
+			if (error == -E2BIG)
+				return usage_error("multi-character tab '%s'", optarg);
+			if (error)
+				return usage_error("%s", "empty tab");
+			given.text_only = true;
+			given.text_only_option = 't';
+			break;
+		case 's':
+			options->stable = true;
+			break;
+		case 'u':
+			options->unique = true;
+			break;
+		case 'c':
+			options->check = 'c';
+			break;
+		case 'C':
+			options->check = 'C';
+			break;
+		case OPT_CHECK:
+			if (!optarg || strcmp(optarg, "diagnose-first") == 0)
+				options->check = 'c';
+			else if (strcmp(optarg, "quiet") == 0 || strcmp(optarg, "silent") == 0)
+				options->check = 'C';
+			else
+				return usage_error("invalid argument '%s' for '--check'", optarg);
+			break;
+		case 'm':
+			options->merge_only = true;
+			break;
+		case 'z':
+			options->zero_terminated = true;
+			given.text_only = true;
+			given.text_only_option = 'z';
+			break;
+		case 'o':
+			if (options->output && strcmp(options->output, optarg) != 0)
+				return usage_error("%s", "multiple output files specified");
+			options->output = optarg;
+			break;
+		case 'S':
+			if (size_parse(optarg, 1024, &options->memory_budget) < 0)
+				return usage_error("invalid -S argument '%s'", optarg);
+			break;
+		case 'T':
+			if (push_string(&options->temp_dirs, &options->temp_dir_count, optarg) < 0)
+				return usage_error("%s", "out of memory");
+			break;
+		case OPT_PARALLEL:
+			if (parse_count(optarg, 1, &value) < 0 || value > 4096)
+				return usage_error("invalid number of threads '%s' for --parallel", optarg);
+			options->engine.threads = (unsigned)value;
+			break;
+		case OPT_FILES0_FROM:
+			options->files0_from = optarg;
+			break;
+		case OPT_TYPE:
+			if (parse_key_type(optarg, &options->key_type) < 0)
+				return usage_error("invalid --type '%s' (expected u32, i32, u64, i64, f32, f64 or bytes)", optarg);
+			given.type = true;
+			break;
+		case OPT_RECORD_SIZE:
+			if (parse_count(optarg, 1, &options->record_size) < 0)
+				return usage_error("invalid --record-size '%s' (expected a positive number of bytes)", optarg);
+			given.record_size = true;
+			break;
+		case OPT_KEY_OFFSET:
+			if (parse_count(optarg, 0, &options->key_offset) < 0)
+				return usage_error("invalid --key-offset '%s'", optarg);
+			given.key_offset = true;
+			break;
+		case OPT_KEY_SIZE:
+			if (parse_count(optarg, 1, &options->key_size) < 0)
+				return usage_error("invalid --key-size '%s' (expected a positive number of bytes)", optarg);
+			given.key_size = true;
+			break;
+		case OPT_DEVICE:
+			if (parse_device(optarg, &options->engine.device) < 0)
+				return usage_error("invalid --device '%s' (expected auto, cpu or a device number)", optarg);
+			break;
+		case OPT_GPU_MEMORY:
+			if (size_parse(optarg, 1024, &options->engine.gpu_memory) < 0)
+				return usage_error("invalid --gpu-memory '%s'", optarg);
+			break;
+		case OPT_ALGORITHM:
+			if (sort_algorithm_parse(optarg, &options->engine.algorithm) < 0)
+				return usage_error("invalid --algorithm '%s' (expected bucket, sample, radix, bitonic or quick)", optarg);
+			break;
+		case OPT_STATS:
+			options->stats = true;
+			break;
+		case OPT_PROGRESS:
+			options->progress = true;
+			break;
+		case OPT_VERBOSE:
+			options->verbose = true;
+			break;
+		case OPT_HELP:
+			print_help();
+			return 1;
+		case OPT_VERSION:
+			printf("gpusort (gpusort) %s\n", PACKAGE_VERSION);
+			return 1;
+		default: {
+			const char *word = argv[previous];
+			if (optopt && optopt < CHAR_MAX && strchr(short_options, optopt))
+				fprintf(stderr, "gpusort: option requires an argument -- '%c'\n", optopt);
+			else if (optopt && optopt < CHAR_MAX)
+				fprintf(stderr, "gpusort: invalid option -- '%c'\n", optopt);
+			else if (strncmp(word, "--", 2) == 0 && strchr(word, '=') && !optopt)
+				fprintf(stderr, "gpusort: unrecognized option '%s'\n", word);
+			else
+				fprintf(stderr, "gpusort: unrecognized option '%s'\n", word);
+			report_usage_hint();
+			return 2;
+		}
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		if (push_string(&options->inputs, &options->input_count, argv[i]) < 0)
+			return usage_error("%s", "out of memory");
+
+	if (given.type || given.record_size || given.key_offset || given.key_size || given.key_file) {
+		options->mode = MODE_BINARY;
+		if ((error = finish_binary(options, &given)) != 0)
+			return error;
+	}
+	if (options->check && options->input_count > 1)
+		return usage_error("extra operand '%s' not allowed with -c", options->inputs[1]);
+	if (options->check && options->output)
+		return usage_error("%s", "options '-co' are incompatible");
+	if (options->files0_from && options->input_count > 0)
+		return usage_error("extra operand '%s'", options->inputs[0]);
+	return 0;
+}
+
+void options_free(struct options *options)
+{
+	free(options->keys);
+	free(options->temp_dirs);
+	free(options->inputs);
+	memset(options, 0, sizeof *options);
+}

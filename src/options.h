@@ -1,0 +1,58 @@
+/* Command-line options of gpusort: what the user asked for, parsed and validated. */
+#ifndef GPUSORT_OPTIONS_H
+#define GPUSORT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "keydef.h"
+#include "../kernels/sort_engine.h"
+
+enum key_type { KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES };
+
+enum sort_mode { MODE_TEXT, MODE_BINARY };
+
+struct options {
+	enum sort_mode mode;
+
+	/* binary records */
+	enum key_type key_type;
+	size_t record_size;      /* bytes per record */
+	size_t key_offset;       /* key position inside a record */
+	size_t key_size;         /* key bytes */
+
+	/* text keys */
+	struct keydef *keys;
+	size_t key_count;
+	struct key_ordering global_ordering;
+	int field_separator;     /* -t: a byte, or -1 for blank-to-nonblank transitions */
+	bool zero_terminated;    /* -z */
+	bool stable;             /* -s */
+	const char *files0_from;
+
+	/* common */
+	bool reverse;            /* -r (global) */
+	bool unique;             /* -u */
+	int check;               /* 0, 'c' (report disorder) or 'C' (silent) */
+	bool merge_only;         /* -m */
+	const char *output;      /* -o; NULL means stdout */
+	size_t memory_budget;    /* -S in bytes; 0: a default fraction of physical memory */
+	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp */
+	size_t temp_dir_count;
+	struct sort_engine_config engine;
+	bool stats;              /* --stats */
+	bool progress;           /* --progress */
+	bool verbose;            /* --verbose */
+
+	const char **inputs;     /* in order; none means stdin ("-") */
+	size_t input_count;
+};
+
+/* Parses argv. Returns 0 to run, 1 when --help/--version printed and gpusort should
+ * exit 0, or 2 after printing a usage error. */
+int options_parse(int argc, char **argv, struct options *options);
+void options_free(struct options *options);
+
+size_t key_type_size(enum key_type type);
+const char *key_type_name(enum key_type type);
+
+#endif

@@ -1,0 +1,231 @@
+/* Items from binary records and records back from sorted items (see record_items.h). */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "key_image.h"
+#include "record_items.h"
+
+#define EMIT_BLOCK_BYTES ((size_t)4 << 20)
+
+void record_layout_from_options(const struct options *options, struct record_layout *layout)
+{
+	layout->type = options->key_type;
+	layout->record_size = options->record_size;
+	layout->key_offset = options->key_offset;
+	layout->key_size = options->key_size;
+	layout->reverse = options->reverse;
+}
+
+enum record_form record_form_choose(const struct record_layout *layout, size_t n)
+{
+	bool bare = layout->record_size == layout->key_size && key_image_is_bijective(layout->type);
+	if (layout->type == KEY_BYTES) {
+		if (layout->key_size <= 8)
+			return FORM_KEY64_POS64;
+		if (layout->key_size <= 10 && n < ((uint64_t)1 << 48))
+			return FORM_KEY80_POS48;
+		return FORM_PREFIX64_POS64;
+	}
+	if (key_type_size(layout->type) == 4) {
+		if (bare)
+			return FORM_BARE_KEY32;
+		return n <= ((uint64_t)1 << 32) ? FORM_KEY32_POS32 : FORM_KEY64_POS64;
+	}
+	return bare ? FORM_BARE_KEY64 : FORM_KEY64_POS64;
+}
+
+enum item_width record_form_width(enum record_form form)
+{
+	switch (form) {
+	case FORM_BARE_KEY32: return ITEM_U32;
+	case FORM_BARE_KEY64: case FORM_KEY32_POS32: return ITEM_U64;
+	default: return ITEM_U128;
+	}
+}
+
+bool record_form_in_place(enum record_form form)
+{
+	return form == FORM_BARE_KEY32 || form == FORM_BARE_KEY64;
+}
+
+/* The image with -r applied: complemented within the key's bits, so the sort stays
+ * ascending over items and equal keys keep their input order. */
+static uint64_t ordered_image(const struct record_layout *layout, const unsigned char *record)
+{
+	uint64_t image = key_image(layout->type, record + layout->key_offset, layout->key_size);
+	if (layout->reverse)
+		image = key_type_size(layout->type) == 4 ? (uint32_t)~image : ~image;
+	return image;
+}
+
+/* Bytes 9 and 10 of a 9- or 10-byte key, as the low 16 bits of an 80-bit image. */
+static uint64_t tail16(const struct record_layout *layout, const unsigned char *record)
+{
+	const unsigned char *key = record + layout->key_offset;
+	uint64_t tail = ((uint64_t)key[8] << 8) | (layout->key_size > 9 ? key[9] : 0);
+	return layout->reverse ? (~tail & 0xffff) : tail;
+}
+
+void record_items_build(const struct record_layout *layout, enum record_form form,
+			unsigned char *records, size_t n, void *items)
+{
+	size_t size = layout->record_size;
+	switch (form) {
+	case FORM_BARE_KEY32: {
+		uint32_t *out = items;
+		for (size_t i = 0; i < n; i++)
+			out[i] = (uint32_t)ordered_image(layout, records + i * size);
+		break;
+	}
+	case FORM_BARE_KEY64: {
+		uint64_t *out = items;
+		for (size_t i = 0; i < n; i++)
+			out[i] = ordered_image(layout, records + i * size);
+		break;
+	}
+	case FORM_KEY32_POS32: {
+		uint64_t *out = items;
+		for (size_t i = 0; i < n; i++)
+			out[i] = ordered_image(layout, records + i * size) << 32 | (uint64_t)i;
+		break;
+	}
+	case FORM_KEY64_POS64:
+	case FORM_PREFIX64_POS64: {
+		item_u128 *out = items;
+		for (size_t i = 0; i < n; i++)
+			out[i] = item_u128_make(ordered_image(layout, records + i * size), i);
+		break;
+	}
+	case FORM_KEY80_POS48: {
+		item_u128 *out = items;
+		for (size_t i = 0; i < n; i++) {
+			const unsigned char *record = records + i * size;
+			uint64_t high = ordered_image(layout, record);
+			uint64_t low = tail16(layout, record) << 48 | (uint64_t)i;
+			out[i] = item_u128_make(high, low);
+		}
+		break;
+	}
+	}
+}
+
+/* Position of an item of any positional form. */
+static size_t item_position(enum record_form form, const void *items, size_t i)
+{
+	switch (form) {
+	case FORM_KEY32_POS32: return (uint32_t)((const uint64_t *)items)[i];
+	case FORM_KEY80_POS48: return item_u128_low(((const item_u128 *)items)[i]) & 0xffffffffffffULL;
+	default: return item_u128_low(((const item_u128 *)items)[i]);
+	}
+}
+
+struct tie_context {
+	const struct record_layout *layout;
+	const unsigned char *records;
+};
+
+static int compare_full_keys(const struct tie_context *context, size_t a, size_t b)
+{
+	const struct record_layout *layout = context->layout;
+	int order = memcmp(context->records + a * layout->record_size + layout->key_offset,
+			   context->records + b * layout->record_size + layout->key_offset,
+			   layout->key_size);
+	if (layout->reverse)
+		order = -order;
+	if (order)
+		return order;
+	return (a > b) - (a < b);
+}
+
+/* Tie runs are items whose 8-byte prefixes are equal; the full key, then the position,
+ * orders them, so the result is the same stable order the whole key would give. */
+static int qsort_tie_compare(const void *a, const void *b, void *context)
+{
+	size_t x = item_u128_low(*(const item_u128 *)a), y = item_u128_low(*(const item_u128 *)b);
+	return compare_full_keys(context, x, y);
+}
+
+void record_items_finish_ties(const struct record_layout *layout, enum record_form form,
+			      const unsigned char *records, void *items, size_t n)
+{
+	if (form != FORM_PREFIX64_POS64)
+		return;
+	item_u128 *sorted = items;
+	struct tie_context context = {layout, records};
+	for (size_t start = 0; start < n;) {
+		size_t end = start + 1;
+		uint64_t prefix = item_u128_high(sorted[start]);
+		while (end < n && item_u128_high(sorted[end]) == prefix)
+			end++;
+		if (end - start > 1)
+			qsort_r(sorted + start, end - start, sizeof *sorted, qsort_tie_compare, &context);
+		start = end;
+	}
+}
+
+static bool same_key(const struct record_layout *layout, const unsigned char *a, const unsigned char *b)
+{
+	return key_compare(layout->type, layout->key_size, a + layout->key_offset, b + layout->key_offset) == 0;
+}
+
+static int emit_in_place(const struct record_layout *layout, enum record_form form,
+			 unsigned char *records, size_t n, bool unique, record_sink sink, void *context)
+{
+	size_t size = layout->record_size, kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t image = form == FORM_BARE_KEY32 ? ((uint32_t *)records)[i] : ((uint64_t *)records)[i];
+		if (unique && kept > 0 && image == (form == FORM_BARE_KEY32 ? ((uint32_t *)records)[kept - 1]
+										: ((uint64_t *)records)[kept - 1]))
+			continue;
+		if (kept != i)
+			memcpy(records + kept * size, records + i * size, size);
+		kept++;
+	}
+	for (size_t i = 0; i < kept; i++) {
+		uint64_t image = form == FORM_BARE_KEY32 ? ((uint32_t *)records)[i] : ((uint64_t *)records)[i];
+		if (layout->reverse)
+			image = form == FORM_BARE_KEY32 ? (uint32_t)~image : ~image;
+		key_image_restore(layout->type, image, records + i * size);
+	}
+	size_t per_block = EMIT_BLOCK_BYTES / size;
+	for (size_t done = 0; done < kept; done += per_block) {
+		size_t count = kept - done < per_block ? kept - done : per_block;
+		int error = sink(context, records + done * size, count);
+		if (error)
+			return error;
+	}
+	return 0;
+}
+
+int record_items_emit(const struct record_layout *layout, enum record_form form,
+		      unsigned char *records, const void *items, size_t n, bool unique,
+		      record_sink sink, void *context)
+{
+	if (record_form_in_place(form))
+		return emit_in_place(layout, form, records, n, unique, sink, context);
+
+	size_t size = layout->record_size;
+	size_t per_block = EMIT_BLOCK_BYTES / size ? EMIT_BLOCK_BYTES / size : 1;
+	unsigned char *block = malloc(per_block * size);
+	if (!block)
+		return -ENOMEM;
+	const unsigned char *previous = NULL;
+	size_t filled = 0;
+	int error = 0;
+	for (size_t i = 0; i < n && !error; i++) {
+		const unsigned char *record = records + item_position(form, items, i) * size;
+		if (unique && previous && same_key(layout, previous, record))
+			continue;
+		previous = record;
+		memcpy(block + filled * size, record, size);
+		if (++filled == per_block) {
+			error = sink(context, block, filled);
+			filled = 0;
+		}
+	}
+	if (!error && filled)
+		error = sink(context, block, filled);
+	free(block);
+	return error;
+}

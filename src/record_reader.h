@@ -1,0 +1,28 @@
+/* Reads fixed-size records from the inputs in order, as one stream: opens every input
+ * first (so a missing file is reported before any work), checks that each input's
+ * size is a whole number of records, and fills caller buffers with whole records. */
+#ifndef GPUSORT_RECORD_READER_H
+#define GPUSORT_RECORD_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct record_reader;
+
+/* Opens the inputs (none means "-"). On failure reports "gpusort: NAME: reason" itself
+ * (it knows the name) and returns a negative errno. */
+int record_reader_open(const char *const *names, size_t count, size_t record_size,
+		       struct record_reader **reader);
+/* Total bytes of all inputs when every one is a regular file, else -1. */
+int64_t record_reader_total_bytes(const struct record_reader *reader);
+/* Reads up to max_records whole records; returns the count (0 at the end) or a negative
+ * errno, after reporting it with the file's name. */
+int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records);
+/* The name of the input being read, for messages. */
+const char *record_reader_current_name(const struct record_reader *reader);
+/* True when an input is the file at path (-o naming an input). */
+bool record_reader_has_input(const struct record_reader *reader, const char *path);
+void record_reader_close(struct record_reader *reader);
+
+#endif

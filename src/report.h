@@ -1,0 +1,12 @@
+/* Messages to stderr in the one format users see: "gpusort: what: why". */
+#ifndef GPUSORT_REPORT_H
+#define GPUSORT_REPORT_H
+
+/* "gpusort: <formatted>" and a newline. */
+void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* "gpusort: <name>: <strerror(-error)>"; "-" is shown as "standard input". */
+void report_file_error(const char *name, int error);
+/* "Try 'gpusort --help' for more information." */
+void report_usage_hint(void);
+
+#endif

@@ -1,0 +1,10 @@
+# tests/: the command line and binary record mode, end to end.
+TESTS += \
+	tests/test_cli_options.sh \
+	tests/test_cli_binary.sh \
+	tests/test_cli_errors.sh
+EXTRA_DIST += \
+	tests/test_cli_options.sh \
+	tests/test_cli_binary.sh \
+	tests/test_cli_errors.sh \
+	tests/binary_oracle.py

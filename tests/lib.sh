@@ -1,0 +1,65 @@
+# TAP helpers for the shell tests: each test script sources this file.
+# $GPUSORT, $TESTS_SRCDIR and $TESTS_BUILDDIR come from the test environment.
+: "${GPUSORT:=$(pwd)/gpusort}"
+: "${TESTS_BUILDDIR:=$(pwd)/tests}"
+: "${TESTS_SRCDIR:=$(dirname "$0")}"
+export LC_ALL=C
+tap_count=0
+tap_failed=0
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# ok CONDITION_STATUS DESCRIPTION
+tap_result() {
+	tap_count=$((tap_count + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_count - $2"
+	else
+		echo "not ok $tap_count - $2"
+		tap_failed=1
+	fi
+}
+
+# check DESCRIPTION COMMAND...: passes when the command exits 0.
+check() {
+	desc=$1
+	shift
+	"$@" >"$WORK/check.out" 2>&1
+	status=$?
+	tap_result $status "$desc"
+	[ $status -eq 0 ] || sed 's/^/# /' "$WORK/check.out" | head -20
+}
+
+# expect_status CODE DESCRIPTION COMMAND...: passes when the command exits with CODE;
+# its stderr is kept in $WORK/stderr.
+expect_status() {
+	code=$1
+	desc=$2
+	shift 2
+	"$@" >"$WORK/stdout" 2>"$WORK/stderr"
+	status=$?
+	[ $status -eq "$code" ]
+	tap_result $? "$desc (exit $status, expected $code)"
+	[ $status -eq "$code" ] || sed 's/^/# /' "$WORK/stderr" | head -10
+}
+
+# stderr_has TEXT DESCRIPTION: the last expect_status's stderr contains TEXT.
+stderr_has() {
+	grep -qF -- "$1" "$WORK/stderr"
+	tap_result $? "$2"
+	grep -qF -- "$1" "$WORK/stderr" || { echo "# stderr was:"; sed 's/^/#   /' "$WORK/stderr" | head -5; }
+}
+
+skip_test() {
+	tap_count=$((tap_count + 1))
+	echo "ok $tap_count # SKIP $1"
+}
+
+done_testing() {
+	echo "1..$tap_count"
+	exit $tap_failed
+}
+
+keygen() { "$TESTS_BUILDDIR/keygen" "$@"; }
+sortcheck() { "$TESTS_BUILDDIR/sortcheck" "$@"; }
+oracle() { python3 "$TESTS_SRCDIR/binary_oracle.py" "$@"; }

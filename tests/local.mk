@@ -1,0 +1,17 @@
+# tests/: TAP programs and scripts, one per concern; fragments per room.
+noinst_HEADERS += tests/tap.h tests/distributions.h
+check_LIBRARIES = tests/libtesthelp.a
+tests_libtesthelp_a_SOURCES = tests/tap.c tests/distributions.c
+TEST_LINK = tests/libtesthelp.a $(LINK_ALL)
+noinst_PROGRAMS += tests/keygen tests/sortcheck
+tests_keygen_SOURCES = tests/keygen.c tests/distributions.c
+tests_keygen_LDADD = -lm
+tests_sortcheck_SOURCES = tests/sortcheck.c
+tests_sortcheck_LDADD = -lm
+EXTRA_DIST += tests/lib.sh
+
+include tests/kernels.mk
+include tests/cli.mk
+include tests/io.mk
+include tests/gpu.mk
+include tests/text.mk

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Bad input: a clear message naming the file and the reason, exit status 2, and no
+# output file created or changed, no temp file left behind.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+mkdir "$WORK/tmp"
+export TMPDIR="$WORK/tmp"
+echo "old output" > "$WORK/out"
+keygen --type=u64 --count=100 -o "$WORK/good"
+
+untouched() {
+	test "$(cat "$WORK/out")" = "old output" && test -z "$(ls -A "$WORK/tmp")" &&
+		test -z "$(ls -A "$WORK" | grep -v -e '^out$' -e '^good$' -e '^tmp$' -e '^std' -e '^odd$' -e '^dir$' -e '^noread$' -e '^empty$' -e '^check.out$')"
+}
+
+expect_status 2 "missing file" "$GPUSORT" --type=u64 "$WORK/good" "$WORK/missing" -o "$WORK/out"
+stderr_has "gpusort: $WORK/missing: No such file or directory" "missing file is named with the reason"
+check "missing file: output untouched, no temp left" untouched
+
+mkdir "$WORK/dir"
+expect_status 2 "directory as input" "$GPUSORT" --type=u64 "$WORK/dir" -o "$WORK/out"
+stderr_has "gpusort: $WORK/dir: Is a directory" "directory is named with the reason"
+check "directory: output untouched" untouched
+
+head -c 1001 "$WORK/good" > "$WORK/odd"
+expect_status 2 "size not a multiple of the record size" "$GPUSORT" --type=u64 "$WORK/odd" -o "$WORK/out"
+stderr_has "$WORK/odd: size 1001 bytes is not a multiple of the record size 8" "message names file, size and record size"
+check "partial record: output untouched" untouched
+expect_status 2 "partial record on a pipe" sh -c "cat '$WORK/odd' | '$GPUSORT' --type=u64 -o '$WORK/out'"
+stderr_has "standard input: size 1001 bytes is not a multiple of the record size 8" "pipe message names stdin, size and record size"
+check "partial record on a pipe: output untouched" untouched
+
+expect_status 2 "key beyond the record" "$GPUSORT" --type=u64 --record-size=8 --key-offset=4 "$WORK/good" -o "$WORK/out"
+stderr_has "extends beyond the record" "key beyond the record is explained"
+check "key beyond the record: output untouched" untouched
+
+expect_status 2 "bad --type" "$GPUSORT" --type=float "$WORK/good" -o "$WORK/out"
+stderr_has "invalid --type 'float'" "bad --type is named"
+check "bad --type: output untouched" untouched
+
+cp "$WORK/good" "$WORK/noread"
+chmod 000 "$WORK/noread"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	chmod 777 "$WORK" "$WORK/tmp"
+	chmod 666 "$WORK/out"
+	expect_status 2 "unreadable file" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$GPUSORT" --type=u64 "$WORK/noread" -o "$WORK/out"
+	stderr_has "gpusort: $WORK/noread: Permission denied" "unreadable file is named with the reason"
+elif [ "$(id -u)" -ne 0 ]; then
+	expect_status 2 "unreadable file" "$GPUSORT" --type=u64 "$WORK/noread" -o "$WORK/out"
+	stderr_has "gpusort: $WORK/noread: Permission denied" "unreadable file is named with the reason"
+else
+	skip_test "unreadable file: running as root without setpriv"
+	skip_test "unreadable file message"
+fi
+check "unreadable file: output untouched" untouched
+
+: > "$WORK/empty"
+expect_status 0 "empty input" "$GPUSORT" --type=u64 "$WORK/empty" -o "$WORK/empty.out"
+test -f "$WORK/empty.out" && test ! -s "$WORK/empty.out"
+tap_result $? "empty input gives an empty output file"
+rm -f "$WORK/empty.out"
+check "no temp file left after success" test -z "$(ls -A "$WORK/tmp")"
+done_testing
