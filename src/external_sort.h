@@ -10,11 +10,12 @@
 #include "record_reader.h"
 #include "stats.h"
 
-/* Continues a sort whose first read filled the chunk: records holds chunk_records + 1
- * records already read. Returns the exit status. */
+/* Continues a sort whose first read filled the chunk: *records holds chunk_records + 1
+ * records already read. Frees the chunk buffers (engine host memory) before merging and
+ * sets them to NULL. Returns the exit status. */
 int external_sort_binary(const struct options *options, const struct record_layout *layout,
 			 struct sort_engine *engine, struct record_reader *reader,
-			 const struct memory_plan *plan, unsigned char *records, void *items,
+			 const struct memory_plan *plan, unsigned char **records, void **items,
 			 struct sort_stats *stats);
 
 /* -m: merges inputs that are each already sorted. Returns the exit status. */

@@ -11,6 +11,7 @@ libgpusort_a_SOURCES = \
 	src/binary_check.h src/binary_check.c \
 	src/binary_sort.h src/binary_sort.c \
 	src/external_sort.h src/external_sort.c \
+	src/merge.h src/merge.c \
 	src/stats.h src/stats.c \
 	src/report.h src/report.c
 

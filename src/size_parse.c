@@ -40,10 +40,10 @@ int size_parse(const char *text, size_t default_unit, size_t *bytes)
 		*bytes = (size_t)((double)physical_memory_bytes() * (double)value / 100.0);
 		return 0;
 	}
-	const char *units = "bKMGTPEZY";
+	const char *units = "BKMGTPEZY";
 	int power = -1;
 	for (int i = 0; units[i]; i++)
-		if (toupper((unsigned char)*end) == units[i] || (*end == 'k' && i == 1))
+		if (toupper((unsigned char)*end) == units[i])
 			power = i;
 	if (power < 0)
 		return -EINVAL;

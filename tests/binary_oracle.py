@@ -11,7 +11,7 @@ FORMATS = {"u32": "<I", "i32": "<i", "u64": "<Q", "i64": "<q", "f32": "<f", "f64
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--type", default="u32")
+    p.add_argument("--type", default=None)
     p.add_argument("--record-size", type=int, default=0)
     p.add_argument("--key-offset", type=int, default=0)
     p.add_argument("--key-size", type=int, default=0)
@@ -20,6 +20,8 @@ def main():
     p.add_argument("input")
     p.add_argument("output")
     a = p.parse_args()
+    if a.type is None:  # as gpusort: --key-size alone means bytes keys
+        a.type = "bytes" if a.key_size else "u32"
     size = a.key_size or (struct.calcsize(FORMATS[a.type]) if a.type in FORMATS else 8)
     rec = a.record_size or a.key_offset + size
     data = open(a.input, "rb").read()
@@ -37,9 +39,6 @@ def main():
         return (0, v)
 
     ordered = sorted(records, key=key, reverse=a.r)
-    if a.r:
-        # sorted(reverse=True) keeps equal items in input order, as gpusort -r must.
-        pass
     if a.u:
         kept, last = [], None
         for r in ordered:

@@ -8,3 +8,5 @@ EXTRA_DIST += \
 	tests/test_cli_binary.sh \
 	tests/test_cli_errors.sh \
 	tests/binary_oracle.py
+TESTS += tests/test_external.sh tests/test_faults.sh
+EXTRA_DIST += tests/test_external.sh tests/test_faults.sh

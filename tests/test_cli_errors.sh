@@ -6,7 +6,7 @@
 mkdir "$WORK/tmp"
 export TMPDIR="$WORK/tmp"
 echo "old output" > "$WORK/out"
-keygen --type=u64 --count=100 -o "$WORK/good"
+keygen --type=u64 --count=200 -o "$WORK/good"
 
 untouched() {
 	test "$(cat "$WORK/out")" = "old output" && test -z "$(ls -A "$WORK/tmp")" &&

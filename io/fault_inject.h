@@ -1,0 +1,28 @@
+/* Fault injection for the tests, read only by io/: every I/O path asks fault_inject()
+ * before it reads or writes, so tests can make a disk fill up or a read go short.
+ *
+ * GPUSORT_FAULT="OP:ERR[:N[+]][,OP:ERR[:N[+]]...]"
+ *   OP   input_read    reads of an input file (input_file.c)
+ *        output_open   creating the output's temp twin or opening the output
+ *        output_write  writes of the output (output_file.c)
+ *        output_rename the rename of the finished output into place
+ *        temp_create   creating a temp file (temp_files.c)
+ *        temp_write    writes of a run file (run_file.c)
+ *        temp_read     reads of a run file (run_file.c)
+ *   ERR  an errno name (ENOSPC, EIO, EACCES, EROFS, EDQUOT, EFBIG, EPIPE, ENOMEM, EPERM)
+ *        or a number: the call fails with that error; or SHORT: the transfer moves only
+ *        part of the bytes (the caller must carry on with the rest).
+ *   N    fail only the Nth call of OP (counting from 1); N+ the Nth and every later one
+ *        (a disk that stays full); no N: every call.
+ * Examples: temp_write:ENOSPC  output_write:EIO:3  input_read:SHORT  temp_read:EIO:2+ */
+#ifndef GPUSORT_FAULT_INJECT_H
+#define GPUSORT_FAULT_INJECT_H
+
+/* fault_inject's answer for a short transfer (errors are negative). */
+#define FAULT_SHORT 1
+
+/* 0: go ahead; FAULT_SHORT: move fewer bytes; a negative errno: fail with it. Counts
+ * the call. Thread-safe. */
+int fault_inject(const char *op);
+
+#endif

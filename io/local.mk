@@ -1,0 +1,11 @@
+# io/: reading and writing files (io_uring, with a plain fallback), temp files, run files.
+noinst_LIBRARIES += libio.a
+libio_a_SOURCES = \
+	io/fault_inject.h io/fault_inject.c \
+	io/io_ring.h io/io_ring.c \
+	io/write_queue.h io/write_queue.c \
+	io/input_file.h io/input_file.c \
+	io/output_file.h io/output_file.c \
+	io/temp_files.h io/temp_files.c \
+	io/block_transform.h io/block_transform.c \
+	io/run_file.h io/run_file.c

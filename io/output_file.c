@@ -1,0 +1,185 @@
+/* The output: stdout, or a temp twin beside the final path (registered with temp_files so
+ * signals remove it) that is renamed into place on commit. Writes are copied into the
+ * write queue's buffers, so the caller's buffer is free when output_file_write returns. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fault_inject.h"
+#include "output_file.h"
+#include "temp_files.h"
+#include "write_queue.h"
+
+#define OUTPUT_DEPTH 4
+#define OUTPUT_BLOCK (4u << 20)
+
+struct output_file {
+	int fd;
+	bool owns_fd;
+	char *final_path;     /* NULL: written in place (stdout, a device, a FIFO) */
+	char *temp_path;
+	struct write_queue *queue;
+	unsigned char *buffer;   /* the queue buffer being filled */
+	size_t filled;
+	int error;
+};
+
+/* The temp twin lives in the final file's directory so that rename is atomic; a
+ * symbolic link is followed, as writing through it would. */
+static int output_twin_create(struct output_file *file, const char *path)
+{
+	char *target = NULL;
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		target = realpath(path, NULL);
+	file->final_path = target ? target : strdup(path);
+	if (!file->final_path)
+		return -ENOMEM;
+	const char *slash = strrchr(file->final_path, '/');
+	int dir_len = slash ? (int)(slash - file->final_path) + 1 : 0;
+	if (asprintf(&file->temp_path, "%.*s.gpusort-out.XXXXXX", dir_len, file->final_path) < 0) {
+		file->temp_path = NULL;
+		return -ENOMEM;
+	}
+	int fault = fault_inject("output_open");
+	if (fault < 0)
+		return fault;
+	file->fd = mkostemp(file->temp_path, O_CLOEXEC);
+	if (file->fd < 0) {
+		int error = -errno;
+		free(file->temp_path);
+		file->temp_path = NULL;
+		return error;
+	}
+	file->owns_fd = true;
+	int error = temp_file_register(file->temp_path);
+	if (error)
+		return error;
+	/* mkstemp makes 0600; a new output gets what open(O_CREAT, 0666) would give. */
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(file->fd, 0666 & ~mask);
+	return 0;
+}
+
+int output_file_open(const char *path, struct output_file **result)
+{
+	struct output_file *file = calloc(1, sizeof *file);
+	if (!file)
+		return -ENOMEM;
+	int error = 0;
+	struct stat st;
+	if (!path || strcmp(path, "-") == 0) {
+		file->fd = STDOUT_FILENO;
+	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO, a terminal: nothing to rename, write in place. */
+		error = fault_inject("output_open");
+		file->fd = error ? -1 : open(path, O_WRONLY | O_CLOEXEC);
+		if (!error && file->fd < 0)
+			error = -errno;
+		file->owns_fd = file->fd >= 0;
+	} else {
+		error = output_twin_create(file, path);
+	}
+	if (!error)
+		error = write_queue_open(file->fd, OUTPUT_DEPTH, OUTPUT_BLOCK, "output_write",
+					 &file->queue);
+	if (error) {
+		output_file_abort(file);
+		return error;
+	}
+	*result = file;
+	return 0;
+}
+
+static int output_submit(struct output_file *file)
+{
+	int error = write_queue_submit(file->queue, file->filled);
+	file->buffer = NULL;
+	file->filled = 0;
+	return error;
+}
+
+int output_file_write(struct output_file *file, const void *data, size_t len)
+{
+	const unsigned char *from = data;
+	while (len && !file->error) {
+		if (!file->buffer) {
+			void *buffer;
+			file->error = write_queue_buffer(file->queue, OUTPUT_BLOCK, &buffer);
+			if (file->error)
+				break;
+			file->buffer = buffer;
+		}
+		size_t take = OUTPUT_BLOCK - file->filled;
+		if (take > len)
+			take = len;
+		memcpy(file->buffer + file->filled, from, take);
+		file->filled += take;
+		from += take;
+		len -= take;
+		if (file->filled == OUTPUT_BLOCK)
+			file->error = output_submit(file);
+	}
+	return file->error;
+}
+
+static void output_file_free(struct output_file *file)
+{
+	write_queue_close(file->queue);
+	if (file->owns_fd && file->fd >= 0)
+		close(file->fd);
+	free(file->final_path);
+	free(file->temp_path);
+	free(file);
+}
+
+int output_file_commit(struct output_file *file)
+{
+	int error = file->error;
+	if (!error && file->filled)
+		error = output_submit(file);
+	if (!error)
+		error = write_queue_flush(file->queue);
+	write_queue_close(file->queue);
+	file->queue = NULL;
+	if (file->owns_fd) {
+		/* close reports late write errors on some file systems (NFS). */
+		if (close(file->fd) != 0 && !error)
+			error = -errno;
+		file->fd = -1;
+	}
+	if (!error && file->temp_path) {
+		int fault = fault_inject("output_rename");
+		if (fault < 0)
+			error = fault;
+		else if (rename(file->temp_path, file->final_path) != 0)
+			error = -errno;
+		if (!error) {
+			temp_file_forget(file->temp_path);
+			free(file->temp_path);
+			file->temp_path = NULL;
+		}
+	}
+	if (error) {
+		output_file_abort(file);
+		return error;
+	}
+	output_file_free(file);
+	return 0;
+}
+
+void output_file_abort(struct output_file *file)
+{
+	if (!file)
+		return;
+	if (file->temp_path)
+		temp_file_remove(file->temp_path);
+	output_file_free(file);
+}

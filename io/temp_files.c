@@ -1,0 +1,204 @@
+/* Temp files: created round-robin in the -T directories and kept in a registry that a
+ * signal handler can walk without locks or allocation, so an interrupted sort leaves
+ * nothing behind. Registry entries are never freed, only reused: the handler may run on
+ * any thread at any moment and must never read freed memory. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fault_inject.h"
+#include "temp_files.h"
+
+enum { ENTRY_FREE, ENTRY_BUSY, ENTRY_LIVE };
+
+struct temp_entry {
+	_Atomic(struct temp_entry *) next;
+	atomic_int state;
+	char path[PATH_MAX];
+};
+
+static _Atomic(struct temp_entry *) temp_registry;
+static char **temp_dirs;
+static size_t temp_dir_count;
+static atomic_size_t temp_dir_next;
+static const int temp_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+static void temp_files_on_signal(int signal_number)
+{
+	temp_files_remove_all();
+	/* SA_RESETHAND restored the default action; the raised signal is delivered when the
+	 * handler returns and ends the process the way the signal meant to. */
+	raise(signal_number);
+}
+
+static void temp_signals_block(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++)
+		sigaddset(&set, temp_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static int temp_dirs_set(const char *const *dirs, size_t count)
+{
+	const char *fallback = getenv("TMPDIR");
+	if (!fallback || !*fallback)
+		fallback = "/tmp";
+	if (count == 0) {
+		dirs = &fallback;
+		count = 1;
+	}
+	char **copy = calloc(count, sizeof *copy);
+	if (!copy)
+		return -ENOMEM;
+	for (size_t i = 0; i < count; i++)
+		if (!(copy[i] = strdup(dirs[i]))) {
+			while (i--)
+				free(copy[i]);
+			free(copy);
+			return -ENOMEM;
+		}
+	if (temp_dirs) {
+		for (size_t i = 0; i < temp_dir_count; i++)
+			free(temp_dirs[i]);
+		free(temp_dirs);
+	}
+	temp_dirs = copy;
+	temp_dir_count = count;
+	atomic_store(&temp_dir_next, 0);
+	return 0;
+}
+
+int temp_files_init(const char *const *dirs, size_t count)
+{
+	static bool handlers_installed;
+	int error = temp_dirs_set(dirs, count);
+	if (error)
+		return error;
+	if (handlers_installed)
+		return 0;
+	handlers_installed = true;
+	atexit(temp_files_remove_all);
+	for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++) {
+		struct sigaction old, action = { .sa_handler = temp_files_on_signal,
+						 .sa_flags = SA_RESETHAND };
+		sigemptyset(&action.sa_mask);
+		/* A signal ignored by whoever started us (nohup) stays ignored, as in GNU sort. */
+		if (sigaction(temp_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(temp_signals[i], &action, NULL);
+	}
+	return 0;
+}
+
+static int temp_register_unblocked(const char *path)
+{
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	for (struct temp_entry *e = atomic_load(&temp_registry); e; e = atomic_load(&e->next)) {
+		int expected = ENTRY_FREE;
+		if (atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
+			strcpy(e->path, path);
+			atomic_store(&e->state, ENTRY_LIVE);
+			return 0;
+		}
+	}
+	struct temp_entry *e = calloc(1, sizeof *e);
+	if (!e)
+		return -ENOMEM;
+	strcpy(e->path, path);
+	atomic_store(&e->state, ENTRY_LIVE);
+	struct temp_entry *head = atomic_load(&temp_registry);
+	do
+		atomic_store(&e->next, head);
+	while (!atomic_compare_exchange_weak(&temp_registry, &head, e));
+	return 0;
+}
+
+int temp_file_register(const char *path)
+{
+	sigset_t old;
+	temp_signals_block(&old);
+	int error = temp_register_unblocked(path);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return error;
+}
+
+int temp_file_create(char *path, size_t path_size)
+{
+	if (!temp_dirs) {
+		int error = temp_dirs_set(NULL, 0);
+		if (error)
+			return error;
+	}
+	int injected = fault_inject("temp_create");
+	if (injected < 0)
+		return injected;
+	const char *dir = temp_dirs[atomic_fetch_add(&temp_dir_next, 1) % temp_dir_count];
+	size_t dir_len = strlen(dir);
+	while (dir_len > 1 && dir[dir_len - 1] == '/')
+		dir_len--;
+	int length = snprintf(path, path_size, "%.*s/gpusort.XXXXXX", (int)dir_len, dir);
+	if (length < 0 || (size_t)length >= path_size)
+		return -ENAMETOOLONG;
+	/* Blocked signals between creating and registering: no window leaks a file. */
+	sigset_t old;
+	temp_signals_block(&old);
+	int fd = mkostemp(path, O_CLOEXEC);
+	int error = fd < 0 ? -errno : temp_register_unblocked(path);
+	if (fd >= 0 && error) {
+		unlink(path);
+		close(fd);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return error ? error : fd;
+}
+
+static struct temp_entry *temp_entry_find(const char *path)
+{
+	for (struct temp_entry *e = atomic_load(&temp_registry); e; e = atomic_load(&e->next))
+		if (atomic_load(&e->state) == ENTRY_LIVE && strcmp(e->path, path) == 0)
+			return e;
+	return NULL;
+}
+
+void temp_file_forget(const char *path)
+{
+	sigset_t old;
+	temp_signals_block(&old);
+	struct temp_entry *e = temp_entry_find(path);
+	int expected = ENTRY_LIVE;
+	if (e && atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
+		e->path[0] = '\0';
+		atomic_store(&e->state, ENTRY_FREE);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void temp_file_remove(const char *path)
+{
+	unlink(path);
+	temp_file_forget(path);
+}
+
+void temp_files_remove_all(void)
+{
+	int saved_errno = errno;
+	for (struct temp_entry *e = atomic_load(&temp_registry); e; e = atomic_load(&e->next)) {
+		int expected = ENTRY_LIVE;
+		if (atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
+			unlink(e->path);
+			atomic_store(&e->state, ENTRY_FREE);
+		}
+	}
+	errno = saved_errno;
+}

@@ -1,0 +1,230 @@
+/* Writes queued behind the caller (see write_queue.h). Slots are used in order, so a
+ * buffer is reused only after the write submitted depth slots ago has completed; short
+ * writes are continued from where they stopped, so a full disk shows as -ENOSPC. */
+#include "config.h"
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include "fault_inject.h"
+#include "io_ring.h"
+#include "write_queue.h"
+
+struct write_slot {
+	unsigned char *data;
+	size_t capacity;
+	size_t bytes;
+	size_t done;
+	off_t offset;
+	bool busy;
+};
+
+struct write_queue {
+	int fd;
+	bool use_ring;
+	bool seekable;
+	struct io_uring ring;
+	unsigned depth;
+	unsigned next;            /* the slot handed out by write_queue_buffer */
+	unsigned in_flight;
+	struct write_slot *slots;
+	off_t start;
+	off_t offset;             /* where the next submitted buffer goes */
+	int error;
+	const char *fault_op;
+};
+
+static void write_slot_fail(struct write_queue *queue, struct write_slot *slot, int error)
+{
+	if (!queue->error)
+		queue->error = error;
+	slot->busy = false;
+}
+
+static void write_ring_queue(struct write_queue *queue, struct write_slot *slot, size_t bytes)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&queue->ring);
+	/* depth sqes at most are in flight and the ring has depth entries: never NULL. */
+	io_uring_prep_write(sqe, queue->fd, slot->data + slot->done, bytes,
+			    slot->offset + slot->done);
+	io_uring_sqe_set_data(sqe, slot);
+	queue->in_flight++;
+	int submitted = io_uring_submit(&queue->ring);
+	if (submitted < 0) {
+		queue->in_flight--;
+		write_slot_fail(queue, slot, submitted);
+	}
+}
+
+static int write_ring_reap(struct write_queue *queue)
+{
+	struct io_uring_cqe *cqe;
+	int error;
+	do
+		error = io_uring_wait_cqe(&queue->ring, &cqe);
+	while (error == -EINTR);
+	if (error)
+		return error;
+	struct write_slot *slot = io_uring_cqe_get_data(cqe);
+	int result = cqe->res;
+	io_uring_cqe_seen(&queue->ring, cqe);
+	queue->in_flight--;
+	if (result == -EINTR || result == -EAGAIN) {
+		write_ring_queue(queue, slot, slot->bytes - slot->done);
+		return 0;
+	}
+	if (result < 0 || (result == 0 && slot->bytes > slot->done)) {
+		write_slot_fail(queue, slot, result < 0 ? result : -EIO);
+		return 0;
+	}
+	slot->done += result;
+	if (slot->done < slot->bytes && !queue->error)
+		write_ring_queue(queue, slot, slot->bytes - slot->done);
+	else
+		slot->busy = false;
+	return 0;
+}
+
+static void write_sync(struct write_queue *queue, struct write_slot *slot, size_t first)
+{
+	while (slot->done < slot->bytes) {
+		size_t want = slot->done ? slot->bytes - slot->done : first;
+		ssize_t wrote = queue->seekable
+			? pwrite(queue->fd, slot->data + slot->done, want, slot->offset + slot->done)
+			: write(queue->fd, slot->data + slot->done, want);
+		if (wrote < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (wrote <= 0) {
+			write_slot_fail(queue, slot, wrote < 0 ? -errno : -EIO);
+			return;
+		}
+		slot->done += wrote;
+	}
+	slot->busy = false;
+}
+
+int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *fault_op,
+		     struct write_queue **result)
+{
+	struct write_queue *queue = calloc(1, sizeof *queue);
+	if (!queue)
+		return -ENOMEM;
+	queue->fd = fd;
+	queue->fault_op = fault_op;
+	struct stat st;
+	int flags = fcntl(fd, F_GETFL);
+	off_t here = lseek(fd, 0, SEEK_CUR);
+	/* Explicit offsets need a seekable file without O_APPEND; pipes and terminals write
+	 * in order with one synchronous write at a time. */
+	queue->seekable = fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))
+			  && here >= 0 && flags >= 0 && !(flags & O_APPEND);
+	queue->start = queue->offset = queue->seekable ? here : 0;
+	if (depth < 1)
+		depth = 1;
+	queue->use_ring = queue->seekable && depth > 1 && io_ring_init(&queue->ring, depth) == 0;
+	queue->depth = queue->use_ring ? depth : 1;
+	queue->slots = calloc(queue->depth, sizeof *queue->slots);
+	if (!queue->slots) {
+		write_queue_close(queue);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < queue->depth; i++) {
+		queue->slots[i].data = malloc(slot_bytes);
+		if (!queue->slots[i].data) {
+			write_queue_close(queue);
+			return -ENOMEM;
+		}
+		queue->slots[i].capacity = slot_bytes;
+	}
+	*result = queue;
+	return 0;
+}
+
+int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffer)
+{
+	struct write_slot *slot = &queue->slots[queue->next];
+	while (slot->busy) {
+		int error = write_ring_reap(queue);
+		if (error)
+			return error;
+	}
+	if (queue->error)
+		return queue->error;
+	if (slot->capacity < min_bytes) {
+		unsigned char *bigger = realloc(slot->data, min_bytes);
+		if (!bigger)
+			return -ENOMEM;
+		slot->data = bigger;
+		slot->capacity = min_bytes;
+	}
+	*buffer = slot->data;
+	return 0;
+}
+
+int write_queue_submit(struct write_queue *queue, size_t bytes)
+{
+	if (queue->error)
+		return queue->error;
+	struct write_slot *slot = &queue->slots[queue->next];
+	if (bytes == 0)
+		return 0;
+	slot->bytes = bytes;
+	slot->done = 0;
+	slot->offset = queue->offset;
+	slot->busy = true;
+	queue->offset += bytes;
+	queue->next = (queue->next + 1) % queue->depth;
+	int fault = fault_inject(queue->fault_op);
+	if (fault < 0) {
+		write_slot_fail(queue, slot, fault);
+		return fault;
+	}
+	size_t first = fault == FAULT_SHORT && bytes > 1 ? bytes / 2 : bytes;
+	if (queue->use_ring)
+		write_ring_queue(queue, slot, first);
+	else
+		write_sync(queue, slot, first);
+	return queue->error;
+}
+
+static int write_queue_drain(struct write_queue *queue)
+{
+	while (queue->use_ring && queue->in_flight) {
+		int error = write_ring_reap(queue);
+		if (error)
+			return error;
+	}
+	return 0;
+}
+
+int write_queue_flush(struct write_queue *queue)
+{
+	int error = write_queue_drain(queue);
+	if (error)
+		return error;
+	if (queue->seekable && !queue->error && lseek(queue->fd, queue->offset, SEEK_SET) < 0)
+		queue->error = -errno;
+	return queue->error;
+}
+
+off_t write_queue_bytes(const struct write_queue *queue)
+{
+	return queue->offset - queue->start;
+}
+
+void write_queue_close(struct write_queue *queue)
+{
+	if (!queue)
+		return;
+	write_queue_drain(queue);
+	if (queue->use_ring)
+		io_uring_queue_exit(&queue->ring);
+	if (queue->slots)
+		for (unsigned i = 0; i < queue->depth; i++)
+			free(queue->slots[i].data);
+	free(queue->slots);
+	free(queue);
+}

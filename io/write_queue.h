@@ -1,0 +1,30 @@
+/* A queue of sequential writes to one file descriptor that run behind the caller: the
+ * caller fills one of the queue's buffers and submits it, then fills the next while the
+ * kernel writes (io_uring). Where io_uring is unavailable, or for pipes and terminals,
+ * submit writes synchronously. Errors are sticky: the first one is returned by every
+ * later call. Functions return 0 or a negative errno. */
+#ifndef GPUSORT_WRITE_QUEUE_H
+#define GPUSORT_WRITE_QUEUE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct write_queue;
+
+/* Writes start at the fd's current offset. fault_op names the operation for
+ * fault_inject ("output_write", "temp_write"). depth buffers of slot_bytes each. */
+int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *fault_op,
+		     struct write_queue **queue);
+/* A free buffer of at least min_bytes (waits for an earlier write when all are busy). */
+int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffer);
+/* Writes bytes of the buffer last handed out at the next offset. */
+int write_queue_submit(struct write_queue *queue, size_t bytes);
+/* Waits for every write; for a seekable fd leaves its offset after the data. */
+int write_queue_flush(struct write_queue *queue);
+/* The bytes submitted so far. */
+off_t write_queue_bytes(const struct write_queue *queue);
+/* Waits for writes in flight (their buffers must outlive them) and frees; the fd stays
+ * open. */
+void write_queue_close(struct write_queue *queue);
+
+#endif

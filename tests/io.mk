@@ -1,0 +1,26 @@
+# tests/ for io/: input, output, temp files, run files, injected faults, signals.
+IO_TEST_LINK = tests/libtesthelp.a libio.a $(ZSTD_LIBS) $(URING_LIBS) -lpthread
+check_PROGRAMS += tests/test_io_input
+tests_test_io_input_SOURCES = tests/test_io_input.c
+tests_test_io_input_LDADD = $(IO_TEST_LINK)
+TESTS += tests/test_io_input tests/test_io_input_sync.sh
+EXTRA_DIST += tests/test_io_input_sync.sh
+check_PROGRAMS += tests/test_io_output
+tests_test_io_output_SOURCES = tests/test_io_output.c
+tests_test_io_output_LDADD = $(IO_TEST_LINK)
+TESTS += tests/test_io_output tests/test_io_output_sync.sh
+EXTRA_DIST += tests/test_io_output_sync.sh
+check_PROGRAMS += tests/test_io_temp
+tests_test_io_temp_SOURCES = tests/test_io_temp.c
+tests_test_io_temp_LDADD = $(IO_TEST_LINK)
+TESTS += tests/test_io_temp
+check_PROGRAMS += tests/test_io_run
+tests_test_io_run_SOURCES = tests/test_io_run.c
+tests_test_io_run_LDADD = $(IO_TEST_LINK)
+TESTS += tests/test_io_run tests/test_io_run_sync.sh
+EXTRA_DIST += tests/test_io_run_sync.sh
+check_PROGRAMS += tests/io_tool
+tests_io_tool_SOURCES = tests/io_tool.c
+tests_io_tool_LDADD = $(IO_TEST_LINK)
+TESTS += tests/test_io_faults.sh tests/test_io_signal.sh
+EXTRA_DIST += tests/test_io_faults.sh tests/test_io_signal.sh

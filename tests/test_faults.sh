@@ -1,0 +1,49 @@
+#!/bin/sh
+# Faults on the way: a full disk or an I/O error on a temp write or on the output write,
+# a failing temp read, a corrupted run, a signal mid-sort. Each: exit 2 (or death by
+# the signal), a message naming the file, the old output untouched, no temp file left.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+mkdir "$WORK/tmp"
+export TMPDIR="$WORK/tmp"
+keygen --type=u64 --count=400000 --seed=21 -o "$WORK/keys"
+echo "old output" > "$WORK/out"
+untouched() {
+	test "$(cat "$WORK/out")" = "old output" && test -z "$(ls -A "$WORK/tmp")" &&
+		test -z "$(ls -A "$WORK" | grep '^\.gpusort')"
+}
+
+for fault in temp_write:ENOSPC temp_write:ENOSPC:3 temp_write:EIO output_write:ENOSPC \
+	output_write:EIO temp_read:EIO:5 temp_create:ENOSPC:2 output_open:EACCES output_rename:EIO; do
+	GPUSORT_FAULT=$fault expect_status 2 "external sort with $fault" \
+		"$GPUSORT" --type=u64 -S 512K "$WORK/keys" -o "$WORK/out"
+	case $fault in
+	temp_write:ENOSPC*|output_write:ENOSPC*) stderr_has "No space left on device" "$fault: the reason is given" ;;
+	*) stderr_has ": " "$fault: a message is printed" ;;
+	esac
+	check "$fault: old output untouched, no temp file left" untouched
+done
+GPUSORT_FAULT=output_write:ENOSPC expect_status 2 "in-memory sort with output_write:ENOSPC" \
+	"$GPUSORT" --type=u64 "$WORK/keys" -o "$WORK/out"
+stderr_has "$WORK/out: No space left on device" "the output file is named with the reason"
+check "in-memory ENOSPC: old output untouched" untouched
+GPUSORT_FAULT=input_read:SHORT "$GPUSORT" --type=u64 "$WORK/keys" -o "$WORK/short"
+tap_result $? "short reads are carried on"
+"$GPUSORT" --type=u64 "$WORK/keys" -o "$WORK/full"
+check "short reads give the same output" cmp "$WORK/short" "$WORK/full"
+
+# Signals mid-sort: killed by the signal, nothing left behind.
+keygen --type=u64 --count=4000000 --seed=22 -o "$WORK/big"
+for signal in INT TERM HUP; do
+	# A background job of a script starts with SIGINT ignored; --default-signal undoes that.
+	env --default-signal="$signal" "$GPUSORT" --type=u64 -S 1M "$WORK/big" -o "$WORK/out" 2>/dev/null &
+	pid=$!
+	sleep 0.4
+	kill -$signal $pid 2>/dev/null
+	wait $pid
+	status=$?
+	test $status -gt 128
+	tap_result $? "SIG$signal mid-sort: killed by the signal (status $status)"
+	check "SIG$signal: old output untouched, no temp file left" untouched
+done
+done_testing

@@ -1,0 +1,141 @@
+/* input_file: regular files of sizes 0, 1, odd and many blocks read back byte for byte in
+ * several read sizes, a pipe on stdin, stdin redirected from a partly read file, a
+ * directory. Run once as is (io_uring where the kernel has it) and once with
+ * GPUSORT_IO=sync (test_io_input_sync.sh). */
+#include "config.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "io/input_file.h"
+#include "tests/distributions.h"
+#include "tests/tap.h"
+
+static unsigned char *pattern(size_t bytes, uint64_t seed)
+{
+	unsigned char *data = malloc(bytes + 1);
+	for (size_t i = 0; i < bytes; i++)
+		data[i] = (unsigned char)(random_next(&seed) >> 56);
+	return data;
+}
+
+static void write_file(const char *path, const void *data, size_t bytes)
+{
+	FILE *f = fopen(path, "wb");
+	if (bytes)
+		fwrite(data, 1, bytes, f);
+	fclose(f);
+}
+
+/* Reads the whole input in pieces of `piece` bytes; returns the bytes read or -errno. */
+static ssize_t read_all(struct input_file *file, unsigned char *into, size_t room, size_t piece)
+{
+	size_t have = 0;
+	for (;;) {
+		size_t want = piece < room - have ? piece : room - have;
+		ssize_t got = input_file_read(file, into + have, want);
+		if (got < 0)
+			return got;
+		have += got;
+		if ((size_t)got < want || have == room)
+			break;
+	}
+	return have;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/test_io_input.XXXXXX";
+	if (!mkdtemp(dir))
+		return 1;
+	char path[256];
+	snprintf(path, sizeof path, "%s/data", dir);
+	const size_t sizes[] = { 0, 1, 4097, (size_t)21 << 20 | 12345 };
+	const size_t pieces[] = { 1000003, (size_t)64 << 20, 4096 };
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		unsigned char *data = pattern(sizes[s], s + 1);
+		write_file(path, data, sizes[s]);
+		for (size_t p = 0; p < sizeof pieces / sizeof pieces[0]; p++) {
+			if (sizes[s] > (1u << 20) && pieces[p] < 8192)
+				continue;
+			struct input_file *file;
+			int error = input_file_open(path, &file);
+			tap_ok(error == 0 && input_file_size(file) == (off_t)sizes[s],
+			       "size %zu: opens, input_file_size is the size", sizes[s]);
+			if (error)
+				continue;
+			unsigned char *back = malloc(sizes[s] + 100);
+			ssize_t got = read_all(file, back, sizes[s] + 100, pieces[p]);
+			tap_ok(got == (ssize_t)sizes[s] && memcmp(back, data, sizes[s]) == 0,
+			       "size %zu in pieces of %zu: same bytes (got %zd)", sizes[s], pieces[p], got);
+			tap_ok(input_file_read(file, back, 10) == 0, "size %zu: 0 at the end, again",
+			       sizes[s]);
+			tap_ok(input_file_same(file, path) && !input_file_same(file, dir),
+			       "input_file_same tells its own path");
+			input_file_close(file);
+			free(back);
+		}
+		free(data);
+	}
+
+	/* A pipe on stdin: a child writes 5 MiB + 3 in small uneven writes. */
+	size_t pipe_bytes = (5u << 20) + 3;
+	unsigned char *data = pattern(pipe_bytes, 99);
+	int fds[2];
+	if (pipe(fds) != 0)
+		return 1;
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		for (size_t at = 0; at < pipe_bytes;) {
+			size_t n = 7777 < pipe_bytes - at ? 7777 : pipe_bytes - at;
+			ssize_t wrote = write(fds[1], data + at, n);
+			if (wrote <= 0)
+				_exit(1);
+			at += wrote;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	int saved_stdin = dup(0);
+	dup2(fds[0], 0);
+	close(fds[0]);
+	struct input_file *file;
+	tap_ok(input_file_open("-", &file) == 0 && input_file_size(file) == -1,
+	       "a pipe on stdin opens with size -1");
+	unsigned char *back = malloc(pipe_bytes + 10);
+	ssize_t got = read_all(file, back, pipe_bytes + 10, (size_t)1 << 20);
+	tap_ok(got == (ssize_t)pipe_bytes && memcmp(back, data, pipe_bytes) == 0,
+	       "a pipe reads back whole reads of the asked size until its end (got %zd)", got);
+	input_file_close(file);
+	int status;
+	waitpid(child, &status, 0);
+
+	/* stdin redirected from a file that was partly read already. */
+	write_file(path, data, pipe_bytes);
+	FILE *f = fopen(path, "rb");
+	dup2(fileno(f), 0);
+	fclose(f);
+	lseek(0, 1000, SEEK_SET);
+	tap_ok(input_file_open("-", &file) == 0 && input_file_size(file) == (off_t)pipe_bytes - 1000,
+	       "stdin from a file at offset 1000: size is what is left");
+	got = read_all(file, back, pipe_bytes, (size_t)3 << 20);
+	tap_ok(got == (ssize_t)pipe_bytes - 1000 && memcmp(back, data + 1000, got) == 0,
+	       "stdin from a file reads from its offset");
+	input_file_close(file);
+	dup2(saved_stdin, 0);
+
+	tap_ok(input_file_open(dir, &file) == -EISDIR, "a directory: -EISDIR");
+	snprintf(path, sizeof path, "%s/missing", dir);
+	tap_ok(input_file_open(path, &file) == -ENOENT, "a missing file: -ENOENT");
+	snprintf(path, sizeof path, "%s/data", dir);
+	unlink(path);
+	rmdir(dir);
+	free(back);
+	free(data);
+	return tap_done();
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# run_file again with io_uring switched off (GPUSORT_IO=sync): the same results.
+GPUSORT_IO=sync exec "${TESTS_BUILDDIR:-tests}/test_io_run"

@@ -1,0 +1,42 @@
+#!/bin/sh
+# A signal while temp files and a half-written output exist: the process dies by that
+# signal (as GNU sort) and leaves neither temp files nor the output's twin; the old
+# output stays as it was. SIGTERM, SIGHUP, SIGPIPE (SIGINT is ignored by background
+# jobs of a non-interactive shell, and an ignored signal stays ignored, as in GNU sort).
+tool=${TESTS_BUILDDIR:-tests}/io_tool
+work=$(mktemp -d "${TMPDIR:-/tmp}/test_io_signal.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/tmp"
+n=0
+echo "1..6"
+for signal in TERM:15 HUP:1 PIPE:13; do
+	number=${signal#*:}
+	signal=${signal%:*}
+	printf 'old\n' > "$work/out"
+	rm -f "$work/ready"
+	"$tool" hold "$work/tmp" "$work/out" > "$work/ready" &
+	pid=$!
+	tries=0
+	while ! grep -q ready "$work/ready" 2>/dev/null && [ $tries -lt 200 ]; do
+		sleep 0.05; tries=$((tries + 1))
+	done
+	files=$(ls -A "$work/tmp" | wc -l)
+	twins=$(ls -A "$work" | grep -c gpusort-out)
+	kill -$signal $pid
+	wait $pid
+	status=$?
+	n=$((n + 1))
+	expected=$((128 + number))
+	if [ "$files" = 3 ] && [ "$twins" = 1 ] && [ $status = $expected ]; then
+		echo "ok $n - SIG$signal: killed by it (status $status)"
+	else
+		echo "not ok $n - SIG$signal: status $status (want $expected), $files temps, $twins twins before"
+	fi
+	n=$((n + 1))
+	if [ -z "$(ls -A "$work/tmp")" ] && [ "$(ls -A "$work")" = "$(printf 'out\nready\ntmp')" ] \
+	   && [ "$(cat "$work/out")" = old ]; then
+		echo "ok $n - SIG$signal: temp files and twin removed, old output intact"
+	else
+		echo "not ok $n - SIG$signal: left $(ls -A "$work" "$work/tmp" | tr '\n' ' ')"
+	fi
+done

@@ -1,0 +1,95 @@
+/* temp_files: files go round-robin over the -T directories with names gpusort.XXXXXX,
+ * $TMPDIR is the default, remove/forget/remove_all do what they say, a registered
+ * foreign path is removed too. */
+#include "config.h"
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "io/temp_files.h"
+#include "tests/tap.h"
+
+static int entries(const char *dir)
+{
+	int count = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		count += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return count;
+}
+
+int main(void)
+{
+	char base[] = "/tmp/test_io_temp.XXXXXX";
+	if (!mkdtemp(base))
+		return 1;
+	char dirs[4][300];
+	const char *names[3];
+	for (int i = 0; i < 4; i++) {
+		snprintf(dirs[i], sizeof dirs[i], "%s/d%d%s", base, i, i == 1 ? "/" : "");
+		mkdir(dirs[i], 0700);
+		if (i < 3)
+			names[i] = dirs[i];
+	}
+	/* $TMPDIR is the default when no -T was given. */
+	setenv("TMPDIR", dirs[3], 1);
+	char path[PATH_MAX];
+	tap_ok(temp_files_init(NULL, 0) == 0, "init without directories");
+	int fd = temp_file_create(path, sizeof path);
+	tap_ok(fd >= 0 && strncmp(path, dirs[3], strlen(dirs[3])) == 0 && entries(dirs[3]) == 1,
+	       "without -T the file goes to $TMPDIR (%s)", path);
+	close(fd);
+
+	tap_ok(temp_files_init(names, 3) == 0, "init with three directories");
+	char made[6][PATH_MAX];
+	bool round_robin = true, named = true;
+	for (int i = 0; i < 6; i++) {
+		fd = temp_file_create(made[i], sizeof made[i]);
+		if (fd < 0)
+			return tap_ok(false, "create failed: %d", fd), tap_done();
+		if (write(fd, "x", 1) != 1)
+			named = false;
+		close(fd);
+		char prefix[PATH_MAX];
+		size_t len = strlen(dirs[i % 3]);
+		snprintf(prefix, sizeof prefix, "%.*s/gpusort.", (int)(dirs[i % 3][len - 1] == '/' ? len - 1 : len), dirs[i % 3]);
+		round_robin &= strncmp(made[i], prefix, strlen(prefix)) == 0;
+		named &= strlen(made[i]) == strlen(prefix) + 6;
+	}
+	tap_ok(round_robin, "six files go round-robin over three directories");
+	tap_ok(named, "names are DIR/gpusort.XXXXXX (%s)", made[1]);
+	tap_ok(entries(dirs[0]) == 2 && entries(dirs[1]) == 2 && entries(dirs[2]) == 2,
+	       "two files in each directory");
+
+	temp_file_remove(made[0]);
+	tap_ok(access(made[0], F_OK) != 0 && entries(dirs[0]) == 1, "temp_file_remove unlinks");
+	temp_file_forget(made[1]);
+	char foreign[PATH_MAX];
+	snprintf(foreign, sizeof foreign, "%s/foreign", dirs[2]);
+	close(open(foreign, O_CREAT | O_WRONLY, 0600));
+	tap_ok(temp_file_register(foreign) == 0, "a foreign path registers");
+
+	temp_files_remove_all();
+	tap_ok(access(made[1], F_OK) == 0, "a forgotten file stays");
+	tap_ok(entries(dirs[0]) == 0 && entries(dirs[2]) == 0 && entries(dirs[3]) == 0
+	       && entries(dirs[1]) == 1, "remove_all removes every remembered file");
+	/* Entries are reused after removal. */
+	fd = temp_file_create(made[0], sizeof made[0]);
+	tap_ok(fd >= 0 && access(made[0], F_OK) == 0, "create after remove_all works");
+	close(fd);
+	temp_files_remove_all();
+	tap_ok(access(made[0], F_OK) != 0, "and is removed again");
+
+	unlink(made[1]);
+	for (int i = 0; i < 4; i++)
+		rmdir(dirs[i]);
+	rmdir(base);
+	return tap_done();
+}
