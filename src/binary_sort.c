@@ -156,7 +156,7 @@ int binary_sort_run(const struct options *options)
 	if ((size_t)got <= plan.chunk_records)
 		status = sort_in_memory(options, engine, &layout, records, (size_t)got, items, &stats);
 	else
-		status = external_sort_binary(options, &layout, engine, reader, &plan, records, items, &stats);
+		status = external_sort_binary(options, &layout, engine, reader, &plan, &records, &items, &stats);
 out:
 	if (options->stats && status != 2)
 		stats_print(&stats);
