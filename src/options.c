@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "options.h"
 #include "report.h"
 #include "size_parse.h"
@@ -335,6 +336,13 @@ int options_parse(int argc, char **argv, struct options *options)
 				grown[options->key_count++] = key;
 				options->keys = grown;
 				given.text_key = true;
+			} else if (optarg[strspn(optarg, " +")] >= '0' && optarg[strspn(optarg, " +")] <= '9' &&
+				   access(optarg, F_OK) != 0) {
+				/* Not a file and shaped like a KEYDEF: the user meant a text key, so
+				 * say what is wrong with it, as GNU sort does. */
+				char message[256];
+				keydef_error_message(optarg, message, sizeof message);
+				return usage_error("%s", message);
 			} else {
 				if (push_string(&options->inputs, &options->input_count, optarg) < 0)
 					return usage_error("%s", "out of memory");

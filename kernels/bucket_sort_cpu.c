@@ -1,0 +1,248 @@
+/* GPU Bucket Sort (Dehne and Zaboli) on CPU threads: the steps of bucket_sort_steps.h
+ * and the whole sort. The algorithm lives in bucket_sort_cpu_template.h, included once
+ * per item width; this file holds the plan, the width dispatch and the tuning. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "bucket_sort_steps.h"
+#include "thread_pool.h"
+
+/* Sublist bytes: a sublist and its radix scratch must stay in one core's L2 (1 MiB on
+ * the machines measured). Bucket bytes: the average bucket the plan aims at; buckets
+ * need not fit L2, since the radix sort's first pass splits them into pieces that do,
+ * and fewer buckets mean fewer samples and larger pieces to relocate. Both were chosen
+ * by timing 2^26 items (see bench/RESULTS.md). */
+#ifndef CPU_SUBLIST_BYTES
+#define CPU_SUBLIST_BYTES (256u << 10)
+#endif
+#ifndef CPU_BUCKET_BYTES
+#define CPU_BUCKET_BYTES (1u << 20)
+#endif
+/* Buckets up to this many times the aimed-at size are sorted directly, larger ones
+ * recursively (the 2n/s bound allows twice, equal keys more). */
+#define CPU_BUCKET_DIRECT_FACTOR 8
+/* Recursion stops here whatever the bucket sizes (only many equal items get this deep). */
+#define CPU_MAX_DEPTH 4
+
+/* The local sort: radix bins this short are finished by rank sort; radix digits are
+ * at most RADIX_MAX_BITS wide and chosen so bins average RADIX_BIN_ITEMS. */
+#ifndef RANK_SORT_LIMIT
+#define RANK_SORT_LIMIT 24
+#endif
+#ifndef RADIX_MAX_BITS
+#define RADIX_MAX_BITS 12
+#endif
+#ifndef RADIX_BIN_ITEMS
+#define RADIX_BIN_ITEMS 12
+#endif
+
+/* Step timings on stderr when built with -DBUCKET_CPU_PROFILE (for tuning only). */
+#ifdef BUCKET_CPU_PROFILE
+#include <stdio.h>
+#include <time.h>
+static void profile_mark(unsigned depth, const char *step)
+{
+	static double last;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double t = now.tv_sec + now.tv_nsec * 1e-9;
+	if (depth == 0 && last > 0 && step[0] != 's')
+		fprintf(stderr, "  %-16s %.3f s\n", step, t - last);
+	last = t;
+}
+#define PROFILE_MARK(depth, step) profile_mark(depth, step)
+#else
+#define PROFILE_MARK(depth, step) ((void)0)
+#endif
+
+int bucket_plan_init(struct bucket_plan *plan, size_t n, size_t m, size_t s)
+{
+	if (s < 2 || m < s || (s & (s - 1)) != 0 || m > UINT32_MAX)
+		return -EINVAL;
+	plan->n = n;
+	plan->m = m;
+	plan->s = s;
+	plan->sublists = (n + m - 1) / m;
+	return 0;
+}
+
+static inline size_t sublist_length(const struct bucket_plan *plan, size_t j)
+{
+	size_t start = j * plan->m;
+	return plan->n - start < plan->m ? plan->n - start : plan->m;
+}
+
+static inline unsigned radix_digit_bits(size_t n, unsigned top)
+{
+	unsigned bits = 0;
+	while (bits < RADIX_MAX_BITS && ((size_t)RADIX_BIN_ITEMS << bits) < n)
+		bits++;
+	if (bits < 4)
+		bits = 4;
+	return bits < top ? bits : top;
+}
+
+static size_t cpu_sublist_items(size_t item_bytes)
+{
+	return CPU_SUBLIST_BYTES / item_bytes;
+}
+
+/* A bucket this large is split again rather than sorted directly. */
+static size_t cpu_direct_limit(size_t item_bytes)
+{
+	return CPU_BUCKET_DIRECT_FACTOR * (CPU_BUCKET_BYTES / item_bytes);
+}
+
+/* The CPU's plan: cache-sized sublists and buckets that average CPU_BUCKET_BYTES,
+ * capped at m/4 buckets so the bounds and offsets tables stay small next to the items
+ * (beyond that, buckets recurse). */
+static int cpu_plan(struct bucket_plan *plan, size_t n, size_t item_bytes)
+{
+	size_t m = cpu_sublist_items(item_bytes);
+	size_t s = 2;
+	while (s < m / 4 && s * (CPU_BUCKET_BYTES / item_bytes) < n)
+		s *= 2;
+	return bucket_plan_init(plan, n, m, s);
+}
+
+/* Scratch as large as the items: on huge pages where the kernel offers them, since
+ * faulting in fresh 4 KiB pages costs more than the sort's own pass over them. */
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
+
+static void *scratch_alloc(size_t bytes)
+{
+	if (bytes < 4 * HUGE_PAGE_BYTES)
+		return malloc(bytes);
+	size_t mapped = bytes + HUGE_PAGE_BYTES;
+	char *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	/* align to a huge page; the two words before it remember the mapping */
+	char *aligned = (char *)(((uintptr_t)base + HUGE_PAGE_BYTES) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1));
+	size_t *header = (size_t *)aligned - 2;
+	header[0] = (size_t)(aligned - base);
+	header[1] = mapped;
+	madvise(aligned, bytes, MADV_HUGEPAGE);
+	return aligned;
+}
+
+static void scratch_free(void *scratch, size_t bytes)
+{
+	if (!scratch)
+		return;
+	if (bytes < 4 * HUGE_PAGE_BYTES) {
+		free(scratch);
+		return;
+	}
+	size_t *header = (size_t *)scratch - 2;
+	munmap((char *)scratch - header[0], header[1]);
+}
+
+#define WIDTH_NAME(name) name##_u32
+#define ITEM_T uint32_t
+#include "bucket_sort_cpu_template.h"
+#undef ITEM_T
+#undef WIDTH_NAME
+
+#define WIDTH_NAME(name) name##_u64
+#define ITEM_T uint64_t
+#include "bucket_sort_cpu_template.h"
+#undef ITEM_T
+#undef WIDTH_NAME
+
+#define WIDTH_NAME(name) name##_u128
+#define ITEM_T item_u128
+#include "bucket_sort_cpu_template.h"
+#undef ITEM_T
+#undef WIDTH_NAME
+
+/* Runs call(u32), call(u64) or call(u128) for the width, with item_t its item type. */
+#define FOR_WIDTH(width, call)                                                   \
+	do {                                                                     \
+		switch (width) {                                                 \
+		case ITEM_U32: { typedef uint32_t item_t; call(u32); } break;    \
+		case ITEM_U64: { typedef uint64_t item_t; call(u64); } break;    \
+		case ITEM_U128: { typedef item_u128 item_t; call(u128); } break; \
+		}                                                                \
+	} while (0)
+
+void bucket_cpu_sort_sublists(struct thread_pool *pool, enum item_width width, void *items,
+			      const struct bucket_plan *plan)
+{
+#define CALL(w) sort_sublists_##w(pool, (item_t *)items, plan)
+	FOR_WIDTH(width, CALL);
+#undef CALL
+}
+
+void bucket_cpu_take_samples(struct thread_pool *pool, enum item_width width, const void *items,
+			     const struct bucket_plan *plan, void *samples)
+{
+#define CALL(w) take_samples_##w(pool, (const item_t *)items, plan, (item_t *)samples)
+	FOR_WIDTH(width, CALL);
+#undef CALL
+}
+
+void bucket_cpu_choose_splitters(enum item_width width, void *samples,
+				 const struct bucket_plan *plan, void *splitters)
+{
+#define CALL(w) choose_splitters_##w((item_t *)samples, NULL, plan, (item_t *)splitters)
+	FOR_WIDTH(width, CALL);
+#undef CALL
+}
+
+void bucket_cpu_locate(struct thread_pool *pool, enum item_width width, const void *items,
+		       const struct bucket_plan *plan, const void *splitters, uint32_t *bounds)
+{
+#define CALL(w) locate_##w(pool, (const item_t *)items, plan, (const item_t *)splitters, bounds)
+	FOR_WIDTH(width, CALL);
+#undef CALL
+}
+
+void bucket_cpu_offsets(const struct bucket_plan *plan, const uint32_t *bounds, uint64_t *offsets)
+{
+	size_t L = plan->sublists, s = plan->s;
+	uint64_t position = 0;
+	for (size_t b = 0; b < s; b++) {
+		for (size_t j = 0; j < L; j++) {
+			const uint32_t *sublist_bounds = bounds + j * (s + 1);
+			offsets[b * L + j] = position;
+			position += sublist_bounds[b + 1] - sublist_bounds[b];
+		}
+	}
+	offsets[s * L] = position;
+}
+
+void bucket_cpu_relocate(struct thread_pool *pool, enum item_width width, const void *items,
+			 const struct bucket_plan *plan, const uint32_t *bounds,
+			 const uint64_t *offsets, void *out)
+{
+#define CALL(w) relocate_##w(pool, (const item_t *)items, plan, bounds, offsets, (item_t *)out)
+	FOR_WIDTH(width, CALL);
+#undef CALL
+}
+
+int bucket_sort_cpu(struct thread_pool *pool, enum item_width width, void *items, size_t n)
+{
+	size_t bytes = n * (size_t)width;
+	void *scratch;
+
+	if (n < 2)
+		return 0;
+	scratch = scratch_alloc(bytes);
+	if (!scratch)
+		return -ENOMEM;
+	/* Without room for the plan's tables, the local sort alone still sorts. */
+#define CALL(w)                                                                            \
+	do {                                                                               \
+		if (bucket_sort_range_##w(pool, (item_t *)items, (item_t *)scratch, n, 0)) \
+			local_sort_##w((item_t *)items, (item_t *)scratch, n);             \
+	} while (0)
+	FOR_WIDTH(width, CALL);
+#undef CALL
+	scratch_free(scratch, bytes);
+	return 0;
+}

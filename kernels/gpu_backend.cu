@@ -1,0 +1,285 @@
+/* The CUDA backend of the sort engine (gpu_backend.h): device choice and memory budget,
+ * and the sort call: host items copied in by chunks on one stream while the other
+ * stream sorts the chunks already there, the bucket sort, the copy back. */
+#include <cuda_runtime.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpu_backend.h"
+#include "gpu_bucket_sort.cuh"
+#include "gpu_errors.cuh"
+
+/* Copies move in chunks of this many bytes (rounded to whole tiles); up to this many
+ * chunks get their own event. */
+#define COPY_CHUNK_BYTES (64u << 20)
+#define MAX_CHUNKS 256
+/* Device memory left to the driver, CUB's scratch and the level tables' rounding. */
+#define DEVICE_RESERVE_BYTES (256u << 20)
+
+struct gpu_backend {
+	int device;
+	size_t budget;            /* device bytes this backend may use */
+	cudaStream_t sort_stream; /* kernels and copies back */
+	cudaStream_t copy_stream; /* copies in */
+	cudaEvent_t chunk_events[MAX_CHUNKS];
+	void *staging[2];         /* pinned bounce buffers for pageable host items */
+	cudaEvent_t staging_free[2];
+	char name[256];
+};
+
+#define TRY(call, what)                                                             \
+	do {                                                                        \
+		cudaError_t error_ = (call);                                        \
+		if (error_ != cudaSuccess)                                          \
+			return gpu_error_report(error_, what, reason, reason_size); \
+	} while (0)
+
+extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_backend **backend_out,
+				char *reason, size_t reason_size)
+{
+	int count = 0;
+	cudaError_t error = cudaGetDeviceCount(&count);
+	if (error != cudaSuccess) {
+		gpu_error_report(error, "cudaGetDeviceCount", reason, reason_size);
+		return -ENODEV;
+	}
+	if (ordinal < 0 || ordinal >= count) {
+		if (reason && reason_size)
+			snprintf(reason, reason_size, "no CUDA device %d (%d found)", ordinal, count);
+		return -ENODEV;
+	}
+	struct gpu_backend *backend = (struct gpu_backend *)calloc(1, sizeof *backend);
+	if (!backend)
+		return -ENOMEM;
+	int result = 0;
+	do {
+		cudaDeviceProp properties;
+		size_t free_bytes = 0, total_bytes = 0;
+		backend->device = ordinal;
+		error = cudaSetDevice(ordinal);
+		if (!error) error = cudaGetDeviceProperties(&properties, ordinal);
+		if (!error) error = cudaMemGetInfo(&free_bytes, &total_bytes);
+		if (!error) error = cudaStreamCreateWithFlags(&backend->sort_stream, cudaStreamNonBlocking);
+		if (!error) error = cudaStreamCreateWithFlags(&backend->copy_stream, cudaStreamNonBlocking);
+		for (int i = 0; !error && i < MAX_CHUNKS; i++)
+			error = cudaEventCreateWithFlags(&backend->chunk_events[i], cudaEventDisableTiming);
+		for (int i = 0; !error && i < 2; i++) {
+			error = cudaEventCreateWithFlags(&backend->staging_free[i], cudaEventDisableTiming);
+			if (!error) error = cudaHostAlloc(&backend->staging[i], COPY_CHUNK_BYTES, cudaHostAllocDefault);
+		}
+		if (error) {
+			result = gpu_error_report(error, "opening the CUDA device", reason, reason_size);
+			if (result == 0 || result == -EINVAL)
+				result = -ENODEV;
+			break;
+		}
+		/* The pool keeps what a sort took, so the next sort allocates nothing. */
+		cudaMemPool_t pool;
+		uint64_t keep = UINT64_MAX;
+		if (cudaDeviceGetDefaultMemPool(&pool, ordinal) == cudaSuccess)
+			cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+		size_t usable = free_bytes > DEVICE_RESERVE_BYTES ? free_bytes - DEVICE_RESERVE_BYTES : 0;
+		backend->budget = memory_limit && memory_limit < usable ? memory_limit : usable;
+		snprintf(backend->name, sizeof backend->name, "%s", properties.name);
+	} while (0);
+	if (result) {
+		gpu_backend_close(backend);
+		return result;
+	}
+	*backend_out = backend;
+	return 0;
+}
+
+extern "C" void gpu_backend_close(struct gpu_backend *backend)
+{
+	if (!backend)
+		return;
+	if (backend->sort_stream)
+		cudaStreamSynchronize(backend->sort_stream);
+	if (backend->copy_stream)
+		cudaStreamSynchronize(backend->copy_stream);
+	for (int i = 0; i < MAX_CHUNKS; i++)
+		if (backend->chunk_events[i])
+			cudaEventDestroy(backend->chunk_events[i]);
+	for (int i = 0; i < 2; i++) {
+		if (backend->staging_free[i])
+			cudaEventDestroy(backend->staging_free[i]);
+		if (backend->staging[i])
+			cudaFreeHost(backend->staging[i]);
+	}
+	if (backend->sort_stream)
+		cudaStreamDestroy(backend->sort_stream);
+	if (backend->copy_stream)
+		cudaStreamDestroy(backend->copy_stream);
+	free(backend);
+}
+
+/* Per item: itself and its scratch twin, plus the level tables (samples up to 1/8 of
+ * the items, bounds and offsets about 12 bytes per 64 items). */
+extern "C" size_t gpu_backend_capacity(const struct gpu_backend *backend, enum item_width width)
+{
+	double per_item = 2.0 * width + width / 8.0 + 1.0;
+	return (size_t)(backend->budget / per_item);
+}
+
+extern "C" const char *gpu_backend_device_name(const struct gpu_backend *backend)
+{
+	return backend->name;
+}
+
+extern "C" void *gpu_backend_host_alloc(size_t bytes)
+{
+	void *buffer = NULL;
+	if (cudaHostAlloc(&buffer, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
+		cudaGetLastError();
+		return NULL;
+	}
+	return buffer;
+}
+
+extern "C" void gpu_backend_host_free(void *buffer)
+{
+	if (buffer)
+		cudaFreeHost(buffer);
+}
+
+static bool host_is_pinned(const void *pointer)
+{
+	cudaPointerAttributes attributes;
+	if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+		cudaGetLastError();
+		return false;
+	}
+	return attributes.type == cudaMemoryTypeHost;
+}
+
+/* Host to device in chunks on the copy stream, an event after each; pageable memory
+ * bounces through the two pinned staging buffers. */
+static cudaError_t copy_in(struct gpu_backend *backend, char *device, const char *host, size_t bytes,
+			   size_t chunk_bytes, int chunks, bool pinned)
+{
+	for (int c = 0; c < chunks; c++) {
+		size_t begin = (size_t)c * chunk_bytes;
+		size_t size = c == chunks - 1 ? bytes - begin : chunk_bytes;
+		cudaError_t error;
+		if (pinned) {
+			error = cudaMemcpyAsync(device + begin, host + begin, size, cudaMemcpyHostToDevice,
+						backend->copy_stream);
+		} else {
+			/* a staging chunk may be smaller than a sort chunk: copy in pieces */
+			error = cudaSuccess;
+			for (size_t done = 0; !error && done < size; done += COPY_CHUNK_BYTES) {
+				size_t piece = size - done < COPY_CHUNK_BYTES ? size - done : COPY_CHUNK_BYTES;
+				static int next;
+				int b = next++ & 1;
+				error = cudaEventSynchronize(backend->staging_free[b]);
+				if (error)
+					break;
+				memcpy(backend->staging[b], host + begin + done, piece);
+				error = cudaMemcpyAsync(device + begin + done, backend->staging[b], piece,
+							cudaMemcpyHostToDevice, backend->copy_stream);
+				if (!error)
+					error = cudaEventRecord(backend->staging_free[b], backend->copy_stream);
+			}
+		}
+		if (!error)
+			error = cudaEventRecord(backend->chunk_events[c], backend->copy_stream);
+		if (error)
+			return error;
+	}
+	return cudaSuccess;
+}
+
+static cudaError_t copy_out(struct gpu_backend *backend, char *host, const char *device, size_t bytes, bool pinned)
+{
+	cudaStream_t stream = backend->sort_stream;
+	if (pinned) {
+		cudaError_t error = cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream);
+		return error ? error : cudaStreamSynchronize(stream);
+	}
+	/* two staging buffers: the device fills one while the host empties the other */
+	size_t pieces = (bytes + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES;
+	for (size_t i = 0; i < pieces + 1; i++) {
+		if (i < pieces) {
+			size_t begin = i * (size_t)COPY_CHUNK_BYTES;
+			size_t size = bytes - begin < COPY_CHUNK_BYTES ? bytes - begin : COPY_CHUNK_BYTES;
+			cudaError_t error = cudaMemcpyAsync(backend->staging[i & 1], device + begin, size,
+							    cudaMemcpyDeviceToHost, stream);
+			if (!error)
+				error = cudaEventRecord(backend->staging_free[i & 1], stream);
+			if (error)
+				return error;
+		}
+		if (i > 0) {
+			size_t k = i - 1, begin = k * (size_t)COPY_CHUNK_BYTES;
+			size_t size = bytes - begin < COPY_CHUNK_BYTES ? bytes - begin : COPY_CHUNK_BYTES;
+			cudaError_t error = cudaEventSynchronize(backend->staging_free[k & 1]);
+			if (error)
+				return error;
+			memcpy(host + begin, backend->staging[k & 1], size);
+		}
+	}
+	return cudaSuccess;
+}
+
+extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
+				void *items, size_t n, char *reason, size_t reason_size)
+{
+	if (algorithm != SORT_BUCKET) {
+		if (reason && reason_size)
+			snprintf(reason, reason_size, "only the bucket sort runs on the GPU");
+		return -ENOTSUP;
+	}
+	if (n > gpu_backend_capacity(backend, width)) {
+		if (reason && reason_size)
+			snprintf(reason, reason_size, "%zu items exceed the GPU's capacity of %zu", n,
+				 gpu_backend_capacity(backend, width));
+		return -E2BIG;
+	}
+	if (n < 2)
+		return 0;
+	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
+	size_t bytes = n * (size_t)width;
+	cudaStream_t stream = backend->sort_stream;
+	char *device = NULL;
+	int result = 0;
+	TRY(cudaMallocAsync(&device, 2 * bytes, stream), "allocating device memory for the items");
+	do {
+		bool pinned = host_is_pinned(items);
+		size_t tile_bytes = gpu_bucket_tile_items(width) * (size_t)width;
+		size_t chunk_bytes = (COPY_CHUNK_BYTES / tile_bytes) * tile_bytes;
+		if (chunk_bytes == 0)
+			chunk_bytes = tile_bytes;
+		int chunks = (int)((bytes + chunk_bytes - 1) / chunk_bytes);
+		if (chunks > MAX_CHUNKS) {
+			chunks = MAX_CHUNKS;
+			chunk_bytes = ((bytes + chunks - 1) / chunks + tile_bytes - 1) / tile_bytes * tile_bytes;
+			chunks = (int)((bytes + chunk_bytes - 1) / chunk_bytes);
+		}
+		/* the copy stream may only start once the allocation exists */
+		cudaError_t error = cudaEventRecord(backend->chunk_events[0], stream);
+		if (!error) error = cudaStreamWaitEvent(backend->copy_stream, backend->chunk_events[0], 0);
+		if (!error) error = copy_in(backend, device, (const char *)items, bytes, chunk_bytes, chunks, pinned);
+		if (error) {
+			result = gpu_error_report(error, "copying items to the GPU", reason, reason_size);
+			break;
+		}
+		struct gpu_input_arrival arrival = { chunks, chunk_bytes / width, backend->chunk_events };
+		error = gpu_bucket_sort_device(width, device, device + bytes, n, stream, &arrival);
+		if (error) {
+			result = gpu_error_report(error, "sorting on the GPU", reason, reason_size);
+			break;
+		}
+		error = copy_out(backend, (char *)items, device, bytes, pinned);
+		if (error)
+			result = gpu_error_report(error, "copying items from the GPU", reason, reason_size);
+	} while (0);
+	cudaStreamSynchronize(backend->copy_stream);
+	cudaFreeAsync(device, stream);
+	cudaError_t error = cudaStreamSynchronize(stream);
+	if (!result && error)
+		result = gpu_error_report(error, "finishing the GPU sort", reason, reason_size);
+	return result;
+}

@@ -1,0 +1,42 @@
+/* GPU Bucket Sort on device arrays (C++ inside kernels/ only): the whole sort and each
+ * step of bucket_sort_steps.h, stream-ordered on one CUDA stream. The backend
+ * (gpu_backend.cu) and the step test hooks (gpu_bucket_steps.cu) build on this. */
+#ifndef GPUSORT_GPU_BUCKET_SORT_CUH
+#define GPUSORT_GPU_BUCKET_SORT_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Items one block sorts in shared memory: the sublist size m and the largest bucket
+ * finished directly (a power of two; 128 KiB of items unless built otherwise). */
+size_t gpu_bucket_tile_items(int width);
+
+/* Input that is still arriving: the local sort of chunk c waits for events[c]; each
+ * chunk but the last holds chunk_items items (a multiple of the tile). */
+struct gpu_input_arrival {
+	int chunks;
+	size_t chunk_items;
+	const cudaEvent_t *events;
+};
+
+/* Sorts data[0, n) ascending; scratch holds n items. Allocates its tables from the
+ * stream's memory pool. arrival may be NULL (the data is already on the device). */
+cudaError_t gpu_bucket_sort_device(int width, void *data, void *scratch, size_t n,
+				   cudaStream_t stream, const struct gpu_input_arrival *arrival);
+
+/* The steps for one plan (n, m, s) with m <= gpu_bucket_tile_items(width), on device
+ * pointers, with the layouts of bucket_sort_steps.h. */
+cudaError_t gpu_step_sort_sublists(int width, void *items, size_t n, size_t m, size_t s,
+				   void *samples, cudaStream_t stream);
+cudaError_t gpu_step_choose_splitters(int width, void *samples, size_t n, size_t m, size_t s,
+				      void *splitters, cudaStream_t stream);
+cudaError_t gpu_step_locate(int width, const void *items, size_t n, size_t m, size_t s,
+			    const void *splitters, uint32_t *bounds, cudaStream_t stream);
+cudaError_t gpu_step_offsets(size_t n, size_t m, size_t s, const uint32_t *bounds,
+			     uint64_t *offsets, cudaStream_t stream);
+cudaError_t gpu_step_relocate(int width, const void *items, size_t n, size_t m, size_t s,
+			      const uint32_t *bounds, const uint64_t *offsets, void *out,
+			      cudaStream_t stream);
+
+#endif

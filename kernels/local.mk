@@ -1,0 +1,11 @@
+# kernels/: the sort engine (backend interface, CPU implementation; CUDA in cuda.mk).
+noinst_LIBRARIES += libkernels.a
+libkernels_a_SOURCES = \
+	kernels/items.h \
+	kernels/sort_engine.h \
+	kernels/sort_engine.c \
+	kernels/bucket_sort_steps.h \
+	kernels/bucket_sort_cpu.c \
+	kernels/bucket_sort_cpu_template.h \
+	kernels/thread_pool.h \
+	kernels/thread_pool.c

@@ -1,0 +1,283 @@
+/* The sort engine: picks the backend (a CUDA device through gpu_backend.h, or CPU
+ * threads), runs every sort through it, and falls back to the CPU where the GPU cannot
+ * take a sort, saying why. The CPU backend runs GPU Bucket Sort for every algorithm
+ * until the others have CPU twins (all give the same output). */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "bucket_sort_steps.h"
+#include "sort_engine.h"
+#include "thread_pool.h"
+#ifdef HAVE_CUDA
+#include "gpu_backend.h"
+#endif
+
+struct sort_engine {
+	struct sort_engine_config config;
+	struct thread_pool *pool;
+	struct gpu_backend *gpu; /* NULL: the CPU backend */
+	int gpu_ordinal;
+	char description[160];
+	pthread_mutex_t fallback_lock; /* sorts may run on several threads */
+	char fallback[320];            /* empty: no fallback happened */
+};
+
+static const char *const algorithm_names[] = {
+	[SORT_BUCKET] = "bucket",
+	[SORT_SAMPLE] = "sample",
+	[SORT_RADIX] = "radix",
+	[SORT_BITONIC] = "bitonic",
+	[SORT_QUICK] = "quick",
+};
+
+#define ALGORITHM_COUNT (sizeof(algorithm_names) / sizeof(algorithm_names[0]))
+
+int sort_algorithm_parse(const char *name, enum sort_algorithm *algorithm)
+{
+	for (size_t i = 0; i < ALGORITHM_COUNT; i++) {
+		if (strcmp(name, algorithm_names[i]) == 0) {
+			*algorithm = (enum sort_algorithm)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *sort_algorithm_name(enum sort_algorithm algorithm)
+{
+	if ((size_t)algorithm < ALGORITHM_COUNT)
+		return algorithm_names[algorithm];
+	return "unknown";
+}
+
+static void set_fallback(struct sort_engine *engine, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_fallback(struct sort_engine *engine, const char *format, ...)
+{
+	va_list args;
+	pthread_mutex_lock(&engine->fallback_lock);
+	va_start(args, format);
+	vsnprintf(engine->fallback, sizeof(engine->fallback), format, args);
+	va_end(args);
+	pthread_mutex_unlock(&engine->fallback_lock);
+}
+
+static void describe_cpu(struct sort_engine *engine)
+{
+	unsigned threads = thread_pool_size(engine->pool);
+	snprintf(engine->description, sizeof(engine->description), "cpu (%u thread%s)", threads,
+		 threads == 1 ? "" : "s");
+}
+
+/* Opens the CUDA device; 0, or -ENODEV with CUDA's reason in `reason`. */
+static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_t reason_size)
+{
+#ifdef HAVE_CUDA
+	int error = gpu_backend_open(ordinal, engine->config.gpu_memory, &engine->gpu, reason,
+				     reason_size);
+	if (error < 0) {
+		engine->gpu = NULL;
+		if (reason[0] == '\0')
+			snprintf(reason, reason_size, "%s", strerror(-error));
+		return -ENODEV;
+	}
+	engine->gpu_ordinal = ordinal;
+	snprintf(engine->description, sizeof(engine->description), "gpu %d (%s)", ordinal,
+		 gpu_backend_device_name(engine->gpu));
+	return 0;
+#else
+	(void)engine;
+	(void)ordinal;
+	snprintf(reason, reason_size, "built without CUDA");
+	return -ENODEV;
+#endif
+}
+
+int sort_engine_open(const struct sort_engine_config *config, struct sort_engine **result)
+{
+	struct sort_engine *engine;
+	char reason[256] = "";
+	int error;
+
+	if ((size_t)config->algorithm >= ALGORITHM_COUNT ||
+	    (config->device < 0 && config->device != SORT_DEVICE_AUTO &&
+	     config->device != SORT_DEVICE_CPU))
+		return -EINVAL;
+	engine = calloc(1, sizeof(*engine));
+	if (!engine)
+		return -ENOMEM;
+	engine->config = *config;
+	engine->gpu_ordinal = -1;
+	pthread_mutex_init(&engine->fallback_lock, NULL);
+	/* the pool exists with a GPU too: sorts the GPU cannot take run on it */
+	error = thread_pool_create(config->threads, &engine->pool);
+	if (error < 0)
+		goto fail;
+	describe_cpu(engine);
+
+	if (config->device == SORT_DEVICE_AUTO) {
+		if (open_gpu(engine, 0, reason, sizeof(reason)) < 0)
+			set_fallback(engine, "gpu 0: %s", reason);
+	} else if (config->device >= 0) {
+		error = open_gpu(engine, config->device, reason, sizeof(reason));
+		if (error < 0)
+			goto fail;
+	}
+	*result = engine;
+	return 0;
+fail:
+	thread_pool_destroy(engine->pool);
+	pthread_mutex_destroy(&engine->fallback_lock);
+	free(engine);
+	return error;
+}
+
+void sort_engine_close(struct sort_engine *engine)
+{
+	if (!engine)
+		return;
+#ifdef HAVE_CUDA
+	if (engine->gpu)
+		gpu_backend_close(engine->gpu);
+#endif
+	thread_pool_destroy(engine->pool);
+	pthread_mutex_destroy(&engine->fallback_lock);
+	free(engine);
+}
+
+static bool valid_width(enum item_width width)
+{
+	return width == ITEM_U32 || width == ITEM_U64 || width == ITEM_U128;
+}
+
+int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n)
+{
+	if (!valid_width(width))
+		return -EINVAL;
+	if (n < 2)
+		return 0;
+#ifdef HAVE_CUDA
+	if (engine->gpu) {
+		size_t capacity = gpu_backend_capacity(engine->gpu, width);
+		char reason[256] = "";
+		if (n > capacity) {
+			set_fallback(engine, "%zu items exceed gpu %d's capacity of %zu; sorted on the cpu",
+				     n, engine->gpu_ordinal, capacity);
+		} else {
+			int error = gpu_backend_sort(engine->gpu, engine->config.algorithm, width,
+						     items, n, reason, sizeof(reason));
+			if (error != -ENOMEM)
+				return error;
+			set_fallback(engine, "gpu %d: %s; sorted on the cpu", engine->gpu_ordinal,
+				     reason[0] ? reason : strerror(ENOMEM));
+		}
+	}
+#endif
+	return bucket_sort_cpu(engine->pool, width, items, n);
+}
+
+size_t sort_engine_max_items(const struct sort_engine *engine, enum item_width width)
+{
+#ifdef HAVE_CUDA
+	if (engine->gpu)
+		return gpu_backend_capacity(engine->gpu, width);
+#endif
+	(void)engine;
+	return valid_width(width) ? SIZE_MAX / (2 * (size_t)width) : 0;
+}
+
+/* Plain host buffers are 64-byte aligned with a header just before them that says how
+ * they were made; large ones are mappings on huge pages, because faulting in fresh
+ * 4 KiB pages costs more than a sort's pass over them. */
+#define HOST_ALIGN 64
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
+#define MAPPED_MINIMUM (4 * HUGE_PAGE_BYTES)
+
+struct host_header {
+	void *base;    /* what malloc or mmap returned */
+	size_t mapped; /* bytes mapped, 0 for malloc */
+};
+
+static void *plain_host_alloc(size_t bytes)
+{
+	size_t pad = bytes >= MAPPED_MINIMUM ? HUGE_PAGE_BYTES : HOST_ALIGN;
+	size_t total = bytes + pad;
+	char *base;
+
+	if (total < bytes)
+		return NULL;
+	if (bytes >= MAPPED_MINIMUM) {
+		base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (base == MAP_FAILED)
+			return NULL;
+	} else {
+		base = malloc(total);
+		if (!base)
+			return NULL;
+	}
+	char *aligned = (char *)(((uintptr_t)base + pad) & ~(uintptr_t)(pad - 1));
+	struct host_header *header = (struct host_header *)aligned - 1;
+	header->base = base;
+	header->mapped = bytes >= MAPPED_MINIMUM ? total : 0;
+	if (header->mapped)
+		madvise(aligned, bytes, MADV_HUGEPAGE);
+	return aligned;
+}
+
+static void plain_host_free(void *buffer)
+{
+	struct host_header *header = (struct host_header *)buffer - 1;
+	if (header->mapped)
+		munmap(header->base, header->mapped);
+	else
+		free(header->base);
+}
+
+void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes)
+{
+#ifdef HAVE_CUDA
+	if (engine->gpu)
+		return gpu_backend_host_alloc(bytes);
+#endif
+	(void)engine;
+	return plain_host_alloc(bytes);
+}
+
+void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t bytes)
+{
+	(void)bytes;
+	if (!buffer)
+		return;
+#ifdef HAVE_CUDA
+	if (engine->gpu) {
+		gpu_backend_host_free(buffer);
+		return;
+	}
+#endif
+	(void)engine;
+	plain_host_free(buffer);
+}
+
+const char *sort_engine_describe(const struct sort_engine *engine)
+{
+	return engine->description;
+}
+
+const char *sort_engine_fallback_reason(const struct sort_engine *engine)
+{
+	return engine->fallback[0] ? engine->fallback : NULL;
+}
+
+bool sort_engine_uses_gpu(const struct sort_engine *engine)
+{
+	return engine->gpu != NULL;
+}

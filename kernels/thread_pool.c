@@ -1,0 +1,157 @@
+/* The pthread pool behind thread_pool.h. Workers sleep on a condition variable until a
+ * loop is posted (a generation counter tells them a new one arrived), take indices from
+ * an atomic counter, and the last one out wakes the caller. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "thread_pool.h"
+
+struct thread_pool {
+	unsigned size;          /* workers + the calling thread */
+	pthread_t *workers;     /* size - 1 of them */
+	pthread_mutex_t lock;   /* guards the fields below down to `stopping` */
+	pthread_cond_t posted;  /* a new loop (or stop) for the workers */
+	pthread_cond_t drained; /* the last worker left the current loop */
+	unsigned long generation;
+	unsigned busy_workers;  /* workers still inside the current loop */
+	bool stopping;
+	pthread_mutex_t caller_turn; /* one loop at a time from outside threads */
+	/* the current loop */
+	void (*fn)(void *ctx, size_t index);
+	void *ctx;
+	size_t count;
+	atomic_size_t next;
+};
+
+/* Set while a thread runs loop bodies, so a nested loop runs inline instead of
+ * waiting for threads that are all busy with the outer one. */
+static _Thread_local bool inside_loop;
+
+static void run_indices(struct thread_pool *pool)
+{
+	bool was_inside = inside_loop;
+	inside_loop = true;
+	for (;;) {
+		size_t index = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
+		if (index >= pool->count)
+			break;
+		pool->fn(pool->ctx, index);
+	}
+	inside_loop = was_inside;
+}
+
+static void *worker_main(void *arg)
+{
+	struct thread_pool *pool = arg;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&pool->lock);
+	for (;;) {
+		while (!pool->stopping && pool->generation == seen)
+			pthread_cond_wait(&pool->posted, &pool->lock);
+		if (pool->stopping)
+			break;
+		seen = pool->generation;
+		pthread_mutex_unlock(&pool->lock);
+		run_indices(pool);
+		pthread_mutex_lock(&pool->lock);
+		if (--pool->busy_workers == 0)
+			pthread_cond_signal(&pool->drained);
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return NULL;
+}
+
+int thread_pool_create(unsigned threads, struct thread_pool **result)
+{
+	struct thread_pool *pool;
+	int error;
+
+	if (threads == 0) {
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = online > 0 ? (unsigned)online : 1;
+	}
+	pool = calloc(1, sizeof(*pool));
+	if (!pool)
+		return -ENOMEM;
+	pool->workers = calloc(threads, sizeof(*pool->workers));
+	if (!pool->workers) {
+		free(pool);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_mutex_init(&pool->caller_turn, NULL);
+	pthread_cond_init(&pool->posted, NULL);
+	pthread_cond_init(&pool->drained, NULL);
+	atomic_init(&pool->next, 0);
+	pool->size = 1;
+	for (unsigned i = 0; i + 1 < threads; i++) {
+		error = pthread_create(&pool->workers[i], NULL, worker_main, pool);
+		if (error) {
+			thread_pool_destroy(pool);
+			return -error;
+		}
+		pool->size++;
+	}
+	*result = pool;
+	return 0;
+}
+
+void thread_pool_destroy(struct thread_pool *pool)
+{
+	if (!pool)
+		return;
+	pthread_mutex_lock(&pool->lock);
+	pool->stopping = true;
+	pthread_cond_broadcast(&pool->posted);
+	pthread_mutex_unlock(&pool->lock);
+	for (unsigned i = 0; i + 1 < pool->size; i++)
+		pthread_join(pool->workers[i], NULL);
+	pthread_cond_destroy(&pool->drained);
+	pthread_cond_destroy(&pool->posted);
+	pthread_mutex_destroy(&pool->caller_turn);
+	pthread_mutex_destroy(&pool->lock);
+	free(pool->workers);
+	free(pool);
+}
+
+unsigned thread_pool_size(const struct thread_pool *pool)
+{
+	return pool ? pool->size : 1;
+}
+
+void thread_pool_parallel_for(struct thread_pool *pool, size_t count,
+			      void (*fn)(void *ctx, size_t index), void *ctx)
+{
+	if (count == 0)
+		return;
+	if (!pool || pool->size == 1 || count == 1 || inside_loop) {
+		bool was_inside = inside_loop;
+		inside_loop = true;
+		for (size_t i = 0; i < count; i++)
+			fn(ctx, i);
+		inside_loop = was_inside;
+		return;
+	}
+	pthread_mutex_lock(&pool->caller_turn);
+	pthread_mutex_lock(&pool->lock);
+	pool->fn = fn;
+	pool->ctx = ctx;
+	pool->count = count;
+	atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
+	pool->busy_workers = pool->size - 1;
+	pool->generation++;
+	pthread_cond_broadcast(&pool->posted);
+	pthread_mutex_unlock(&pool->lock);
+
+	run_indices(pool);
+
+	pthread_mutex_lock(&pool->lock);
+	while (pool->busy_workers > 0)
+		pthread_cond_wait(&pool->drained, &pool->lock);
+	pthread_mutex_unlock(&pool->lock);
+	pthread_mutex_unlock(&pool->caller_turn);
+}

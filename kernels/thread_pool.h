@@ -1,0 +1,26 @@
+/* A small pthread pool for data-parallel loops: parallel_for hands the indices of a
+ * range to the pool's threads (the caller works too) and returns when all are done.
+ * The CPU sort backend runs every step of its algorithms through it. */
+#ifndef GPUSORT_THREAD_POOL_H
+#define GPUSORT_THREAD_POOL_H
+
+#include <stddef.h>
+
+struct thread_pool;
+
+/* Starts a pool of `threads` threads, the caller counted as one (0: the online cores).
+ * Returns 0 or a negative errno. */
+int thread_pool_create(unsigned threads, struct thread_pool **pool);
+void thread_pool_destroy(struct thread_pool *pool);
+
+/* Threads that run a loop, the caller included; 1 for a NULL pool. */
+unsigned thread_pool_size(const struct thread_pool *pool);
+
+/* Runs fn(ctx, i) for every i in [0, count) on the pool's threads and waits for all.
+ * Indices are handed out one at a time in increasing order, so uneven work balances.
+ * A NULL pool, or a call made from inside a running loop, runs the loop on the calling
+ * thread. Calls from several outside threads take turns. */
+void thread_pool_parallel_for(struct thread_pool *pool, size_t count,
+			      void (*fn)(void *ctx, size_t index), void *ctx);
+
+#endif

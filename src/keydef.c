@@ -1,0 +1,172 @@
+/* Parsing of GNU sort's KEYDEF (F[.C][OPTS][,F[.C][OPTS]]) and of the ordering option
+ * letters, with GNU sort's acceptance rules and error wording, so that scripts written
+ * for `sort -k` behave the same here. */
+#include "keydef.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* GNU reads counts with xstrtoumax: blanks and '+' may lead, '-' may not, digits must
+ * follow; anything after the digits is left for the caller; overflow saturates. */
+static const char *parse_count(const char *text, size_t *value)
+{
+	const char *p = text;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '+')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	size_t n = 0;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned digit = (unsigned)(*p - '0');
+		n = n > (SIZE_MAX - digit) / 10 ? SIZE_MAX : n * 10 + digit;
+	}
+	*value = n;
+	return p;
+}
+
+int key_ordering_set(struct key_ordering *ordering, char letter, bool on_end)
+{
+	switch (letter) {
+	case 'b':
+		if (on_end)
+			ordering->skip_end_blanks = true;
+		else
+			ordering->skip_start_blanks = true;
+		break;
+	case 'd': ordering->dictionary = true; break;
+	case 'f': ordering->fold_case = true; break;
+	case 'g': ordering->general_numeric = true; break;
+	case 'h': ordering->human_numeric = true; break;
+	case 'i': ordering->ignore_nonprinting = true; break;
+	case 'M': ordering->month = true; break;
+	case 'n': ordering->numeric = true; break;
+	case 'r': ordering->reverse = true; break;
+	case 'V': ordering->version = true; break;
+	default: return -EINVAL;
+	}
+	return 0;
+}
+
+bool key_ordering_any(const struct key_ordering *o)
+{
+	return o->skip_start_blanks || o->skip_end_blanks || o->dictionary || o->fold_case
+	    || o->general_numeric || o->human_numeric || o->ignore_nonprinting || o->month
+	    || o->numeric || o->reverse || o->version;
+}
+
+static const char *parse_letters(const char *p, struct key_ordering *ordering, bool on_end)
+{
+	while (*p && key_ordering_set(ordering, *p, on_end) == 0)
+		p++;
+	return p;
+}
+
+/* The one parser behind keydef_parse and keydef_error_message; on failure *bad_count
+ * tells which of GNU's two message shapes applies and *rest where the count began. */
+static int parse(const char *text, struct keydef *key, const char **reason,
+		 bool *bad_count, const char **rest)
+{
+	memset(key, 0, sizeof *key);
+	key->start_char = 1;
+	*bad_count = false;
+	const char *p = parse_count(text, &key->start_field);
+	if (!p) {
+		*reason = "invalid number at field start", *bad_count = true, *rest = text;
+		return -EINVAL;
+	}
+	if (key->start_field == 0) {
+		*reason = "field number is zero";
+		return -EINVAL;
+	}
+	if (*p == '.') {
+		const char *q = parse_count(p + 1, &key->start_char);
+		if (!q) {
+			*reason = "invalid number after '.'", *bad_count = true, *rest = p + 1;
+			return -EINVAL;
+		}
+		if (key->start_char == 0) {
+			*reason = "character offset is zero";
+			return -EINVAL;
+		}
+		p = q;
+	}
+	p = parse_letters(p, &key->ordering, false);
+	if (*p == ',') {
+		const char *q = parse_count(p + 1, &key->end_field);
+		if (!q) {
+			*reason = "invalid number after ','", *bad_count = true, *rest = p + 1;
+			return -EINVAL;
+		}
+		if (key->end_field == 0) {
+			*reason = "field number is zero";
+			return -EINVAL;
+		}
+		p = q;
+		if (*p == '.') {
+			q = parse_count(p + 1, &key->end_char);
+			if (!q) {
+				*reason = "invalid number after '.'", *bad_count = true, *rest = p + 1;
+				return -EINVAL;
+			}
+			p = q;
+		}
+		p = parse_letters(p, &key->ordering, true);
+	}
+	if (*p) {
+		*reason = "stray character in field spec";
+		return -EINVAL;
+	}
+	key->has_ordering = key_ordering_any(&key->ordering);
+	return 0;
+}
+
+int keydef_parse(const char *text, struct keydef *key, const char **reason)
+{
+	bool bad_count;
+	const char *rest, *why = NULL;
+	int err = parse(text, key, &why, &bad_count, &rest);
+	if (reason)
+		*reason = why;
+	return err;
+}
+
+void keydef_error_message(const char *text, char *buffer, size_t size)
+{
+	struct keydef key;
+	bool bad_count;
+	const char *rest = text, *why = "invalid key";
+	if (parse(text, &key, &why, &bad_count, &rest) == 0)
+		snprintf(buffer, size, "%s", "no error");
+	else if (bad_count)
+		snprintf(buffer, size, "%s: invalid count at start of '%s'", why, rest);
+	else
+		snprintf(buffer, size, "%s: invalid field specification '%s'", why, text);
+}
+
+bool key_ordering_conflict(const struct key_ordering *o, char *letters, size_t size)
+{
+	/* -d implies -i (and wins over it), as in GNU sort. */
+	bool ignore = o->dictionary || o->ignore_nonprinting;
+	int kinds = o->numeric + o->general_numeric + o->human_numeric + o->month
+		  + (o->version || ignore);
+	if (kinds <= 1)
+		return false;
+	/* GNU names the clashing letters in this order, leaving out b and r. */
+	size_t n = 0;
+	const struct { bool on; char letter; } all[] = {
+		{ o->dictionary, 'd' }, { o->fold_case, 'f' }, { o->general_numeric, 'g' },
+		{ o->human_numeric, 'h' }, { o->ignore_nonprinting && !o->dictionary, 'i' },
+		{ o->month, 'M' }, { o->numeric, 'n' }, { o->version, 'V' },
+	};
+	for (size_t i = 0; i < sizeof all / sizeof all[0] && n + 1 < size; i++)
+		if (all[i].on)
+			letters[n++] = all[i].letter;
+	if (size)
+		letters[n < size ? n : size - 1] = '\0';
+	return true;
+}

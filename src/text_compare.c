@@ -1,0 +1,171 @@
+/* The full text comparator. Numeric, month and version keys go through their parsers
+ * (on a translated copy when -f, -d or -i also apply, as in GNU sort); other keys
+ * compare bytes, skipping ignored ones and folding case as asked. */
+#include "text_compare.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "text_fields.h"
+#include "text_general.h"
+#include "text_month.h"
+#include "text_numeric.h"
+#include "text_version.h"
+
+static bool dictionary_ignored[256], nonprinting_ignored[256];
+
+static void init_tables(void)
+{
+	for (int c = 0; c < 256; c++) {
+		bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+		dictionary_ignored[c] = !alnum && !text_is_blank((unsigned char)c);
+		nonprinting_ignored[c] = c < 0x20 || c >= 0x7f;
+	}
+}
+
+const bool *text_ignored_bytes(const struct key_ordering *ordering)
+{
+	static bool ready; /* benign race: every thread writes the same values */
+	if (!ready) {
+		init_tables();
+		__atomic_store_n(&ready, true, __ATOMIC_RELEASE);
+	}
+	if (ordering->dictionary)
+		return dictionary_ignored;
+	if (ordering->ignore_nonprinting)
+		return nonprinting_ignored;
+	return NULL;
+}
+
+static bool is_special(const struct key_ordering *o)
+{
+	return o->numeric || o->general_numeric || o->human_numeric || o->month || o->version;
+}
+
+/* A key with ignored bytes dropped and case folded, in `stack` when it fits. */
+static char *translate_key(const char *key, size_t len, const bool *ignore, bool fold,
+			   char *stack, size_t stack_size, size_t *out_len)
+{
+	char *copy = len < stack_size ? stack : malloc(len + 1);
+	if (!copy)
+		return NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)key[i];
+		if (ignore && ignore[c])
+			continue;
+		copy[n++] = (char)(fold ? text_fold(c) : c);
+	}
+	*out_len = n;
+	return copy;
+}
+
+static int compare_special(const struct key_ordering *o, const char *a, size_t alen,
+			   const char *b, size_t blen)
+{
+	if (o->numeric)
+		return text_numeric_compare(a, alen, b, blen);
+	if (o->general_numeric)
+		return text_general_compare(a, alen, b, blen);
+	if (o->human_numeric)
+		return text_human_compare(a, alen, b, blen);
+	if (o->month)
+		return text_month(a, alen) - text_month(b, blen);
+	return text_version_compare(a, alen, b, blen);
+}
+
+static int compare_translated_special(const struct key_ordering *o, const bool *ignore,
+				      const char *a, size_t alen, const char *b, size_t blen)
+{
+	char stack_a[256], stack_b[256];
+	size_t ta_len, tb_len;
+	char *ta = translate_key(a, alen, ignore, o->fold_case, stack_a, sizeof stack_a, &ta_len);
+	char *tb = translate_key(b, blen, ignore, o->fold_case, stack_b, sizeof stack_b, &tb_len);
+	int diff = 0;
+	if (ta && tb)
+		diff = compare_special(o, ta, ta_len, tb, tb_len);
+	if (ta != stack_a)
+		free(ta);
+	if (tb != stack_b)
+		free(tb);
+	return diff;
+}
+
+static int compare_ignoring(const bool *ignore, bool fold, const char *a, size_t alen,
+			    const char *b, size_t blen)
+{
+	size_t i = 0, j = 0;
+	for (;;) {
+		while (i < alen && ignore[(unsigned char)a[i]])
+			i++;
+		while (j < blen && ignore[(unsigned char)b[j]])
+			j++;
+		if (!(i < alen && j < blen))
+			break;
+		unsigned char ca = (unsigned char)a[i], cb = (unsigned char)b[j];
+		if (fold)
+			ca = text_fold(ca), cb = text_fold(cb);
+		if (ca != cb)
+			return ca - cb;
+		i++;
+		j++;
+	}
+	return (i < alen) - (j < blen);
+}
+
+static int compare_bytes(bool fold, const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t common = alen < blen ? alen : blen;
+	if (fold) {
+		for (size_t i = 0; i < common; i++) {
+			int diff = text_fold((unsigned char)a[i]) - text_fold((unsigned char)b[i]);
+			if (diff)
+				return diff;
+		}
+	} else if (common) {
+		int diff = memcmp(a, b, common);
+		if (diff)
+			return diff;
+	}
+	return alen < blen ? -1 : alen != blen;
+}
+
+int text_compare_key(const struct key_ordering *o, const char *a, size_t alen,
+		     const char *b, size_t blen)
+{
+	const bool *ignore = text_ignored_bytes(o);
+	int diff;
+	if (is_special(o)) {
+		if (ignore || o->fold_case)
+			diff = compare_translated_special(o, ignore, a, alen, b, blen);
+		else
+			diff = compare_special(o, a, alen, b, blen);
+	} else if (ignore) {
+		diff = compare_ignoring(ignore, o->fold_case, a, alen, b, blen);
+	} else {
+		diff = compare_bytes(o->fold_case, a, alen, b, blen);
+	}
+	if (diff)
+		diff = diff < 0 ? -1 : 1;
+	return o->reverse ? -diff : diff;
+}
+
+int text_compare_lines(const struct text_order *order, const char *a, size_t alen,
+		       const char *b, size_t blen)
+{
+	for (size_t k = 0; k < order->key_count; k++) {
+		const struct keydef *key = &order->keys[k];
+		const char *ka, *ea, *kb, *eb;
+		text_key_bounds(key, order->separator, a, alen, &ka, &ea);
+		text_key_bounds(key, order->separator, b, blen, &kb, &eb);
+		int diff = text_compare_key(&key->ordering, ka, (size_t)(ea - ka), kb,
+					    (size_t)(eb - kb));
+		if (diff)
+			return diff;
+	}
+	if (!order->last_resort)
+		return 0;
+	int diff = compare_bytes(false, a, alen, b, blen);
+	if (diff)
+		diff = diff < 0 ? -1 : 1;
+	return order->reverse ? -diff : diff;
+}

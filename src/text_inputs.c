@@ -1,0 +1,81 @@
+/* --files0-from: every name must be non-empty, and "-" cannot name stdin when the list
+ * itself came from stdin. With no operands the input is stdin. */
+#include "text_inputs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+#include "text_lines.h"
+#include "../io/input_file.h"
+
+static const char *const standard_input[] = { "-" };
+
+int text_inputs_resolve(const struct options *options, struct text_inputs *inputs)
+{
+	memset(inputs, 0, sizeof *inputs);
+	if (!options->files0_from) {
+		inputs->names = options->input_count ? options->inputs : (const char **)standard_input;
+		inputs->count = options->input_count ? options->input_count : 1;
+		return 0;
+	}
+	const char *list = options->files0_from;
+	struct input_file *file;
+	int err = input_file_open(list, &file);
+	if (err) {
+		report("cannot open '%s' for reading: %s", list, strerror(-err));
+		return 2;
+	}
+	struct text_lines text;
+	text_lines_init(&text, '\0');
+	ssize_t got = text_lines_append(&text, file, SIZE_MAX);
+	input_file_close(file);
+	if (got < 0) {
+		report_file_error(list, (int)got);
+		text_lines_free(&text);
+		return 2;
+	}
+	size_t count = 0;
+	for (size_t i = 0; i < text.size; i++)
+		count += text.data[i] == '\0';
+	inputs->names = malloc((count ? count : 1) * sizeof *inputs->names);
+	if (!inputs->names) {
+		text_lines_free(&text);
+		report("%s", strerror(ENOMEM));
+		return 2;
+	}
+	inputs->storage = text.data;
+	free(text.starts);
+	bool from_stdin = strcmp(list, "-") == 0;
+	const char *name = text.data;
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(name);
+		if (len == 0) {
+			report("%s:%zu: invalid zero-length file name", list, i + 1);
+			text_inputs_free(inputs);
+			return 2;
+		}
+		if (from_stdin && strcmp(name, "-") == 0) {
+			report("when reading file names from standard input, no file name of '-' allowed");
+			text_inputs_free(inputs);
+			return 2;
+		}
+		inputs->names[i] = name;
+		name += len + 1;
+	}
+	inputs->count = count;
+	if (count == 0) {
+		report("no input from '%s'", list);
+		text_inputs_free(inputs);
+		return 2;
+	}
+	return 0;
+}
+
+void text_inputs_free(struct text_inputs *inputs)
+{
+	if (inputs->storage)
+		free(inputs->names);
+	free(inputs->storage);
+	memset(inputs, 0, sizeof *inputs);
+}

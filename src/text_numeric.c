@@ -1,0 +1,167 @@
+/* -n and -h as GNU sort's strnumcmp and find_unit_order with no thousands separator:
+ * a number is parsed into sign, integer digits (leading zeros dropped) and fraction
+ * digits (trailing zeros dropped) and compared digit by digit, so any length works. */
+#include "text_numeric.h"
+
+#include <stdbool.h>
+#include "text_fields.h"
+
+struct decimal {
+	bool negative;
+	const char *integer;  /* significant integer digits */
+	size_t integer_len;
+	const char *fraction; /* fraction digits without trailing zeros */
+	size_t fraction_len;
+	const char *after;    /* the first byte after the number */
+};
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static void parse_decimal(const char *p, const char *end, struct decimal *d)
+{
+	while (p < end && text_is_blank(*p))
+		p++;
+	d->negative = p < end && *p == '-';
+	if (d->negative)
+		p++;
+	while (p < end && *p == '0')
+		p++;
+	d->integer = p;
+	while (p < end && is_digit(*p))
+		p++;
+	d->integer_len = (size_t)(p - d->integer);
+	d->fraction = p;
+	d->fraction_len = 0;
+	if (p < end && *p == '.') {
+		d->fraction = ++p;
+		size_t significant = 0;
+		while (p < end && is_digit(*p)) {
+			p++;
+			if (p[-1] != '0')
+				significant = (size_t)(p - d->fraction);
+		}
+		d->fraction_len = significant;
+	}
+	d->after = p;
+	if (d->integer_len == 0 && d->fraction_len == 0)
+		d->negative = false; /* -0 equals 0 */
+}
+
+static int compare_magnitude(const struct decimal *a, const struct decimal *b)
+{
+	if (a->integer_len != b->integer_len)
+		return a->integer_len < b->integer_len ? -1 : 1;
+	for (size_t i = 0; i < a->integer_len; i++)
+		if (a->integer[i] != b->integer[i])
+			return a->integer[i] < b->integer[i] ? -1 : 1;
+	size_t common = a->fraction_len < b->fraction_len ? a->fraction_len : b->fraction_len;
+	for (size_t i = 0; i < common; i++)
+		if (a->fraction[i] != b->fraction[i])
+			return a->fraction[i] < b->fraction[i] ? -1 : 1;
+	return (a->fraction_len > common) - (b->fraction_len > common);
+}
+
+static int sign_of(const struct decimal *d)
+{
+	if (d->integer_len == 0 && d->fraction_len == 0)
+		return 0;
+	return d->negative ? -1 : 1;
+}
+
+static int compare_decimal(const struct decimal *a, const struct decimal *b)
+{
+	int sa = sign_of(a), sb = sign_of(b);
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	int diff = compare_magnitude(a, b);
+	return sa < 0 ? -diff : diff;
+}
+
+int text_numeric_compare(const char *a, size_t alen, const char *b, size_t blen)
+{
+	struct decimal da, db;
+	parse_decimal(a, a + alen, &da);
+	parse_decimal(b, b + blen, &db);
+	return compare_decimal(&da, &db);
+}
+
+/* find_unit_order: the suffix right after the digits counts only for nonzero numbers,
+ * and negative numbers get negative orders. */
+static int unit_order(const struct decimal *d, const char *end)
+{
+	if (sign_of(d) == 0 || d->after >= end)
+		return 0;
+	static const char units[] = "KMGTPEZY"; /* coreutils 9.1: no R, Q */
+	int order = 0;
+	if (*d->after == 'k')
+		order = 1;
+	else
+		for (int i = 0; units[i]; i++)
+			if (*d->after == units[i])
+				order = i + 1;
+	return d->negative ? -order : order;
+}
+
+int text_human_compare(const char *a, size_t alen, const char *b, size_t blen)
+{
+	struct decimal da, db;
+	parse_decimal(a, a + alen, &da);
+	parse_decimal(b, b + blen, &db);
+	int oa = unit_order(&da, a + alen), ob = unit_order(&db, b + blen);
+	if (oa != ob)
+		return oa < ob ? -1 : 1;
+	return compare_decimal(&da, &db);
+}
+
+/* The image of a decimal in `bits` bits: 2 class bits (negative, zero, positive), then
+ * for the magnitude an exponent (the integer digit count) and as many leading digits as
+ * fit, 4 bits each. Truncation only merges values, never reorders them; an exponent too
+ * big for its field saturates with the digits cleared, so such numbers tie. Negative
+ * magnitudes are inverted so that bigger magnitudes come first. */
+static uint64_t decimal_image(const struct decimal *d, unsigned bits)
+{
+	const unsigned exponent_bits = 10;
+	unsigned body_bits = bits - 2;
+	int sign = sign_of(d);
+	if (sign == 0)
+		return (uint64_t)1 << body_bits;
+	uint64_t body_mask = ((uint64_t)1 << body_bits) - 1;
+	unsigned digit_bits = body_bits - exponent_bits;
+	uint64_t magnitude;
+	const uint64_t max_exponent = ((uint64_t)1 << exponent_bits) - 1;
+	if (d->integer_len >= max_exponent) {
+		magnitude = max_exponent << digit_bits;
+	} else {
+		uint64_t digits = 0;
+		unsigned slots = digit_bits / 4;
+		for (unsigned i = 0; i < slots; i++) {
+			unsigned digit = 0;
+			if (i < d->integer_len)
+				digit = (unsigned)(d->integer[i] - '0');
+			else if (i - d->integer_len < d->fraction_len)
+				digit = (unsigned)(d->fraction[i - d->integer_len] - '0');
+			digits = digits << 4 | digit;
+		}
+		digits <<= digit_bits - slots * 4;
+		magnitude = (uint64_t)d->integer_len << digit_bits | digits;
+	}
+	if (sign < 0)
+		return ~magnitude & body_mask;
+	return (uint64_t)2 << body_bits | magnitude;
+}
+
+uint64_t text_numeric_image(const char *key, size_t len)
+{
+	struct decimal d;
+	parse_decimal(key, key + len, &d);
+	return decimal_image(&d, 64);
+}
+
+uint64_t text_human_image(const char *key, size_t len)
+{
+	struct decimal d;
+	parse_decimal(key, key + len, &d);
+	/* Orders -10..10 in the top 5 bits, the number below them. */
+	uint64_t order = (uint64_t)(unit_order(&d, key + len) + 10);
+	return order << 59 | decimal_image(&d, 59);
+}

@@ -1,0 +1,66 @@
+/* GNU sort's rules for combining global options and keys: a key with no option letters
+ * takes all global ones (b on both ends, and -r); with no -k, global options other
+ * than -r make one key of the whole line. */
+#include "text_order.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct key_ordering global_ordering(const struct options *options)
+{
+	struct key_ordering global = options->global_ordering;
+	if (global.skip_start_blanks || global.skip_end_blanks)
+		global.skip_start_blanks = global.skip_end_blanks = true;
+	global.reverse = global.reverse || options->reverse;
+	return global;
+}
+
+int text_order_init(struct text_order *order, const struct options *options,
+		    char *letters, size_t letters_size)
+{
+	memset(order, 0, sizeof *order);
+	struct key_ordering global = global_ordering(options);
+	struct key_ordering global_without_reverse = global;
+	global_without_reverse.reverse = false;
+
+	size_t count = options->key_count;
+	if (count == 0 && key_ordering_any(&global_without_reverse))
+		count = 1;
+	if (count) {
+		order->keys = calloc(count, sizeof *order->keys);
+		if (!order->keys)
+			return -ENOMEM;
+	}
+	order->key_count = count;
+	if (options->key_count == 0 && count == 1) {
+		order->keys[0].start_field = 1;
+		order->keys[0].start_char = 1;
+		order->keys[0].ordering = global;
+	}
+	for (size_t i = 0; i < options->key_count; i++) {
+		order->keys[i] = options->keys[i];
+		if (!key_ordering_any(&order->keys[i].ordering))
+			order->keys[i].ordering = global;
+	}
+	for (size_t i = 0; i < count; i++) {
+		order->keys[i].has_ordering = key_ordering_any(&order->keys[i].ordering);
+		if (key_ordering_conflict(&order->keys[i].ordering, letters, letters_size)) {
+			text_order_free(order);
+			return -EINVAL;
+		}
+	}
+	order->separator = options->field_separator;
+	order->reverse = global.reverse;
+	order->unique = options->unique;
+	order->last_resort = count == 0 || !(options->stable || options->unique);
+	order->eol = options->zero_terminated ? '\0' : '\n';
+	return 0;
+}
+
+void text_order_free(struct text_order *order)
+{
+	free(order->keys);
+	order->keys = NULL;
+	order->key_count = 0;
+}

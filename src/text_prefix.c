@@ -1,0 +1,84 @@
+/* Prefix images per key type. Version keys (-V) have no cheap image, so their prefix is
+ * a constant and the comparator orders all of them: correct, only slower. */
+#include "text_prefix.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "text_compare.h"
+#include "text_fields.h"
+#include "text_general.h"
+#include "text_month.h"
+#include "text_numeric.h"
+
+/* The first 8 kept bytes, big-endian, zero-padded: memcmp order with shorter-is-less.
+ * Ignored bytes never include 0, so the padding cannot be confused with a kept byte. */
+static uint64_t byte_image(const char *key, size_t len, const bool *ignore, bool fold)
+{
+	if (!ignore && !fold && len >= 8) {
+		uint64_t word;
+		memcpy(&word, key, 8);
+		return __builtin_bswap64(word);
+	}
+	uint64_t image = 0;
+	unsigned taken = 0;
+	for (size_t i = 0; i < len && taken < 8; i++) {
+		unsigned char c = (unsigned char)key[i];
+		if (ignore && ignore[c])
+			continue;
+		image = image << 8 | (fold ? text_fold(c) : c);
+		taken++;
+	}
+	return taken ? image << (8 * (8 - taken)) : 0;
+}
+
+static uint64_t special_image(const struct key_ordering *o, const char *key, size_t len)
+{
+	if (o->numeric)
+		return text_numeric_image(key, len);
+	if (o->human_numeric)
+		return text_human_image(key, len);
+	if (o->general_numeric)
+		return text_general_image(key, len);
+	if (o->month)
+		return (uint64_t)text_month(key, len) << 56;
+	return 0;
+}
+
+static uint64_t key_image(const struct key_ordering *o, const char *key, size_t len)
+{
+	const bool *ignore = text_ignored_bytes(o);
+	if (!(o->numeric || o->human_numeric || o->general_numeric || o->month || o->version))
+		return byte_image(key, len, ignore, o->fold_case);
+	if (o->version)
+		return 0;
+	if (!ignore && !o->fold_case)
+		return special_image(o, key, len);
+	char stack[256];
+	char *copy = len < sizeof stack ? stack : malloc(len);
+	if (!copy)
+		return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)key[i];
+		if (!(ignore && ignore[c]))
+			copy[n++] = (char)(o->fold_case ? text_fold(c) : c);
+	}
+	uint64_t image = special_image(o, copy, n);
+	if (copy != stack)
+		free(copy);
+	return image;
+}
+
+uint64_t text_prefix(const struct text_order *order, const char *line, size_t len)
+{
+	if (order->key_count == 0) {
+		uint64_t image = byte_image(line, len, NULL, false);
+		return order->reverse ? ~image : image;
+	}
+	const struct keydef *key = &order->keys[0];
+	const char *begin, *end;
+	text_key_bounds(key, order->separator, line, len, &begin, &end);
+	uint64_t image = key_image(&key->ordering, begin, (size_t)(end - begin));
+	return key->ordering.reverse ? ~image : image;
+}

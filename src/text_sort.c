@@ -1,0 +1,237 @@
+/* Text mode's driver: builds the order, resolves the inputs, then checks (-c/-C),
+ * merges (-m) or sorts: inputs are read into memory and sorted there when they fit the
+ * -S budget, else sorted in chunks that are spilled as runs and merged (text_spill). */
+#include "text_sort.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "memory_plan.h"
+#include "report.h"
+#include "stats.h"
+#include "text_check.h"
+#include "text_inputs.h"
+#include "text_line_sort.h"
+#include "text_lines.h"
+#include "text_merge.h"
+#include "text_order.h"
+#include "text_spill.h"
+#include "text_write.h"
+#include "../io/input_file.h"
+#include "../io/output_file.h"
+#include "../io/temp_files.h"
+#include "../kernels/thread_pool.h"
+
+struct text_job {
+	const struct options *options;
+	const struct text_order *order;
+	struct text_inputs inputs;
+	struct sort_engine *engine;
+	struct thread_pool *pool;
+	struct sort_stats stats;
+};
+
+/* Opens the output and a writer on it; reports failures. */
+static int open_output(struct text_job *job, struct output_file **output, struct text_writer *writer)
+{
+	int err = output_file_open(job->options->output, output);
+	if (err) {
+		report_file_error(job->options->output ? job->options->output : "-", err);
+		return err;
+	}
+	err = text_writer_init(writer, *output, job->order);
+	if (err) {
+		output_file_abort(*output);
+		report("%s", strerror(-err));
+	}
+	return err;
+}
+
+/* Flushes and commits, or aborts after err; returns the exit status. */
+static int close_output(struct text_job *job, struct output_file *output,
+			struct text_writer *writer, int err)
+{
+	if (!err)
+		err = text_writer_flush(writer);
+	text_writer_free(writer);
+	if (err) {
+		output_file_abort(output);
+		report_file_error(job->options->output ? job->options->output : "-", err);
+		return 2;
+	}
+	err = output_file_commit(output);
+	if (err) {
+		report_file_error(job->options->output ? job->options->output : "-", err);
+		return 2;
+	}
+	return 0;
+}
+
+static int merge_inputs(struct text_job *job)
+{
+	struct output_file *output;
+	struct text_writer writer;
+	if (open_output(job, &output, &writer))
+		return 2;
+	const char *failed;
+	double started = stats_now();
+	int err = text_merge_files(job->order, job->inputs.names, job->inputs.count, &writer, &failed);
+	stats_add(&job->stats, STAGE_MERGE, started, 0);
+	if (err && failed) {
+		report_file_error(failed, err);
+		text_writer_free(&writer);
+		output_file_abort(output);
+		return 2;
+	}
+	return close_output(job, output, &writer, err);
+}
+
+/* Sorts the lines in memory and writes them to the output. */
+static int sort_and_write(struct text_job *job, struct text_lines *lines)
+{
+	double started = stats_now();
+	int err = text_lines_index(lines, job->pool);
+	uint64_t *sorted = NULL;
+	if (!err) {
+		started = stats_add(&job->stats, STAGE_PREPARE, started, lines->size);
+		job->stats.records += lines->count;
+		err = text_line_sort(job->order, lines, job->engine, job->pool, &sorted);
+		started = stats_add(&job->stats, STAGE_SORT, started, lines->count * 16);
+	}
+	if (err) {
+		report("%s", strerror(-err));
+		return 2;
+	}
+	struct output_file *output;
+	struct text_writer writer;
+	if (open_output(job, &output, &writer)) {
+		free(sorted);
+		return 2;
+	}
+	err = text_writer_sorted(&writer, lines, sorted, lines->count);
+	free(sorted);
+	int status = close_output(job, output, &writer, err);
+	stats_add(&job->stats, STAGE_WRITE, started, lines->size);
+	return status;
+}
+
+static int sort_inputs(struct text_job *job)
+{
+	size_t budget = job->options->memory_budget ? job->options->memory_budget
+						    : memory_budget_default();
+	struct text_spill spill;
+	text_spill_init(&spill, job->order, job->engine, job->pool, budget, &job->stats);
+	struct text_lines *lines = &spill.lines;
+	int status = 0;
+	for (size_t i = 0; i < job->inputs.count && status == 0; i++) {
+		const char *name = job->inputs.names[i];
+		struct input_file *file;
+		int err = input_file_open(name, &file);
+		if (err) {
+			report_file_error(name, err);
+			status = 2;
+			break;
+		}
+		double started = stats_now();
+		for (;;) {
+			ssize_t got = text_lines_append(lines, file, text_spill_room(&spill));
+			if (got < 0) {
+				report_file_error(name, (int)got);
+				status = 2;
+				break;
+			}
+			job->stats.bytes[STAGE_READ] += (uint64_t)got;
+			if (text_spill_room(&spill) > 0)
+				break; /* the input ended below the limit */
+			if ((err = text_spill_chunk(&spill)) != 0) {
+				report("%s", strerror(-err));
+				status = 2;
+				break;
+			}
+		}
+		stats_add(&job->stats, STAGE_READ, started, 0);
+		input_file_close(file);
+	}
+	if (status == 0) {
+		if (spill.run_count == 0) {
+			status = sort_and_write(job, lines);
+		} else {
+			struct output_file *output;
+			struct text_writer writer;
+			int err = text_spill_chunk(&spill);
+			if (err)
+				report("%s", strerror(-err));
+			if (err || open_output(job, &output, &writer)) {
+				status = 2;
+			} else {
+				err = text_spill_merge(&spill, &writer);
+				status = close_output(job, output, &writer, err);
+			}
+		}
+	}
+	text_spill_free(&spill);
+	return status;
+}
+
+static int open_engine(struct text_job *job)
+{
+	const struct options *options = job->options;
+	int err = sort_engine_open(&options->engine, &job->engine);
+	if (err) {
+		if (options->engine.device >= 0)
+			report("device %d: %s", options->engine.device, strerror(-err));
+		else
+			report("sort engine: %s", strerror(-err));
+		return err;
+	}
+	job->stats.engine = sort_engine_describe(job->engine);
+	job->stats.fallback = sort_engine_fallback_reason(job->engine);
+	if (options->verbose && job->stats.fallback)
+		report("note: sorting on the CPU: %s", job->stats.fallback);
+	err = thread_pool_create(options->engine.threads, &job->pool);
+	if (err)
+		report("threads: %s", strerror(-err));
+	return err;
+}
+
+int text_sort_run(const struct options *options)
+{
+	char letters[16];
+	struct text_order order;
+	int err = text_order_init(&order, options, letters, sizeof letters);
+	if (err == -EINVAL) {
+		report("options '-%s' are incompatible", letters);
+		return 2;
+	}
+	if (err) {
+		report("%s", strerror(-err));
+		return 2;
+	}
+	struct text_job job = { .options = options, .order = &order };
+	stats_begin(&job.stats);
+	int status = text_inputs_resolve(options, &job.inputs);
+	if (status) {
+		text_order_free(&order);
+		return status;
+	}
+	if (options->check) {
+		status = text_check(&order, job.inputs.names[0], options->check);
+	} else if ((err = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0) {
+		report("temporary directory: %s", strerror(-err));
+		status = 2;
+	} else if (open_engine(&job) != 0) {
+		status = 2;
+	} else {
+		status = options->merge_only ? merge_inputs(&job) : sort_inputs(&job);
+		if (options->stats && status != 2)
+			stats_print(&job.stats);
+	}
+	if (job.pool)
+		thread_pool_destroy(job.pool);
+	if (job.engine)
+		sort_engine_close(job.engine);
+	text_inputs_free(&job.inputs);
+	text_order_free(&order);
+	return status;
+}

@@ -1,0 +1,44 @@
+/* The external text sort: input gathered in chunks that fit the -S budget; each full
+ * chunk is sorted in memory and spilled as a run file (whole lines in zstd blocks) in
+ * the temp directories; at the end the runs are merged by the full comparator. */
+#ifndef GPUSORT_TEXT_SPILL_H
+#define GPUSORT_TEXT_SPILL_H
+
+#include <stddef.h>
+#include "stats.h"
+#include "text_lines.h"
+#include "text_order.h"
+#include "text_write.h"
+#include "../kernels/sort_engine.h"
+#include "../kernels/thread_pool.h"
+
+struct text_spill_run {
+	char path[4096];
+	int fd;
+};
+
+struct text_spill {
+	const struct text_order *order;
+	struct sort_engine *engine;
+	struct thread_pool *pool;
+	struct sort_stats *stats;
+	struct text_lines lines;     /* the chunk being gathered */
+	size_t chunk_bytes;          /* text bytes per chunk */
+	struct text_spill_run *runs;
+	size_t run_count, run_capacity;
+};
+
+void text_spill_init(struct text_spill *spill, const struct text_order *order,
+		     struct sort_engine *engine, struct thread_pool *pool, size_t budget,
+		     struct sort_stats *stats);
+/* Bytes the chunk may still take before it must be spilled. */
+size_t text_spill_room(const struct text_spill *spill);
+/* Sorts the chunk's complete lines and spills them as a run, keeping a trailing partial
+ * line for the next chunk (a chunk with no complete line just grows). */
+int text_spill_chunk(struct text_spill *spill);
+/* Merges all runs into writer. */
+int text_spill_merge(struct text_spill *spill, struct text_writer *writer);
+/* Closes and removes the runs. */
+void text_spill_free(struct text_spill *spill);
+
+#endif

@@ -1,0 +1,140 @@
+/* The whole CPU bucket sort against qsort: the seeds' eight distributions, sizes from
+ * 0 to 2^20+1 (primes, powers of two and their neighbours) for every item width with
+ * items built as key image + position, raw 64-bit keys with duplicates (the key-only
+ * form gpusort sorts), one and two threads, and 10^7 items of one width. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernels/bucket_sort_steps.h"
+#include "kernels/thread_pool.h"
+#include "tests/distributions.h"
+#include "tests/tap.h"
+
+static int compare_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int compare_u128(const void *a, const void *b)
+{
+	item_u128 x = *(const item_u128 *)a, y = *(const item_u128 *)b;
+	return (x > y) - (x < y);
+}
+
+static const char *width_name(enum item_width width)
+{
+	return width == ITEM_U32 ? "u32" : width == ITEM_U64 ? "u64" : "u128";
+}
+
+static unsigned position_bits(size_t n)
+{
+	unsigned bits = 1;
+	while (bits < 64 && ((size_t)1 << bits) < n)
+		bits++;
+	return bits;
+}
+
+/* Items of the width: key image high, position low (u32 gives up the key's low bits
+ * to the position, as src/ does for 32-bit items). With positions false, raw keys. */
+static void *make_items(enum item_width width, enum distribution distribution, size_t n,
+			bool positions)
+{
+	uint64_t *keys = malloc((n + 1) * sizeof(*keys));
+	void *items = malloc(n * (size_t)width + 16);
+	unsigned p = position_bits(n);
+	distribution_fill_u64(distribution, 1000 + n, width == ITEM_U128 || !positions ? 64 : 32,
+			      keys, n);
+	for (size_t i = 0; i < n; i++) {
+		switch (width) {
+		case ITEM_U32:
+			((uint32_t *)items)[i] = (uint32_t)(((keys[i] >> p) << p) | i);
+			break;
+		case ITEM_U64:
+			((uint64_t *)items)[i] = positions ? keys[i] << 32 | i : keys[i];
+			break;
+		case ITEM_U128:
+			((item_u128 *)items)[i] = item_u128_make(keys[i], i);
+			break;
+		}
+	}
+	free(keys);
+	return items;
+}
+
+static bool sorts_like_qsort(struct thread_pool *pool, enum item_width width, void *items, size_t n)
+{
+	size_t bytes = n * (size_t)width;
+	void *expect = malloc(bytes + 16);
+	memcpy(expect, items, bytes);
+	qsort(expect, n, (size_t)width,
+	      width == ITEM_U32 ? compare_u32 : width == ITEM_U64 ? compare_u64 : compare_u128);
+	int error = bucket_sort_cpu(pool, width, items, n);
+	bool same = error == 0 && memcmp(expect, items, bytes) == 0;
+	free(expect);
+	return same;
+}
+
+int main(void)
+{
+	static const size_t sizes[] = {
+		0, 1, 2, 3, 7919, 65535, 65537, 104729, (1 << 20) - 1, (1 << 20) + 1,
+	};
+	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
+	struct thread_pool *pool, *single;
+
+	if (thread_pool_create(2, &pool) < 0 || thread_pool_create(1, &single) < 0) {
+		tap_plan_skip_all("no threads");
+		return 0;
+	}
+	for (size_t w = 0; w < 3; w++)
+		for (int d = 0; d < DIST_COUNT; d++)
+			for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+				size_t n = sizes[i];
+				void *items = make_items(widths[w], d, n, true);
+				tap_ok(sorts_like_qsort(pool, widths[w], items, n), "%s %s n=%zu",
+				       width_name(widths[w]), distribution_name(d), n);
+				free(items);
+			}
+	for (int d = 0; d < DIST_COUNT; d++) {
+		size_t n = (1 << 20) + 1;
+		void *items = make_items(ITEM_U64, d, n, false);
+		tap_ok(sorts_like_qsort(pool, ITEM_U64, items, n), "raw u64 keys (duplicates) %s n=%zu",
+		       distribution_name(d), n);
+		free(items);
+	}
+	for (size_t w = 0; w < 3; w++) {
+		size_t n = 300007;
+		void *items = make_items(widths[w], DIST_UNIFORM, n, true);
+		tap_ok(sorts_like_qsort(single, widths[w], items, n), "%s uniform n=%zu on one thread",
+		       width_name(widths[w]), n);
+		free(items);
+	}
+	static const enum distribution large[] = { DIST_UNIFORM, DIST_FEW_UNIQUE };
+	for (size_t d = 0; d < 2; d++) {
+		size_t n = 10000000;
+		void *items = make_items(ITEM_U64, large[d], n, true);
+		tap_ok(sorts_like_qsort(pool, ITEM_U64, items, n), "u64 %s n=%zu",
+		       distribution_name(large[d]), n);
+		free(items);
+	}
+	/* four distinct keys and no positions: buckets of equal items beyond the direct
+	 * limit go one level down, where splitting cannot progress and the local sort ends */
+	size_t n = 3000000;
+	item_u128 *equalish = malloc(n * sizeof(*equalish));
+	uint64_t state = 5;
+	for (size_t i = 0; i < n; i++)
+		equalish[i] = item_u128_make(random_next(&state) % 4, 0) | (random_next(&state) % 4);
+	tap_ok(sorts_like_qsort(pool, ITEM_U128, equalish, n),
+	       "u128 items of 16 distinct values n=%zu (large equal buckets)", n);
+	free(equalish);
+	thread_pool_destroy(single);
+	thread_pool_destroy(pool);
+	return tap_done();
+}

@@ -1,0 +1,87 @@
+/* The whole GPU sort through the backend (gpu_backend.h) byte-identical to
+ * bucket_sort_cpu for every width, the eight distributions and awkward sizes (0, 1, 2,
+ * primes, 2^k±1), with pageable and page-locked host memory; and the backend's
+ * refusals (capacity, other algorithms). */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernels/bucket_sort_steps.h"
+#include "kernels/gpu_backend.h"
+#include "kernels/thread_pool.h"
+#include "tap.h"
+#include "test_gpu_items.h"
+
+static const size_t sizes[] = { 0, 1, 2, 3, 7, 31, 1021, 4095, 4097, 32767, 32769, 65537, 1000003, (1u << 22) + 1 };
+
+static void check_sort(struct gpu_backend *backend, struct thread_pool *pool, enum item_width width,
+		       enum distribution distribution, size_t n, int pinned)
+{
+	size_t bytes = n * (size_t)width;
+	void *expected = test_items_make(width, distribution, n + 7, n);
+	void *actual = pinned ? gpu_backend_host_alloc(bytes + 16) : malloc(bytes + 16);
+	char reason[256] = "";
+	if (!expected || !actual) {
+		tap_ok(0, "memory for n=%zu", n);
+		return;
+	}
+	memcpy(actual, expected, bytes);
+	int cpu = bucket_sort_cpu(pool, width, expected, n);
+	int gpu = gpu_backend_sort(backend, SORT_BUCKET, width, actual, n, reason, sizeof reason);
+	if (gpu)
+		tap_diag("gpu_backend_sort: %d %s", gpu, reason);
+	tap_ok(cpu == 0 && gpu == 0 && memcmp(expected, actual, bytes) == 0, "w%d %s n=%zu%s", (int)width,
+	       distribution_name(distribution), n, pinned ? " pinned" : "");
+	free(expected);
+	if (pinned)
+		gpu_backend_host_free(actual);
+	else
+		free(actual);
+}
+
+int main(void)
+{
+	struct gpu_backend *backend = NULL;
+	struct thread_pool *pool = NULL;
+	char reason[256] = "";
+	if (gpu_backend_open(0, 0, &backend, reason, sizeof reason) != 0) {
+		tap_diag("%s", reason);
+		tap_plan_skip_all("no GPU");
+		return 0;
+	}
+	if (thread_pool_create(0, &pool) != 0)
+		pool = NULL;
+	tap_diag("device: %s", gpu_backend_device_name(backend));
+	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
+	size_t nsizes = sizeof sizes / sizeof sizes[0];
+	/* GPUSORT_TEST_SMALL: the small sizes only (for compute-sanitizer runs) */
+	int small = getenv("GPUSORT_TEST_SMALL") != NULL;
+	if (small)
+		nsizes = 9;
+	for (int wi = 0; wi < 3; wi++)
+		for (int d = 0; d < DIST_COUNT; d++)
+			for (size_t si = 0; si < nsizes; si++)
+				check_sort(backend, pool, widths[wi], (enum distribution)d, sizes[si], si % 3 == 0);
+	/* the largest sizes for one width only */
+	if (!small)
+		check_sort(backend, pool, ITEM_U64, DIST_UNIFORM, (1u << 24) - 1, 1);
+	if (!small)
+		check_sort(backend, pool, ITEM_U64, DIST_FEW_UNIQUE, (1u << 24) + 1, 0);
+	if (getenv("GPUSORT_TEST_HUGE")) {
+		check_sort(backend, pool, ITEM_U32, DIST_UNIFORM, 1u << 28, 1);
+		check_sort(backend, pool, ITEM_U32, DIST_NORMAL, (1u << 28) - 1, 0);
+	}
+
+	char why[256] = "";
+	uint32_t one[4] = { 3, 1, 2, 0 };
+	int rc = gpu_backend_sort(backend, SORT_RADIX, ITEM_U32, one, 4, why, sizeof why);
+	tap_ok(rc == -ENOTSUP && why[0] != 0, "other algorithms are refused with a reason (%s)", why);
+	size_t capacity = gpu_backend_capacity(backend, ITEM_U64);
+	rc = gpu_backend_sort(backend, SORT_BUCKET, ITEM_U64, one, capacity + 1, why, sizeof why);
+	tap_ok(rc == -E2BIG && capacity > (1u << 24), "more than the capacity (%zu) is refused", capacity);
+
+	gpu_backend_close(backend);
+	thread_pool_destroy(pool);
+	return tap_done();
+}

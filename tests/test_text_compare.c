@@ -1,0 +1,233 @@
+/* Unit tests of text mode's pieces against hand-made cases: KEYDEF parsing and GNU's
+ * messages, key extraction, the -n -h -g -M -V comparisons, the full comparator, and
+ * the prefix property (a smaller prefix always means an earlier line). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/tap.h"
+#include "src/keydef.h"
+#include "src/options.h"
+#include "src/text_compare.h"
+#include "src/text_fields.h"
+#include "src/text_general.h"
+#include "src/text_month.h"
+#include "src/text_numeric.h"
+#include "src/text_order.h"
+#include "src/text_prefix.h"
+#include "src/text_version.h"
+
+static int sign(int x) { return (x > 0) - (x < 0); }
+
+static void test_keydef_messages(void)
+{
+	static const struct { const char *text, *message; } bad[] = {
+		{ "0", "field number is zero: invalid field specification '0'" },
+		{ "a", "invalid number at field start: invalid count at start of 'a'" },
+		{ "1.0", "character offset is zero: invalid field specification '1.0'" },
+		{ "1.x", "invalid number after '.': invalid count at start of 'x'" },
+		{ "1,0", "field number is zero: invalid field specification '1,0'" },
+		{ "1,x", "invalid number after ',': invalid count at start of 'x'" },
+		{ "1b,2bx", "stray character in field spec: invalid field specification '1b,2bx'" },
+		{ "1.2.3", "stray character in field spec: invalid field specification '1.2.3'" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct keydef key;
+		const char *reason;
+		char message[200];
+		int err = keydef_parse(bad[i].text, &key, &reason);
+		keydef_error_message(bad[i].text, message, sizeof message);
+		tap_ok(err < 0 && strcmp(message, bad[i].message) == 0, "-k '%s': %s", bad[i].text, message);
+	}
+	struct keydef key;
+	const char *reason;
+	tap_ok(keydef_parse("2.3b,4.5nr", &key, &reason) == 0 && key.start_field == 2 &&
+	       key.start_char == 3 && key.end_field == 4 && key.end_char == 5 &&
+	       key.ordering.skip_start_blanks && !key.ordering.skip_end_blanks &&
+	       key.ordering.numeric && key.ordering.reverse && key.has_ordering,
+	       "-k 2.3b,4.5nr parses");
+	tap_ok(keydef_parse("1,1.0", &key, &reason) == 0 && key.end_char == 0, "-k 1,1.0 is the whole field");
+	char letters[16];
+	keydef_parse("1bdfgr", &key, &reason);
+	tap_ok(key_ordering_conflict(&key.ordering, letters, sizeof letters) && strcmp(letters, "dfg") == 0,
+	       "conflict letters as GNU: -%s", letters);
+	keydef_parse("1Vd", &key, &reason);
+	tap_ok(!key_ordering_conflict(&key.ordering, letters, sizeof letters), "-k1Vd is allowed");
+}
+
+static void test_fields(void)
+{
+	static const struct { const char *keydef; int separator; const char *line, *key; } cases[] = {
+		{ "2", -1, "a  b c", "  b c" },
+		{ "2,2", -1, "a  b c", "  b" },
+		{ "2b,2", -1, "a  b c", "b" },
+		{ "2.2,2.2", -1, "a  b c", " " },
+		{ "2.2b,2.2b", -1, "a  bcd c", "c" },
+		{ "2.2b,2.2", -1, "a  bcd c", "" },
+		{ "2,2", ':', "a::b", "" },
+		{ "3,3", ':', "a::b", "b" },
+		{ "2.2,3.1", ':', "aa:bbb:ccc", "bb:c" },
+		{ "4", ':', "a:b", "" },
+		{ "2,1", -1, "a b", "" },
+		{ "1.10", -1, "abc", "" },
+		{ "2,2.0", ':', "a:b:c", "b" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct keydef key;
+		const char *reason, *begin, *end;
+		keydef_parse(cases[i].keydef, &key, &reason);
+		text_key_bounds(&key, cases[i].separator, cases[i].line, strlen(cases[i].line), &begin, &end);
+		size_t len = (size_t)(end - begin);
+		tap_ok(len == strlen(cases[i].key) && memcmp(begin, cases[i].key, len) == 0,
+		       "key %s of '%s' is '%s' (got '%.*s')", cases[i].keydef, cases[i].line,
+		       cases[i].key, (int)len, begin);
+	}
+}
+
+typedef int (*compare_fn)(const char *, size_t, const char *, size_t);
+
+static int month_compare(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return text_month(a, alen) - text_month(b, blen);
+}
+
+static void expect(const char *what, compare_fn compare, const char *a, const char *b, int want)
+{
+	int got = sign(compare(a, strlen(a), b, strlen(b)));
+	tap_ok(got == want, "%s: '%s' vs '%s' is %d (got %d)", what, a, b, want, got);
+}
+
+static void test_parsers(void)
+{
+	expect("-n", text_numeric_compare, "-0", "0", 0);
+	expect("-n", text_numeric_compare, "", "abc", 0);
+	expect("-n", text_numeric_compare, "+5", "0", 0);
+	expect("-n", text_numeric_compare, " 10", "9", 1);
+	expect("-n", text_numeric_compare, "-10", "-9", -1);
+	expect("-n", text_numeric_compare, "1.50", "1.5", 0);
+	expect("-n", text_numeric_compare, ".5", "0.49", 1);
+	expect("-n", text_numeric_compare, "-.5", "-", -1);
+	expect("-n", text_numeric_compare, "0001", "1", 0);
+	expect("-n", text_numeric_compare, "123456789012345678901234567890", "123456789012345678901234567891", -1);
+	expect("-h", text_human_compare, "1K", "999", 1);
+	expect("-h", text_human_compare, "1k", "1K", 0);
+	expect("-h", text_human_compare, "-1K", "-5", -1);
+	expect("-h", text_human_compare, "0K", "0", 0);
+	expect("-h", text_human_compare, "2M", "1G", -1);
+	expect("-h", text_human_compare, "1.5K", "1K", 1);
+	expect("-g", text_general_compare, "abc", "nan", -1);
+	expect("-g", text_general_compare, "nan", "-inf", -1);
+	expect("-g", text_general_compare, "1e3", "999", 1);
+	expect("-g", text_general_compare, "0x10", "15", 1);
+	expect("-g", text_general_compare, "-0", "0", 0);
+	expect("-g", text_general_compare, "inf", "1e308", 1);
+	expect("-M", month_compare, " jan", "FEB", -1);
+	expect("-M", month_compare, "xyz", "jan", -1);
+	expect("-M", month_compare, "DECEMBER", "dec", 0);
+	expect("-V", text_version_compare, "1.2.10", "1.2.9", 1);
+	expect("-V", text_version_compare, "1.0~rc1", "1.0", -1);
+	expect("-V", text_version_compare, "", "0", -1);
+	expect("-V", text_version_compare, ".", "..", -1);
+	expect("-V", text_version_compare, ".z", "a", -1);
+	expect("-V", text_version_compare, "a.tar.gz", "a.tar", 1);
+	expect("-V", text_version_compare, "1.01", "1.1", 0);
+}
+
+/* Orders built from command-line-like settings. */
+static int order_from(struct text_order *order, const char *const *keydefs, size_t count,
+		      const char *global, int separator, bool stable, bool unique, bool reverse)
+{
+	struct options options;
+	memset(&options, 0, sizeof options);
+	struct keydef keys[4];
+	const char *reason;
+	for (size_t i = 0; i < count; i++)
+		keydef_parse(keydefs[i], &keys[i], &reason);
+	options.keys = keys;
+	options.key_count = count;
+	for (const char *g = global; *g; g++)
+		key_ordering_set(&options.global_ordering, *g, false);
+	options.field_separator = separator;
+	options.stable = stable;
+	options.unique = unique;
+	options.reverse = reverse;
+	char letters[16];
+	return text_order_init(order, &options, letters, sizeof letters);
+}
+
+static int line_compare(const struct text_order *order, const char *a, const char *b)
+{
+	return sign(text_compare_lines(order, a, strlen(a), b, strlen(b)));
+}
+
+static void test_full_comparator(void)
+{
+	struct text_order order;
+	const char *k2n[] = { "2,2n" };
+	order_from(&order, k2n, 1, "", -1, false, false, false);
+	tap_ok(line_compare(&order, "b 10", "a 9") == 1, "-k2,2n: numbers decide");
+	tap_ok(line_compare(&order, "b 10", "a 10") == 1, "-k2,2n: whole line breaks ties");
+	text_order_free(&order);
+	order_from(&order, k2n, 1, "", -1, true, false, false);
+	tap_ok(line_compare(&order, "b 10", "a 10") == 0, "-s -k2,2n: no last resort");
+	text_order_free(&order);
+	order_from(&order, k2n, 1, "", -1, false, false, true);
+	tap_ok(line_compare(&order, "b 10", "a 10") == -1, "-r -k2,2n: last resort reversed");
+	tap_ok(line_compare(&order, "b 10", "a 9") == 1, "-r -k2,2n: the key has its own letters, so no -r");
+	text_order_free(&order);
+	const char *k1[] = { "1,1" };
+	order_from(&order, k1, 1, "f", -1, false, false, true);
+	tap_ok(line_compare(&order, "a", "B") == 1, "-fr -k1,1: the key inherits f and r");
+	text_order_free(&order);
+	order_from(&order, NULL, 0, "n", -1, false, true, false);
+	tap_ok(line_compare(&order, "01", "1") == 0, "-nu: equal numbers are duplicates");
+	text_order_free(&order);
+	order_from(&order, NULL, 0, "d", -1, false, false, false);
+	tap_ok(line_compare(&order, "a-b", "ab") == -1, "-d: equal ignoring punctuation, then the whole line");
+	text_order_free(&order);
+	order_from(&order, NULL, 0, "", -1, false, false, false);
+	tap_ok(line_compare(&order, "", "\x01") == -1 && line_compare(&order, "\xff", "a") == 1,
+	       "plain: unsigned bytes, empty first");
+	text_order_free(&order);
+}
+
+/* The prefix property over random lines and every key type. */
+static void test_prefix_property(void)
+{
+	static const char *const globals[] = { "", "f", "d", "i", "n", "h", "g", "M", "fn", "hf", "b" };
+	static const char alphabet[] = "0123456789-.+ \tkKMeEabxyjanFEBnaif\x01\xff";
+	srand(7);
+	for (size_t g = 0; g < sizeof globals / sizeof globals[0]; g++) {
+		for (int reverse = 0; reverse < 2; reverse++) {
+			struct text_order order;
+			const char *k[] = { "1" };
+			order_from(&order, k, reverse, globals[g], -1, false, false, reverse);
+			int bad = 0;
+			for (int trial = 0; trial < 20000; trial++) {
+				char a[16], b[16];
+				size_t alen = (size_t)rand() % 12, blen = (size_t)rand() % 12;
+				for (size_t i = 0; i < alen; i++)
+					a[i] = alphabet[rand() % (sizeof alphabet - 1)];
+				for (size_t i = 0; i < blen; i++)
+					b[i] = alphabet[rand() % (sizeof alphabet - 1)];
+				uint64_t pa = text_prefix(&order, a, alen), pb = text_prefix(&order, b, blen);
+				int diff = text_compare_lines(&order, a, alen, b, blen);
+				if ((pa < pb && diff >= 0) || (pa > pb && diff <= 0))
+					bad++;
+			}
+			tap_ok(bad == 0, "prefix order agrees with the comparator for -%s%s%s (%d bad)",
+			       globals[g], reverse ? "r" : "", reverse ? " -k1" : "", bad);
+			text_order_free(&order);
+		}
+	}
+}
+
+int main(void)
+{
+	test_keydef_messages();
+	test_fields();
+	test_parsers();
+	test_full_comparator();
+	test_prefix_property();
+	return tap_done();
+}
