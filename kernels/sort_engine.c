@@ -175,10 +175,12 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 		} else {
 			int error = gpu_backend_sort(engine->gpu, engine->config.algorithm, width,
 						     items, n, reason, sizeof(reason));
-			if (error != -ENOMEM)
+			/* Out of device memory, or a method the GPU backend lacks: the CPU
+			 * gives the same output. Other CUDA errors are reported. */
+			if (error != -ENOMEM && error != -ENOTSUP)
 				return error;
 			set_fallback(engine, "gpu %d: %s; sorted on the cpu", engine->gpu_ordinal,
-				     reason[0] ? reason : strerror(ENOMEM));
+				     reason[0] ? reason : strerror(-error));
 		}
 	}
 #endif
