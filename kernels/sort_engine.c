@@ -244,10 +244,20 @@ static void plain_host_free(void *buffer)
 		free(header->base);
 }
 
+struct thread_pool *sort_engine_thread_pool(const struct sort_engine *engine)
+{
+	return engine->pool;
+}
+
+/* Pinning a large buffer costs more than it saves (cudaHostAlloc of 2 GiB took longer
+ * than the whole sort on the H100): large buffers are plain huge-page memory, and the
+ * GPU backend copies them through its pinned staging buffers. */
+#define PINNED_MAXIMUM ((size_t)64 << 20)
+
 void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes)
 {
 #ifdef HAVE_CUDA
-	if (engine->gpu)
+	if (engine->gpu && bytes <= PINNED_MAXIMUM)
 		return gpu_backend_host_alloc(bytes);
 #endif
 	(void)engine;
@@ -260,7 +270,7 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 	if (!buffer)
 		return;
 #ifdef HAVE_CUDA
-	if (engine->gpu) {
+	if (engine->gpu && bytes <= PINNED_MAXIMUM) {
 		gpu_backend_host_free(buffer);
 		return;
 	}

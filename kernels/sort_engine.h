@@ -46,6 +46,10 @@ size_t sort_engine_max_items(const struct sort_engine *engine, enum item_width w
 void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes);
 void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t bytes);
 
+/* The engine's CPU threads (--parallel), for data-parallel work around the sort such
+ * as building items and gathering records. */
+struct thread_pool *sort_engine_thread_pool(const struct sort_engine *engine);
+
 /* "cpu (2 threads)" or "gpu 0 (NVIDIA H100 80GB HBM3)". */
 const char *sort_engine_describe(const struct sort_engine *engine);
 /* Why the GPU is not used (no device, old driver, allocation failed), or NULL. */

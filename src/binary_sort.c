@@ -133,6 +133,7 @@ int binary_sort_run(const struct options *options)
 	}
 	if (open_engine(options, &engine, &stats) < 0)
 		goto out;
+	layout.pool = sort_engine_thread_pool(engine);
 	if (options->merge_only) {
 		status = external_merge_inputs(options, &layout, engine, &stats);
 		goto out;

@@ -3,10 +3,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../kernels/thread_pool.h"
 #include "key_image.h"
 #include "record_items.h"
 
 #define EMIT_BLOCK_BYTES ((size_t)4 << 20)
+/* Records per piece of work handed to a thread when building items or restoring keys. */
+#define SLICE_RECORDS ((size_t)1 << 20)
+/* Records per piece of a gather: small enough to balance, large enough to amortize. */
+#define GATHER_SLICE_RECORDS ((size_t)16 << 10)
 
 void record_layout_from_options(const struct options *options, struct record_layout *layout)
 {
@@ -15,6 +20,7 @@ void record_layout_from_options(const struct options *options, struct record_lay
 	layout->key_offset = options->key_offset;
 	layout->key_size = options->key_size;
 	layout->reverse = options->reverse;
+	layout->pool = NULL;
 }
 
 enum record_form record_form_choose(const struct record_layout *layout, size_t n)
@@ -67,39 +73,40 @@ static uint64_t tail16(const struct record_layout *layout, const unsigned char *
 	return layout->reverse ? (~tail & 0xffff) : tail;
 }
 
-void record_items_build(const struct record_layout *layout, enum record_form form,
-			unsigned char *records, size_t n, void *items)
+/* Builds items [begin, end); positions are global record indices. */
+static void build_range(const struct record_layout *layout, enum record_form form,
+			unsigned char *records, size_t begin, size_t end, void *items)
 {
 	size_t size = layout->record_size;
 	switch (form) {
 	case FORM_BARE_KEY32: {
 		uint32_t *out = items;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = begin; i < end; i++)
 			out[i] = (uint32_t)ordered_image(layout, records + i * size);
 		break;
 	}
 	case FORM_BARE_KEY64: {
 		uint64_t *out = items;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = begin; i < end; i++)
 			out[i] = ordered_image(layout, records + i * size);
 		break;
 	}
 	case FORM_KEY32_POS32: {
 		uint64_t *out = items;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = begin; i < end; i++)
 			out[i] = ordered_image(layout, records + i * size) << 32 | (uint64_t)i;
 		break;
 	}
 	case FORM_KEY64_POS64:
 	case FORM_PREFIX64_POS64: {
 		item_u128 *out = items;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = begin; i < end; i++)
 			out[i] = item_u128_make(ordered_image(layout, records + i * size), i);
 		break;
 	}
 	case FORM_KEY80_POS48: {
 		item_u128 *out = items;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = begin; i < end; i++) {
 			const unsigned char *record = records + i * size;
 			uint64_t high = ordered_image(layout, record);
 			uint64_t low = tail16(layout, record) << 48 | (uint64_t)i;
@@ -108,6 +115,29 @@ void record_items_build(const struct record_layout *layout, enum record_form for
 		break;
 	}
 	}
+}
+
+struct build_job {
+	const struct record_layout *layout;
+	enum record_form form;
+	unsigned char *records;
+	size_t n;
+	void *items;
+};
+
+static void build_slice(void *context, size_t slice)
+{
+	struct build_job *job = context;
+	size_t begin = slice * SLICE_RECORDS;
+	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
+	build_range(job->layout, job->form, job->records, begin, end, job->items);
+}
+
+void record_items_build(const struct record_layout *layout, enum record_form form,
+			unsigned char *records, size_t n, void *items)
+{
+	struct build_job job = {layout, form, records, n, items};
+	thread_pool_parallel_for(layout->pool, (n + SLICE_RECORDS - 1) / SLICE_RECORDS, build_slice, &job);
 }
 
 /* Position of an item of any positional form. */
@@ -169,6 +199,22 @@ static bool same_key(const struct record_layout *layout, const unsigned char *a,
 	return key_compare(layout->type, layout->key_size, a + layout->key_offset, b + layout->key_offset) == 0;
 }
 
+/* Turns images back into keys, in place (bare forms: record == key). */
+static void restore_slice(void *context, size_t slice)
+{
+	struct build_job *job = context;
+	const struct record_layout *layout = job->layout;
+	size_t begin = slice * SLICE_RECORDS;
+	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
+	for (size_t i = begin; i < end; i++) {
+		uint64_t image = job->form == FORM_BARE_KEY32 ? ((uint32_t *)job->records)[i]
+							      : ((uint64_t *)job->records)[i];
+		if (layout->reverse)
+			image = job->form == FORM_BARE_KEY32 ? (uint32_t)~image : ~image;
+		key_image_restore(layout->type, image, job->records + i * layout->record_size);
+	}
+}
+
 static int emit_in_place(const struct record_layout *layout, enum record_form form,
 			 unsigned char *records, size_t n, bool unique, record_sink sink, void *context)
 {
@@ -182,12 +228,8 @@ static int emit_in_place(const struct record_layout *layout, enum record_form fo
 			memcpy(records + kept * size, records + i * size, size);
 		kept++;
 	}
-	for (size_t i = 0; i < kept; i++) {
-		uint64_t image = form == FORM_BARE_KEY32 ? ((uint32_t *)records)[i] : ((uint64_t *)records)[i];
-		if (layout->reverse)
-			image = form == FORM_BARE_KEY32 ? (uint32_t)~image : ~image;
-		key_image_restore(layout->type, image, records + i * size);
-	}
+	struct build_job job = {layout, form, records, kept, NULL};
+	thread_pool_parallel_for(layout->pool, (kept + SLICE_RECORDS - 1) / SLICE_RECORDS, restore_slice, &job);
 	size_t per_block = EMIT_BLOCK_BYTES / size;
 	for (size_t done = 0; done < kept; done += per_block) {
 		size_t count = kept - done < per_block ? kept - done : per_block;
@@ -196,6 +238,28 @@ static int emit_in_place(const struct record_layout *layout, enum record_form fo
 			return error;
 	}
 	return 0;
+}
+
+/* Copies the records of items [first, first + count) into out, in parallel slices. */
+struct gather_job {
+	const struct record_layout *layout;
+	enum record_form form;
+	const unsigned char *records;
+	const void *items;
+	size_t first;
+	size_t count;
+	unsigned char *out;
+};
+
+static void gather_slice(void *context, size_t slice)
+{
+	struct gather_job *job = context;
+	size_t size = job->layout->record_size;
+	size_t begin = slice * GATHER_SLICE_RECORDS;
+	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+	for (size_t i = begin; i < end; i++)
+		memcpy(job->out + i * size,
+		       job->records + item_position(job->form, job->items, job->first + i) * size, size);
 }
 
 int record_items_emit(const struct record_layout *layout, enum record_form form,
@@ -210,6 +274,18 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 	unsigned char *block = malloc(per_block * size);
 	if (!block)
 		return -ENOMEM;
+	if (!unique) {
+		int error = 0;
+		for (size_t done = 0; done < n && !error; done += per_block) {
+			size_t count = n - done < per_block ? n - done : per_block;
+			struct gather_job job = {layout, form, records, items, done, count, block};
+			thread_pool_parallel_for(layout->pool, (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS,
+						 gather_slice, &job);
+			error = sink(context, block, count);
+		}
+		free(block);
+		return error;
+	}
 	const unsigned char *previous = NULL;
 	size_t filled = 0;
 	int error = 0;

@@ -11,12 +11,15 @@
 #include "options.h"
 #include "../kernels/items.h"
 
+struct thread_pool;
+
 struct record_layout {
 	enum key_type type;
 	size_t record_size;
 	size_t key_offset;
 	size_t key_size;
 	bool reverse;
+	struct thread_pool *pool; /* threads that build items and gather records; NULL: one */
 };
 
 enum record_form {
