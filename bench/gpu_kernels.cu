@@ -209,7 +209,8 @@ int main(int argc, char **argv)
 	bool profile = getenv("GPU_BENCH_PROFILE") != nullptr;
 	cudaDeviceProp prop;
 	CHECK(cudaGetDeviceProperties(&prop, 0));
-	printf("device: %s, %d SMs, tile %zu bytes\n", prop.name, prop.multiProcessorCount, gpu_bucket_tile_items(1));
+	printf("device: %s, %d SMs, tile %zu/%zu/%zu items (u32/u64/128-bit)\n", prop.name, prop.multiProcessorCount,
+	       gpu_bucket_tile_items(4), gpu_bucket_tile_items(8), gpu_bucket_tile_items(16));
 	int max_log = *std::max_element(logs.begin(), logs.end());
 	size_t max_bytes = ((size_t)1 << max_log) * 16;
 	void *pristine, *work, *other;

@@ -7,12 +7,14 @@
 #include <vector>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_scan.cuh>
-#include "gpu_bitonic.cuh"
+#include "gpu_block_sort.cuh"
 #include "gpu_bucket_sort.cuh"
 #include "gpu_items.cuh"
 
-#ifndef GPU_TILE_BYTES
-#define GPU_TILE_BYTES (128u << 10)
+/* Threads of the block that sorts one tile (a sublist of m items, or a bucket that fits):
+ * m = GPU_TILE_THREADS * block_sort_items<T>::per_thread, about 124 KiB of items. */
+#ifndef GPU_TILE_THREADS
+#define GPU_TILE_THREADS 1024
 #endif
 #define BLOCK_THREADS 1024
 
@@ -72,10 +74,6 @@ void gpu_bucket_profile_print(double divisor)
 #define PROFILE_COLLECT(level, marks) ((void)0)
 #endif
 
-/* Register depth of the bitonic passes: 16 items a thread for the narrow widths, 8 for
- * 128-bit items (64 registers a thread is the limit at 1024 threads). */
-template <typename T> struct register_depth { static constexpr int value = sizeof(T) == 16 ? 3 : 4; };
-
 /* One segment of a level: a range of the level's buffers sorted by one plan. */
 struct segment_info {
 	uint64_t start, n;
@@ -88,10 +86,6 @@ struct segment_info {
 	uint32_t m, s, sublists, unused;
 };
 
-size_t gpu_bucket_tile_items(int width)
-{
-	return GPU_TILE_BYTES / (size_t)width;
-}
 
 __host__ __device__ static inline unsigned next_pow2(uint64_t x)
 {
@@ -115,68 +109,126 @@ __device__ static inline const segment_info *find_segment(const segment_info *se
 	return &segs[lo];
 }
 
-/* Loads count items (padded with the largest item to p) into the padded shared layout. */
-template <typename T>
-__device__ static inline void load_tile(T *shared, const T *source, unsigned count, unsigned p)
+/* Block classes of the local sort, by capacity: 128, 256 and 512 threads of per_thread
+ * items, 512 threads of wide items (buckets of a power-of-two size, which the classes
+ * above and below would fit only half full) and the tile, 1024 threads of per_thread.
+ * A range goes to the smallest class that holds it, so a small bucket neither pays for
+ * a whole tile nor fills an SM. */
+#define SORT_CLASSES 5
+#define TILE_CLASS (SORT_CLASSES - 1)
+static_assert(GPU_TILE_THREADS == 1024, "the tile class has 1024 threads");
+#define SORT_CLASS_SWITCH(T, c, ...)                                                                           \
+	do {                                                                                                   \
+		switch (c) {                                                                                   \
+		case 0: { constexpr int THREADS = 128, PER_THREAD = block_sort_items<T>::per_thread; __VA_ARGS__; } break; \
+		case 1: { constexpr int THREADS = 256, PER_THREAD = block_sort_items<T>::per_thread; __VA_ARGS__; } break; \
+		case 2: { constexpr int THREADS = 512, PER_THREAD = block_sort_items<T>::per_thread; __VA_ARGS__; } break; \
+		case 3: { constexpr int THREADS = 512, PER_THREAD = block_sort_items<T>::wide; __VA_ARGS__; } break;       \
+		default: { constexpr int THREADS = 1024, PER_THREAD = block_sort_items<T>::per_thread; __VA_ARGS__; } break; \
+		}                                                                                              \
+	} while (0)
+
+template <typename T> static inline uint64_t class_capacity(int c)
 {
-	typedef bitonic_layout<T> layout;
-	for (unsigned i = threadIdx.x; i < p; i += blockDim.x)
-		shared[layout::at(i)] = i < count ? source[i] : item_max<T>();
+	uint64_t capacity = 0;
+	SORT_CLASS_SWITCH(T, c, capacity = (uint64_t)THREADS * PER_THREAD);
+	return capacity;
+}
+
+size_t gpu_bucket_tile_items(int width)
+{
+	size_t items = 0;
+	GPU_FOR_WIDTH(width, items = class_capacity<item_t>(TILE_CLASS));
+	return items;
+}
+
+/* The smallest class that holds count items (the tile class for larger counts). */
+template <typename T> static inline int class_for(uint64_t count)
+{
+	int c = 0;
+	while (c + 1 < SORT_CLASSES && count > class_capacity<T>(c))
+		c++;
+	return c;
 }
 
 template <typename T>
-__device__ static inline void store_tile(T *target, const T *shared, unsigned count)
+__device__ static inline void store_tile(T *target, const T *tile, unsigned count)
 {
-	typedef bitonic_layout<T> layout;
 	for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
-		target[i] = shared[layout::at(i)];
+		target[i] = tile[i];
 }
 
 /* Steps 1-3: one block per sublist sorts it in shared memory and, on the way out,
- * writes its s equidistant samples. */
-template <typename T>
-__global__ void __launch_bounds__(BLOCK_THREADS) sort_sublists_kernel(T *items, const segment_info *segs, int segment_count,
+ * writes its s equidistant samples. The sublist size m must fit the block's class. */
+template <typename T, int THREADS, int PER_THREAD>
+__global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 1) sort_sublists_kernel(T *items, const segment_info *segs, int segment_count,
 								uint64_t first_block, T *samples)
 {
 	extern __shared__ __align__(16) unsigned char shared_bytes[];
-	T *shared = reinterpret_cast<T *>(shared_bytes);
-	typedef bitonic_layout<T> layout;
+	T *tile = reinterpret_cast<T *>(shared_bytes);
 	uint64_t g = first_block + blockIdx.x;
 	const segment_info *seg = find_segment(segs, segment_count, g);
 	uint64_t j = g - seg->first_sublist;
 	uint64_t begin = j * seg->m;
 	unsigned length = (unsigned)min((uint64_t)seg->m, seg->n - begin);
-	unsigned p = next_pow2(length);
 	T *sublist = items + seg->start + begin;
-	load_tile(shared, sublist, length, p);
-	bitonic_sort_block<T, register_depth<T>::value>(shared, p);
-	store_tile(sublist, shared, length);
+	block_sorter<T, THREADS, PER_THREAD>::sort_to_shared(tile, sublist, length);
+	store_tile(sublist, tile, length);
 	T *sublist_samples = samples + seg->sample_base + j * seg->s;
 	for (unsigned k = threadIdx.x; k < seg->s; k += blockDim.x)
-		sublist_samples[k] = shared[layout::at((unsigned)(((uint64_t)k * length) / seg->s))];
+		sublist_samples[k] = tile[(unsigned)(((uint64_t)k * length) / seg->s)];
 }
 
-/* One block per range [starts[r], ends[r]) of at most limit items: sorted in shared
- * memory from source into target (which may be the same array). Larger ranges are
- * left to the next level. */
-template <typename T>
-__global__ void __launch_bounds__(BLOCK_THREADS) sort_ranges_kernel(const T *source, T *target, const uint64_t *starts,
-							      const uint64_t *ends, uint64_t limit)
+/* Ranges [starts[r], ends[r]) sorted in shared memory from source into target (which may
+ * be the same array). Without a list, block r takes range r; with one, the blocks share
+ * the *list_count ranges named in list. Ranges larger than limit or than the class holds
+ * are left alone (the next level, or another class, takes them). */
+template <typename T, int THREADS, int PER_THREAD>
+__global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 1) sort_ranges_kernel(const T *source, T *target, const uint64_t *starts,
+							      const uint64_t *ends, const unsigned *list,
+							      const unsigned *list_count, uint64_t limit)
 {
+	typedef block_sorter<T, THREADS, PER_THREAD> sorter;
 	extern __shared__ __align__(16) unsigned char shared_bytes[];
-	T *shared = reinterpret_cast<T *>(shared_bytes);
-	uint64_t start = starts[blockIdx.x], count = ends[blockIdx.x] - start;
-	if (count > limit || count == 0)
-		return;
-	if (count == 1) {
-		if (threadIdx.x == 0)
-			target[start] = source[start];
-		return;
+	T *tile = reinterpret_cast<T *>(shared_bytes);
+	unsigned total = list ? *list_count : gridDim.x;
+	for (unsigned i = blockIdx.x; i < total; i += gridDim.x) {
+		unsigned r = list ? list[i] : i;
+		uint64_t start = starts[r], count = ends[r] - start;
+		if (count > limit || count > sorter::capacity || count == 0)
+			continue;
+		if (count == 1) {
+			if (threadIdx.x == 0)
+				target[start] = source[start];
+			continue;
+		}
+		sorter::sort_to_shared(tile, source + start, (unsigned)count);
+		store_tile(target + start, tile, (unsigned)count);
 	}
-	unsigned p = next_pow2(count);
-	load_tile(shared, source + start, (unsigned)count, p);
-	bitonic_sort_block<T, register_depth<T>::value>(shared, p);
-	store_tile(target + start, shared, (unsigned)count);
+}
+
+struct class_capacities {
+	uint64_t items[SORT_CLASSES];
+};
+
+/* Appends each range of 1 .. limit items to the list of the smallest class that holds it:
+ * lists[c * count + k], k < list_counts[c] (zeroed first). */
+__global__ void classify_ranges_kernel(const uint64_t *starts, const uint64_t *ends, unsigned count, uint64_t limit,
+				       class_capacities capacities, unsigned *lists, unsigned *list_counts)
+{
+	unsigned r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= count)
+		return;
+	uint64_t size = ends[r] - starts[r];
+	if (size == 0 || size > limit)
+		return;
+	int c = 0;
+	while (c + 1 < SORT_CLASSES && size > capacities.items[c])
+		c++;
+	if (size > capacities.items[c])
+		return;
+	unsigned slot = atomicAdd(&list_counts[c], 1u);
+	lists[(uint64_t)c * count + slot] = r;
 }
 
 /* Step 5: one block per segment picks splitters[k-1] = sorted_samples[k*L]. */
@@ -308,16 +360,32 @@ __global__ void differs_kernel(const T *items, const uint64_t *starts, const uin
 		atomicOr(&flags[blockIdx.x], 1);
 }
 
-/* Shared memory: raise each kernel's limit above 48 KB once. */
+/* Blocks of each class that fit on the device at once: the grid of a listed launch. */
+static unsigned resident_blocks[17][SORT_CLASSES];
+
+/* Shared memory: raise each kernel's limit above 48 KB once; count resident blocks. */
 template <typename T>
 static cudaError_t configure_kernels(void)
 {
 	static bool done[17];
 	if (done[sizeof(T)])
 		return cudaSuccess;
-	int bytes = (int)bitonic_layout<T>::bytes((unsigned)gpu_bucket_tile_items(sizeof(T)));
-	RETURN_IF_ERROR(cudaFuncSetAttribute(sort_sublists_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-	RETURN_IF_ERROR(cudaFuncSetAttribute(sort_ranges_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+	int device = 0, sms = 0;
+	RETURN_IF_ERROR(cudaGetDevice(&device));
+	RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+	for (int c = 0; c < SORT_CLASSES; c++) {
+		SORT_CLASS_SWITCH(T, c, {
+			int bytes = (int)block_sorter<T, THREADS, PER_THREAD>::shared_bytes;
+			int per_sm = 0;
+			RETURN_IF_ERROR(cudaFuncSetAttribute(sort_sublists_kernel<T, THREADS, PER_THREAD>,
+							     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+			RETURN_IF_ERROR(cudaFuncSetAttribute(sort_ranges_kernel<T, THREADS, PER_THREAD>,
+							     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+			RETURN_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+				&per_sm, sort_ranges_kernel<T, THREADS, PER_THREAD>, THREADS, bytes));
+			resident_blocks[sizeof(T)][c] = (unsigned)std::max(1, per_sm * sms);
+		});
+	}
 	RETURN_IF_ERROR(cudaFuncSetAttribute(relocate_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
 	RETURN_IF_ERROR(cudaFuncSetAttribute(locate_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
 	done[sizeof(T)] = true;
@@ -357,23 +425,25 @@ static unsigned pow2_floor(uint64_t x)
 	return p;
 }
 
-/* Buckets for a segment of n items: enough that they average at most half a tile (so
- * even the 2n/s bound fits), but at most m/8 (samples n/8). When even m/8 does not reach
- * that, a second level follows: then as few buckets as leave segments (about n/s items,
- * up to tile*sqrt(m/2)) that the second level finishes with a one-tile sample set and
- * half-tile buckets. Below level 0 the L*s samples must fit one tile, so that one block
- * sorts them. */
+/* Buckets for a segment of n items: enough that they average at most half the power of
+ * two above the tile (a bucket past the tile, rare, goes one level down), but at most a
+ * power of two near m/8 (samples about n/8). When that does not reach, a second level
+ * follows: then as few buckets as leave segments (about n/s items, up to tile*sqrt(m/2))
+ * that the second level finishes with a one-tile sample set and half-tile buckets. Below
+ * level 0 the L*s samples must fit one tile, so that one block sorts them. s is a power of
+ * two (bucket_plan_init) and at most m. */
 static unsigned choose_buckets(uint64_t n, uint64_t m, uint64_t tile, int level)
 {
-	uint64_t need = next_pow2((2 * n + tile - 1) / tile);
+	uint64_t tile_pow2 = next_pow2(tile), most = next_pow2(m) / 8;
+	uint64_t need = next_pow2((2 * n + tile_pow2 - 1) / tile_pow2);
 	uint64_t s = need;
-	if (need > m / 8) {
+	if (need > most) {
 		double segment = (double)tile * sqrt((double)m / 2);
-		s = std::min<uint64_t>(m / 8, next_pow2((uint64_t)(n / segment) + 1));
+		s = std::min<uint64_t>(most, next_pow2((uint64_t)(n / segment) + 1));
 	}
 	if (level > 0)
 		s = std::min<uint64_t>(s, pow2_floor(tile * m / n));
-	return (unsigned)std::max<uint64_t>(2, std::min<uint64_t>(s, m));
+	return (unsigned)std::max<uint64_t>(2, std::min<uint64_t>(s, pow2_floor(m)));
 }
 
 template <typename T>
@@ -392,12 +462,48 @@ static cudaError_t sort_ranges(const T *source, T *target, const std::vector<uin
 	RETURN_IF_ERROR(alloc.get(&table, 2 * count * sizeof(uint64_t)));
 	RETURN_IF_ERROR(cudaMemcpyAsync(table, starts.data(), count * sizeof(uint64_t), cudaMemcpyHostToDevice, stream));
 	RETURN_IF_ERROR(cudaMemcpyAsync(table + count, ends.data(), count * sizeof(uint64_t), cudaMemcpyHostToDevice, stream));
-	size_t tile = gpu_bucket_tile_items(sizeof(T));
-	sort_ranges_kernel<T><<<(unsigned)count, BLOCK_THREADS, bitonic_layout<T>::bytes((unsigned)tile), stream>>>(
-		source, target, table, table + count, limit);
+	uint64_t largest = 0;
+	for (size_t r = 0; r < count; r++)
+		if (ends[r] - starts[r] <= limit)
+			largest = std::max(largest, ends[r] - starts[r]);
+	SORT_CLASS_SWITCH(T, class_for<T>(largest), {
+		sort_ranges_kernel<T, THREADS, PER_THREAD><<<(unsigned)count, THREADS, block_sorter<T, THREADS, PER_THREAD>::shared_bytes, stream>>>(
+			source, target, table, table + count, nullptr, nullptr, limit);
+	});
 	RETURN_IF_LAUNCH_ERROR();
 	/* the host vectors must outlive the copies */
 	return cudaStreamSynchronize(stream);
+}
+
+/* Step 9 for a level's count buckets (a device table): each bucket of 1 .. limit items
+ * sorted from source into target by the smallest block class that holds it. */
+template <typename T>
+static cudaError_t sort_ranges_by_class(const T *source, T *target, const uint64_t *starts, const uint64_t *ends,
+					unsigned count, uint64_t limit, stream_allocations &alloc, cudaStream_t stream)
+{
+	if (count == 0)
+		return cudaSuccess;
+	unsigned *lists, *list_counts;
+	RETURN_IF_ERROR(alloc.get(&lists, (size_t)SORT_CLASSES * count * sizeof(unsigned)));
+	RETURN_IF_ERROR(alloc.get(&list_counts, SORT_CLASSES * sizeof(unsigned)));
+	RETURN_IF_ERROR(cudaMemsetAsync(list_counts, 0, SORT_CLASSES * sizeof(unsigned), stream));
+	class_capacities capacities;
+	for (int c = 0; c < SORT_CLASSES; c++)
+		capacities.items[c] = class_capacity<T>(c);
+	classify_ranges_kernel<<<(count + 255) / 256, 256, 0, stream>>>(starts, ends, count, limit, capacities, lists,
+									 list_counts);
+	RETURN_IF_LAUNCH_ERROR();
+	for (int c = 0; c < SORT_CLASSES; c++) {
+		if (c > 0 && class_capacity<T>(c - 1) >= limit)
+			break;
+		unsigned grid = std::min(count, resident_blocks[sizeof(T)][c]);
+		SORT_CLASS_SWITCH(T, c, {
+			sort_ranges_kernel<T, THREADS, PER_THREAD><<<grid, THREADS, block_sorter<T, THREADS, PER_THREAD>::shared_bytes, stream>>>(
+				source, target, starts, ends, lists + (size_t)c * count, list_counts + c, limit);
+		});
+		RETURN_IF_LAUNCH_ERROR();
+	}
+	return cudaSuccess;
 }
 
 /* Steps 4-5 for every segment of a level: small sample sets one block each, large ones
@@ -508,7 +614,7 @@ static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t strea
 		RETURN_IF_ERROR(cudaMemcpyAsync(device_segs, segs.data(), segs.size() * sizeof(segment_info),
 						cudaMemcpyHostToDevice, stream));
 		int segment_count = (int)segs.size();
-		size_t tile_bytes = bitonic_layout<T>::bytes((unsigned)tile);
+		typedef block_sorter<T, GPU_TILE_THREADS> tile_sorter; /* the tile class */
 
 		PROFILE_MARK(0);
 		/* steps 1-3; at level 0 of arriving input, each chunk's sublists as it lands */
@@ -522,12 +628,14 @@ static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t strea
 				if (c == arrival->chunks - 1)
 					blocks = sublists - first;
 				RETURN_IF_ERROR(cudaStreamWaitEvent(stream, arrival->events[c], 0));
-				sort_sublists_kernel<T><<<(unsigned)blocks, BLOCK_THREADS, tile_bytes, stream>>>(
+				sort_sublists_kernel<T, GPU_TILE_THREADS, block_sort_items<T>::per_thread>
+					<<<(unsigned)blocks, GPU_TILE_THREADS, tile_sorter::shared_bytes, stream>>>(
 					source, device_segs, segment_count, first, samples);
 				RETURN_IF_LAUNCH_ERROR();
 			}
 		} else {
-			sort_sublists_kernel<T><<<(unsigned)sublists, BLOCK_THREADS, tile_bytes, stream>>>(
+			sort_sublists_kernel<T, GPU_TILE_THREADS, block_sort_items<T>::per_thread>
+				<<<(unsigned)sublists, GPU_TILE_THREADS, tile_sorter::shared_bytes, stream>>>(
 				source, device_segs, segment_count, 0, samples);
 			RETURN_IF_LAUNCH_ERROR();
 		}
@@ -558,9 +666,8 @@ static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t strea
 		/* step 9: buckets that fit a tile, straight into data */
 		bucket_table_kernel<<<segment_count, 256, 0, stream>>>(device_segs, offsets, bucket_starts, bucket_ends);
 		RETURN_IF_LAUNCH_ERROR();
-		sort_ranges_kernel<T><<<(unsigned)buckets, BLOCK_THREADS, tile_bytes, stream>>>(
-			target, data, bucket_starts, bucket_ends, tile);
-		RETURN_IF_LAUNCH_ERROR();
+		RETURN_IF_ERROR(sort_ranges_by_class(target, data, bucket_starts, bucket_ends, (unsigned)buckets, tile,
+						     alloc, stream));
 
 		/* the larger buckets: all-equal ones are done, the rest go one level down */
 		PROFILE_MARK(6);
@@ -657,8 +764,10 @@ static cudaError_t step_sort_sublists(T *items, size_t n, size_t m, size_t s, T 
 	if (n == 0)
 		return cudaSuccess;
 	RETURN_IF_ERROR(upload_segment(alloc, seg, &device_seg, stream));
-	sort_sublists_kernel<T><<<seg.sublists, BLOCK_THREADS, bitonic_layout<T>::bytes(next_pow2(m)), stream>>>(
-		items, device_seg, 1, 0, samples);
+	SORT_CLASS_SWITCH(T, class_for<T>(m), {
+		sort_sublists_kernel<T, THREADS, PER_THREAD><<<seg.sublists, THREADS, block_sorter<T, THREADS, PER_THREAD>::shared_bytes, stream>>>(
+			items, device_seg, 1, 0, samples);
+	});
 	RETURN_IF_LAUNCH_ERROR();
 	return cudaStreamSynchronize(stream);
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* Items one block sorts in shared memory: the sublist size m and the largest bucket
- * finished directly (a power of two; 128 KiB of items unless built otherwise). */
+ * finished directly (1024 threads of 31, 15 or 7 items: about 120 KiB, not a power of two). */
 size_t gpu_bucket_tile_items(int width);
 
 /* Input that is still arriving: the local sort of chunk c waits for events[c]; each
