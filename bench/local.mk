@@ -3,3 +3,4 @@ EXTRA_DIST += bench/demo.sh bench/RESULTS.md
 EXTRA_DIST += bench/text_bench.sh
 EXTRA_DIST += bench/cpu_vs_numpy.sh bench/numpy_sort.py
 EXTRA_DIST += bench/e2e_bench.sh
+EXTRA_DIST += bench/device_check.sh
