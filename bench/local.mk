@@ -4,3 +4,4 @@ EXTRA_DIST += bench/text_bench.sh
 EXTRA_DIST += bench/cpu_vs_numpy.sh bench/numpy_sort.py
 EXTRA_DIST += bench/e2e_bench.sh
 EXTRA_DIST += bench/device_check.sh
+EXTRA_DIST += bench/external_bench.sh

@@ -28,6 +28,12 @@
 #ifndef INPUT_BLOCK
 #define INPUT_BLOCK (8u << 20)
 #endif
+/* A smaller window (input_file_set_read_ahead) keeps the depth while it can and shrinks
+ * the blocks, down to this; below that it keeps fewer slots. */
+#define INPUT_BLOCK_MIN ((size_t)256 << 10)
+#define INPUT_WINDOW_MIN ((size_t)1 << 20)
+
+static size_t input_window = (size_t)INPUT_DEPTH * INPUT_BLOCK;
 
 enum slot_state { SLOT_IDLE, SLOT_READING, SLOT_DONE };
 
@@ -52,6 +58,8 @@ struct input_file {
 	bool fixed_buffers;
 	struct io_uring ring;
 	struct read_slot slots[INPUT_DEPTH];
+	unsigned depth;       /* slots in use (at most INPUT_DEPTH) */
+	size_t block;         /* bytes per slot */
 	unsigned char *buffers;
 	unsigned head;        /* the slot being consumed */
 	size_t head_used;
@@ -85,12 +93,12 @@ static void read_ring_queue(struct input_file *file, struct read_slot *slot, siz
 static void read_slot_start(struct input_file *file, struct read_slot *slot)
 {
 	slot->offset = file->next_offset;
-	slot->want = INPUT_BLOCK;
+	slot->want = file->block;
 	slot->filled = 0;
 	slot->error = 0;
 	slot->at_end = false;
 	slot->state = SLOT_READING;
-	file->next_offset += INPUT_BLOCK;
+	file->next_offset += file->block;
 	int fault = fault_inject("input_read");
 	if (fault < 0) {
 		slot->error = fault;
@@ -132,21 +140,49 @@ static int read_ring_reap(struct input_file *file)
 	return 0;
 }
 
+void input_file_set_read_ahead(size_t bytes)
+{
+	if (bytes == 0 || bytes > (size_t)INPUT_DEPTH * INPUT_BLOCK)
+		bytes = (size_t)INPUT_DEPTH * INPUT_BLOCK;
+	input_window = bytes < INPUT_WINDOW_MIN ? INPUT_WINDOW_MIN : bytes;
+}
+
+/* Splits the window into slots: all INPUT_DEPTH of them while blocks stay at least
+ * INPUT_BLOCK_MIN, fewer (at least two) below that. */
+static void input_window_split(struct input_file *file)
+{
+	size_t window = input_window;
+	/* a small file needs no window larger than itself */
+	if (file->size >= 0 && (uint64_t)file->size < window)
+		window = (size_t)file->size > 2 * INPUT_BLOCK_MIN ? (size_t)file->size : 2 * INPUT_BLOCK_MIN;
+	size_t block = window / INPUT_DEPTH;
+	unsigned depth = INPUT_DEPTH;
+	if (block < INPUT_BLOCK_MIN) {
+		block = INPUT_BLOCK_MIN;
+		depth = (unsigned)(window / block);
+		if (depth < 2)
+			depth = 2;
+	}
+	file->depth = depth;
+	file->block = (block + 4095) & ~(size_t)4095;
+}
+
 static bool input_ring_setup(struct input_file *file)
 {
-	if (io_ring_init(&file->ring, INPUT_DEPTH) != 0)
+	input_window_split(file);
+	if (io_ring_init(&file->ring, file->depth) != 0)
 		return false;
-	file->buffers = aligned_alloc(4096, (size_t)INPUT_DEPTH * INPUT_BLOCK);
+	file->buffers = aligned_alloc(4096, (size_t)file->depth * file->block);
 	if (!file->buffers) {
 		io_uring_queue_exit(&file->ring);
 		return false;
 	}
-	struct iovec whole = { file->buffers, (size_t)INPUT_DEPTH * INPUT_BLOCK };
+	struct iovec whole = { file->buffers, (size_t)file->depth * file->block };
 	/* Registration pins the pages once instead of per read; it needs RLIMIT_MEMLOCK
 	 * room, and plain reads are fine without it. */
 	file->fixed_buffers = io_uring_register_buffers(&file->ring, &whole, 1) == 0;
-	for (unsigned i = 0; i < INPUT_DEPTH; i++)
-		file->slots[i].data = file->buffers + (size_t)i * INPUT_BLOCK;
+	for (unsigned i = 0; i < file->depth; i++)
+		file->slots[i].data = file->buffers + (size_t)i * file->block;
 	return true;
 }
 
@@ -265,7 +301,7 @@ static ssize_t input_read_ring(struct input_file *file, unsigned char *buffer, s
 		}
 		slot->state = SLOT_IDLE;
 		file->head_used = 0;
-		file->head = (file->head + 1) % INPUT_DEPTH;
+		file->head = (file->head + 1) % file->depth;
 		if (file->next_offset < file->end_offset)
 			read_slot_start(file, slot);
 	}
@@ -284,7 +320,7 @@ ssize_t input_file_read(struct input_file *file, void *buffer, size_t len)
 		file->ring_tried = true;
 		if (input_ring_setup(file)) {
 			file->use_ring = true;
-			for (unsigned i = 0; i < INPUT_DEPTH && file->next_offset < file->end_offset; i++)
+			for (unsigned i = 0; i < file->depth && file->next_offset < file->end_offset; i++)
 				read_slot_start(file, &file->slots[i]);
 		}
 	}

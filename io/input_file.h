@@ -10,6 +10,11 @@
 
 struct input_file;
 
+/* The read-ahead window (bytes kept in flight per input being read) for inputs whose
+ * first read comes after this call (the buffers are made at the first read); 0 restores
+ * the default of 64 MiB. Lets a small memory budget (-S) shrink it; windows below 1 MiB
+ * are raised to 1 MiB. Not thread-safe: set it before reading. */
+void input_file_set_read_ahead(size_t bytes);
 /* "-" is stdin. Fails with -EISDIR for a directory. */
 int input_file_open(const char *path, struct input_file **file);
 /* The size of a regular file, or -1 for a pipe, terminal or socket. */

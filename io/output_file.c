@@ -130,6 +130,33 @@ int output_file_write(struct output_file *file, const void *data, size_t len)
 	return file->error;
 }
 
+bool output_file_positional(const struct output_file *file)
+{
+	return file->temp_path != NULL && file->fd >= 0;
+}
+
+int output_file_write_at(struct output_file *file, const void *data, size_t len, off_t offset)
+{
+	const unsigned char *from = data;
+	if (!output_file_positional(file))
+		return -ESPIPE;
+	while (len) {
+		int fault = fault_inject("output_write");
+		if (fault < 0)
+			return fault;
+		size_t want = fault == FAULT_SHORT && len > 1 ? len / 2 : len;
+		ssize_t wrote = pwrite(file->fd, from, want, offset);
+		if (wrote < 0 && errno == EINTR)
+			continue;
+		if (wrote <= 0)
+			return wrote < 0 ? -errno : -EIO;
+		from += wrote;
+		offset += wrote;
+		len -= (size_t)wrote;
+	}
+	return 0;
+}
+
 static void output_file_free(struct output_file *file)
 {
 	write_queue_close(file->queue);

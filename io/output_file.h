@@ -5,13 +5,23 @@
 #ifndef GPUSORT_OUTPUT_FILE_H
 #define GPUSORT_OUTPUT_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct output_file;
 
 /* NULL or "-" is stdout. */
 int output_file_open(const char *path, struct output_file **file);
 int output_file_write(struct output_file *file, const void *buffer, size_t len);
+/* True when the output is a regular file of our own (the temp twin), so that parts of
+ * it may be written at known offsets, from several threads, with output_file_write_at. */
+bool output_file_positional(const struct output_file *file);
+/* Writes len bytes at offset, straight from buffer (no queue), safe to call from several
+ * threads at once for disjoint ranges; only for a positional output, and not mixed with
+ * output_file_write. */
+int output_file_write_at(struct output_file *file, const void *buffer, size_t len,
+			 off_t offset);
 /* Flushes and renames into place; the file is closed either way. */
 int output_file_commit(struct output_file *file);
 /* Removes the partial file; the old output (if any) stays as it was. */

@@ -148,6 +148,7 @@ int binary_sort_run(const struct options *options)
 		report("%s (memory budget %zu bytes)", strerror(ENOMEM), plan.budget);
 		goto out;
 	}
+	stats_progress_start(&stats, options->progress, record_reader_total_bytes(reader));
 	double started = stats_now();
 	int64_t got = record_reader_read(reader, records, plan.chunk_records + 1);
 	if (got < 0)
@@ -159,6 +160,7 @@ int binary_sort_run(const struct options *options)
 	else
 		status = external_sort_binary(options, &layout, engine, reader, &plan, &records, &items, &stats);
 out:
+	stats_progress_finish(&stats);
 	if (options->stats && status != 2)
 		stats_print(&stats);
 	if (records)

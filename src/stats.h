@@ -1,7 +1,8 @@
-/* Per-stage times and byte counts for --stats. */
+/* Per-stage times and byte counts for --stats, and the --progress line they feed. */
 #ifndef GPUSORT_STATS_H
 #define GPUSORT_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum stats_stage {
@@ -22,7 +23,14 @@ struct sort_stats {
 	uint64_t merge_passes;
 	uint64_t temp_bytes;       /* compressed bytes written to temp files */
 	uint64_t temp_raw_bytes;   /* the same before compression */
+	uint64_t temp_live_bytes;  /* temp bytes on disk now (the runs not yet removed) */
+	uint64_t temp_peak_bytes;  /* the most that were on disk at once */
 	double started;
+	/* --progress on a terminal: fed by stats_add's read and write bytes */
+	bool progress;
+	int64_t progress_total;    /* input bytes, -1 when unknown */
+	double progress_last;      /* when the line was last drawn */
+	bool progress_shown;
 	const char *engine;        /* the sort engine's description */
 	const char *fallback;      /* why the GPU was not used, or NULL */
 };
@@ -31,6 +39,21 @@ double stats_now(void);
 void stats_begin(struct sort_stats *stats);
 /* Adds the time since `since` and the bytes to a stage; returns the current time. */
 double stats_add(struct sort_stats *stats, enum stats_stage stage, double since, uint64_t bytes);
+/* Temp files: bytes added when a run is finished, removed when it is deleted. */
+void stats_temp_add(struct sort_stats *stats, uint64_t bytes);
+void stats_temp_remove(struct sort_stats *stats, uint64_t bytes);
+
+/* Starts the progress line when wanted and stderr is a terminal; total_bytes is the
+ * input's size (-1 when unknown). Progress counts half the bytes read plus half the
+ * bytes written, so that the line reaches the input's size when the output is done.
+ * Call from one thread only (the one driving the sort). */
+void stats_progress_start(struct sort_stats *stats, bool wanted, int64_t total_bytes);
+/* Redraws the line (at most about 4 times a second) from the read and write bytes, or
+ * from done_bytes when the caller counts on its own (pass UINT64_MAX to use stats). */
+void stats_progress_update(struct sort_stats *stats, uint64_t done_bytes);
+/* Erases the line. */
+void stats_progress_finish(struct sort_stats *stats);
+
 /* Writes the table to stderr. */
 void stats_print(const struct sort_stats *stats);
 

@@ -10,3 +10,5 @@ EXTRA_DIST += \
 	tests/binary_oracle.py
 TESTS += tests/test_external.sh tests/test_faults.sh
 EXTRA_DIST += tests/test_external.sh tests/test_faults.sh
+TESTS += tests/test_memory.sh
+EXTRA_DIST += tests/test_memory.sh

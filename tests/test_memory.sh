@@ -1,0 +1,65 @@
+#!/bin/sh
+# Memory budgets: with a small -S and an input several times larger, the external sort's
+# peak resident memory stays within -S + 64 MiB (chunks, merge blocks, the input's
+# read-ahead and the I/O buffers all follow the budget), the output is right, --stats
+# reports the temp peak, and --progress prints nothing when stderr is not a terminal.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+mkdir "$WORK/tmp"
+export TMPDIR="$WORK/tmp"
+temp_empty() { test -z "$(ls -A "$WORK/tmp")"; }
+TIME=/usr/bin/time
+SLACK_KB=$((64 * 1024))
+
+# peak_rss_kb FILE: the maximum resident set (KiB) that $TIME -f %M wrote to FILE.
+peak_rss_kb() { tail -n 1 "$1"; }
+
+# 8M bare u64 keys (64 MiB) and 2M 32-byte records (64 MiB): four times -S 16M.
+keygen --type=u64 --count=8388608 --seed=31 -o "$WORK/keys"
+keygen --type=u32 --count=2097152 --seed=32 --record-size=32 --key-offset=8 -o "$WORK/rec"
+
+if ! "$TIME" -f %M true >/dev/null 2>&1; then
+	skip_test "no $TIME to measure the peak memory"
+else
+	for budget in 16 32; do
+		"$TIME" -f %M -o "$WORK/rss" "$GPUSORT" --type=u64 -S ${budget}M "$WORK/keys" -o "$WORK/out"
+		tap_result $? "u64 keys, -S ${budget}M: exits 0"
+		rss=$(peak_rss_kb "$WORK/rss")
+		test "$rss" -le $((budget * 1024 + SLACK_KB))
+		tap_result $? "u64 keys, -S ${budget}M: peak RSS ${rss} KiB <= -S + 64 MiB"
+		check "u64 keys, -S ${budget}M: sorted and a permutation" sortcheck --type=u64 "$WORK/keys" "$WORK/out"
+
+		"$TIME" -f %M -o "$WORK/rss" "$GPUSORT" --type=u32 --record-size=32 --key-offset=8 \
+			-S ${budget}M "$WORK/rec" -o "$WORK/out"
+		tap_result $? "32-byte records, -S ${budget}M: exits 0"
+		rss=$(peak_rss_kb "$WORK/rss")
+		test "$rss" -le $((budget * 1024 + SLACK_KB))
+		tap_result $? "32-byte records, -S ${budget}M: peak RSS ${rss} KiB <= -S + 64 MiB"
+		check "32-byte records, -S ${budget}M: sorted and a permutation" \
+			sortcheck --type=u32 --record-size=32 --key-offset=8 "$WORK/rec" "$WORK/out"
+	done
+	# A pipe: the size is unknown, the output goes to stdout (the merge in order).
+	cat "$WORK/keys" | "$TIME" -f %M -o "$WORK/rss" "$GPUSORT" --type=u64 -S 16M > "$WORK/out"
+	tap_result $? "u64 keys from a pipe to stdout, -S 16M: exits 0"
+	rss=$(peak_rss_kb "$WORK/rss")
+	test "$rss" -le $((16 * 1024 + SLACK_KB))
+	tap_result $? "pipe to stdout, -S 16M: peak RSS ${rss} KiB <= -S + 64 MiB"
+	check "pipe to stdout: sorted and a permutation" sortcheck --type=u64 "$WORK/keys" "$WORK/out"
+fi
+check "no temp file left" temp_empty
+
+# --stats reports the temp peak: on disk at once, at most what was written in all.
+"$GPUSORT" --type=u64 -S 16M --stats "$WORK/keys" -o "$WORK/out" 2>"$WORK/stats"
+peak=$(sed -n 's/.*temp peak \([0-9.]*\) MiB.*/\1/p' "$WORK/stats")
+written=$(sed -n 's/.* temp \([0-9.]*\) MiB (.*/\1/p' "$WORK/stats")
+test -n "$peak" && awk -v p="$peak" -v w="$written" 'BEGIN { exit !(p > 0 && p <= w) }'
+tap_result $? "--stats prints the temp peak (${peak:-none} MiB of ${written:-none} MiB written)"
+
+# --progress: stderr is a file here, not a terminal: nothing is printed, same output.
+"$GPUSORT" --type=u64 -S 16M "$WORK/keys" -o "$WORK/plain"
+"$GPUSORT" --type=u64 -S 16M --progress "$WORK/keys" -o "$WORK/out" 2>"$WORK/progress"
+tap_result $? "--progress without a terminal exits 0"
+check "--progress without a terminal prints nothing" test ! -s "$WORK/progress"
+check "--progress does not change the output" cmp "$WORK/out" "$WORK/plain"
+check "no temp file left after --progress" temp_empty
+done_testing
