@@ -1,7 +1,8 @@
-# bench/: benchmark scripts (never run by make check) and their results.
-EXTRA_DIST += bench/demo.sh bench/RESULTS.md
-EXTRA_DIST += bench/text_bench.sh
-EXTRA_DIST += bench/cpu_vs_numpy.sh bench/numpy_sort.py
-EXTRA_DIST += bench/e2e_bench.sh
-EXTRA_DIST += bench/device_check.sh
-EXTRA_DIST += bench/external_bench.sh
+# bench/: benchmark scripts and programs (never run by make check) and their results.
+EXTRA_DIST += bench/RESULTS.md bench/demo.sh bench/device_check.sh \
+	bench/cpu_vs_numpy.sh bench/numpy_sort.py \
+	bench/external_bench.sh \
+	bench/text_bench.sh \
+	bench/e2e_bench.sh \
+	bench/gpu_kernels.cu bench/gpu_bench.sh \
+	bench/seeds.cu bench/seeds.sh

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gpu_algorithms.cuh"
 #include "gpu_backend.h"
 #include "gpu_bucket_sort.cuh"
 #include "gpu_errors.cuh"
@@ -227,9 +228,10 @@ static cudaError_t copy_out(struct gpu_backend *backend, char *host, const char 
 extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
 				void *items, size_t n, char *reason, size_t reason_size)
 {
-	if (algorithm != SORT_BUCKET) {
+	if (algorithm != SORT_BUCKET && algorithm != SORT_SAMPLE && algorithm != SORT_RADIX &&
+	    algorithm != SORT_BITONIC && algorithm != SORT_QUICK) {
 		if (reason && reason_size)
-			snprintf(reason, reason_size, "only the bucket sort runs on the GPU");
+			snprintf(reason, reason_size, "no GPU version of algorithm %d", (int)algorithm);
 		return -ENOTSUP;
 	}
 	if (n > gpu_backend_capacity(backend, width)) {
@@ -267,7 +269,20 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 			break;
 		}
 		struct gpu_input_arrival arrival = { chunks, chunk_bytes / width, backend->chunk_events };
-		error = gpu_bucket_sort_device(width, device, device + bytes, n, stream, &arrival);
+		if (algorithm == SORT_BUCKET) {
+			error = gpu_bucket_sort_device(width, device, device + bytes, n, stream, &arrival);
+		} else {
+			/* the seeds' methods start once every chunk is in */
+			error = cudaStreamWaitEvent(stream, backend->chunk_events[chunks - 1], 0);
+			if (!error && algorithm == SORT_SAMPLE)
+				error = gpu_sample_sort_device(width, device, device + bytes, n, stream);
+			else if (!error && algorithm == SORT_RADIX)
+				error = gpu_radix_sort_device(width, device, device + bytes, n, 0, stream);
+			else if (!error && algorithm == SORT_BITONIC)
+				error = gpu_bitonic_sort_device(width, device, device + bytes, n, stream);
+			else if (!error)
+				error = gpu_quick_sort_device(width, device, device + bytes, n, stream);
+		}
 		if (error) {
 			result = gpu_error_report(error, "sorting on the GPU", reason, reason_size);
 			break;

@@ -12,3 +12,10 @@ tests_test_gpu_nodevice_SOURCES = tests/test_gpu_nodevice.c
 tests_test_gpu_nodevice_LDADD = $(GPU_TEST_LINK)
 TESTS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice
 endif
+# The seeds' other methods (sample, radix, bitonic, quick) against the CPU bucket sort.
+if HAVE_CUDA
+check_PROGRAMS += tests/test_gpu_algorithms
+tests_test_gpu_algorithms_SOURCES = tests/test_gpu_algorithms.c
+tests_test_gpu_algorithms_LDADD = $(GPU_TEST_LINK)
+TESTS += tests/test_gpu_algorithms
+endif
