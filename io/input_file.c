@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "fault_inject.h"
 #include "input_file.h"
+#include "parallel_io.h"
 #include "io_ring.h"
 
 /* The read-ahead window is INPUT_DEPTH x INPUT_BLOCK = 64 MiB. Measured on the 2-core
@@ -308,12 +309,32 @@ static ssize_t input_read_ring(struct input_file *file, unsigned char *buffer, s
 	return have;
 }
 
+/* A large read of a regular file that is not being read ahead goes straight into the
+ * caller's buffer, on several threads. */
+static ssize_t input_read_direct(struct input_file *file, unsigned char *buffer, size_t len)
+{
+	ssize_t got = parallel_pread(file->fd, buffer, len, file->sync_offset, "input_read");
+	if (got < 0)
+		return got;
+	file->sync_offset += got;
+	if ((size_t)got < len)
+		file->ended = true;
+	return got;
+}
+
 ssize_t input_file_read(struct input_file *file, void *buffer, size_t len)
 {
 	if (file->error)
 		return file->error;
 	if (file->ended || len == 0)
 		return 0;
+	if (file->size > 0 && !file->use_ring && len >= PARALLEL_IO_MINIMUM) {
+		file->ring_tried = true; /* from here on the file is read synchronously */
+		ssize_t got = input_read_direct(file, buffer, len);
+		if (got < 0)
+			file->error = got;
+		return got;
+	}
 	/* The read-ahead starts at the first read, not at open: a caller opens every input
 	 * at once, and only the one being read should hold buffers. */
 	if (!file->ring_tried && file->size > 0) {

@@ -7,5 +7,6 @@ libio_a_SOURCES = \
 	io/input_file.h io/input_file.c \
 	io/output_file.h io/output_file.c \
 	io/temp_files.h io/temp_files.c \
+	io/parallel_io.h io/parallel_io.c \
 	io/block_transform.h io/block_transform.c \
 	io/run_file.h io/run_file.c

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "fault_inject.h"
 #include "output_file.h"
+#include "parallel_io.h"
 #include "temp_files.h"
 #include "write_queue.h"
 
@@ -106,9 +107,28 @@ static int output_submit(struct output_file *file)
 	return error;
 }
 
+/* A large write to the temp twin goes straight from the caller's buffer, on several
+ * threads, after the queued writes before it. */
+static int output_write_direct(struct output_file *file, const void *data, size_t len)
+{
+	if (file->filled)
+		file->error = output_submit(file);
+	if (!file->error)
+		file->error = write_queue_flush(file->queue);
+	if (file->error)
+		return file->error;
+	off_t offset = write_queue_offset(file->queue);
+	file->error = parallel_pwrite(file->fd, data, len, offset, "output_write");
+	if (!file->error)
+		write_queue_skip(file->queue, len);
+	return file->error;
+}
+
 int output_file_write(struct output_file *file, const void *data, size_t len)
 {
 	const unsigned char *from = data;
+	if (!file->error && len >= PARALLEL_IO_MINIMUM && output_file_positional(file))
+		return output_write_direct(file, data, len);
 	while (len && !file->error) {
 		if (!file->buffer) {
 			void *buffer;

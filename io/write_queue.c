@@ -210,6 +210,16 @@ int write_queue_flush(struct write_queue *queue)
 	return queue->error;
 }
 
+off_t write_queue_offset(const struct write_queue *queue)
+{
+	return queue->offset;
+}
+
+void write_queue_skip(struct write_queue *queue, size_t bytes)
+{
+	queue->offset += (off_t)bytes;
+}
+
 off_t write_queue_bytes(const struct write_queue *queue)
 {
 	return queue->offset - queue->start;

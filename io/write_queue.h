@@ -21,6 +21,11 @@ int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffe
 int write_queue_submit(struct write_queue *queue, size_t bytes);
 /* Waits for every write; for a seekable fd leaves its offset after the data. */
 int write_queue_flush(struct write_queue *queue);
+/* Where the next submitted buffer goes (seekable files). */
+off_t write_queue_offset(const struct write_queue *queue);
+/* After a flush, for a caller that wrote bytes at write_queue_offset() itself: the next
+ * submitted buffer goes after them. */
+void write_queue_skip(struct write_queue *queue, size_t bytes);
 /* The bytes submitted so far. */
 off_t write_queue_bytes(const struct write_queue *queue);
 /* Waits for writes in flight (their buffers must outlive them) and frees; the fd stays

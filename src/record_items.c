@@ -7,7 +7,12 @@
 #include "key_image.h"
 #include "record_items.h"
 
-#define EMIT_BLOCK_BYTES ((size_t)4 << 20)
+/* Gathered records go out in blocks of 1/16 of the chunk, 4 to 64 MiB: large blocks let
+ * the output write them on several threads, small chunks keep the block small. */
+#define EMIT_BLOCK_MIN ((size_t)4 << 20)
+#define EMIT_BLOCK_MAX ((size_t)64 << 20)
+/* Records sorted in place need no copy: they go out in pieces this large. */
+#define EMIT_IN_PLACE_BYTES ((size_t)256 << 20)
 /* Records per piece of work handed to a thread when building items or restoring keys. */
 #define SLICE_RECORDS ((size_t)1 << 20)
 /* Records per piece of a gather: small enough to balance, large enough to amortize. */
@@ -230,7 +235,7 @@ static int emit_in_place(const struct record_layout *layout, enum record_form fo
 	}
 	struct build_job job = {layout, form, records, kept, NULL};
 	thread_pool_parallel_for(layout->pool, (kept + SLICE_RECORDS - 1) / SLICE_RECORDS, restore_slice, &job);
-	size_t per_block = EMIT_BLOCK_BYTES / size;
+	size_t per_block = EMIT_IN_PLACE_BYTES / size;
 	for (size_t done = 0; done < kept; done += per_block) {
 		size_t count = kept - done < per_block ? kept - done : per_block;
 		int error = sink(context, records + done * size, count);
@@ -270,7 +275,10 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 		return emit_in_place(layout, form, records, n, unique, sink, context);
 
 	size_t size = layout->record_size;
-	size_t per_block = EMIT_BLOCK_BYTES / size ? EMIT_BLOCK_BYTES / size : 1;
+	size_t block_bytes = n * size / 16;
+	block_bytes = block_bytes < EMIT_BLOCK_MIN ? EMIT_BLOCK_MIN
+		      : block_bytes > EMIT_BLOCK_MAX ? EMIT_BLOCK_MAX : block_bytes;
+	size_t per_block = block_bytes / size ? block_bytes / size : 1;
 	unsigned char *block = malloc(per_block * size);
 	if (!block)
 		return -ENOMEM;

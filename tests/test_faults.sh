@@ -32,13 +32,34 @@ tap_result $? "short reads are carried on"
 "$GPUSORT" --type=u64 "$WORK/keys" -o "$WORK/full"
 check "short reads give the same output" cmp "$WORK/short" "$WORK/full"
 
+# 32 MiB and more: the input is read and the output written on several threads.
+keygen --type=u64 --count=4500000 --seed=22 -o "$WORK/big"
+"$GPUSORT" --type=u64 "$WORK/big" -o "$WORK/big.sorted"
+check "a 36 MB input sorted in memory is in order" sortcheck --type=u64 "$WORK/big" "$WORK/big.sorted"
+GPUSORT_FAULT=input_read:SHORT "$GPUSORT" --type=u64 "$WORK/big" -o "$WORK/big.short"
+check "short parallel reads give the same output" cmp "$WORK/big.short" "$WORK/big.sorted"
+rm -f "$WORK/big.short"
+GPUSORT_FAULT=output_write:SHORT "$GPUSORT" --type=u64 "$WORK/big" -o "$WORK/big.short"
+check "short parallel writes give the same output" cmp "$WORK/big.short" "$WORK/big.sorted"
+rm -f "$WORK/big.short" "$WORK/big.sorted"
+for fault in output_write:ENOSPC output_write:EIO:2 input_read:EIO:3; do
+	GPUSORT_FAULT=$fault expect_status 2 "36 MB in memory with $fault" \
+		"$GPUSORT" --type=u64 "$WORK/big" -o "$WORK/out"
+	case $fault in
+	output_write*) stderr_has "$WORK/out: " "$fault: the output is named" ;;
+	input_read*) stderr_has "$WORK/big: " "$fault: the input is named" ;;
+	esac
+	check "$fault: old output untouched, no temp file left" untouched
+done
+
 # Signals mid-sort: killed by the signal, nothing left behind.
-keygen --type=u64 --count=4000000 --seed=22 -o "$WORK/big"
 for signal in INT TERM HUP; do
+	# The input pipe stays open for a while, so the signal surely comes mid-sort.
 	# A background job of a script starts with SIGINT ignored; --default-signal undoes that.
-	env --default-signal="$signal" "$GPUSORT" --type=u64 -S 1M "$WORK/big" -o "$WORK/out" 2>/dev/null &
+	(cat "$WORK/big"; sleep 3) 2>/dev/null |
+		env --default-signal="$signal" "$GPUSORT" --type=u64 -S 1M -o "$WORK/out" 2>/dev/null &
 	pid=$!
-	sleep 0.4
+	sleep 0.5
 	kill -$signal $pid 2>/dev/null
 	wait $pid
 	status=$?

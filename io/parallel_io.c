@@ -1,0 +1,113 @@
+/* Positional transfers split over threads (see parallel_io.h). Each thread moves one
+ * contiguous piece with pread/pwrite, carrying on after short transfers. */
+#include "config.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <unistd.h>
+#include "fault_inject.h"
+#include "parallel_io.h"
+
+#define PIECE_MINIMUM ((size_t)8 << 20)
+#define THREADS_MAXIMUM 16
+
+struct piece {
+	int fd;
+	unsigned char *data;
+	size_t len;
+	off_t offset;
+	bool write;
+	const char *fault_op;
+	size_t done;   /* bytes moved */
+	int error;     /* negative errno, or 0 */
+};
+
+static void *piece_run(void *context)
+{
+	struct piece *piece = context;
+	while (piece->done < piece->len) {
+		size_t want = piece->len - piece->done;
+		int fault = fault_inject(piece->fault_op);
+		if (fault < 0) {
+			piece->error = fault;
+			break;
+		}
+		if (fault == FAULT_SHORT && want > 1)
+			want /= 2;
+		off_t at = piece->offset + (off_t)piece->done;
+		ssize_t moved = piece->write ? pwrite(piece->fd, piece->data + piece->done, want, at)
+					     : pread(piece->fd, piece->data + piece->done, want, at);
+		if (moved < 0 && errno == EINTR)
+			continue;
+		if (moved < 0) {
+			piece->error = -errno;
+			break;
+		}
+		if (moved == 0) {
+			if (piece->write)
+				piece->error = -ENOSPC;
+			break; /* a read at the end of the file */
+		}
+		piece->done += (size_t)moved;
+	}
+	return NULL;
+}
+
+static unsigned thread_count(size_t len)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t threads = len / PIECE_MINIMUM;
+	if (online > 0 && threads > (size_t)online)
+		threads = (size_t)online;
+	if (threads > THREADS_MAXIMUM)
+		threads = THREADS_MAXIMUM;
+	return threads ? (unsigned)threads : 1;
+}
+
+/* Runs the pieces, the caller taking the first; returns the contiguous bytes moved from
+ * the start, or the first error. */
+static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool write, const char *fault_op)
+{
+	struct piece pieces[THREADS_MAXIMUM];
+	pthread_t threads[THREADS_MAXIMUM];
+	bool started[THREADS_MAXIMUM] = {false};
+	unsigned count = thread_count(len);
+	size_t share = (len / count + 4095) & ~(size_t)4095;
+	for (unsigned i = 0; i < count; i++) {
+		size_t begin = (size_t)i * share < len ? (size_t)i * share : len;
+		size_t end = begin + share < len ? begin + share : len;
+		pieces[i] = (struct piece){fd, (unsigned char *)buffer + begin, end - begin,
+					  offset + (off_t)begin, write, fault_op, 0, 0};
+	}
+	for (unsigned i = 1; i < count; i++)
+		started[i] = pthread_create(&threads[i], NULL, piece_run, &pieces[i]) == 0;
+	piece_run(&pieces[0]);
+	for (unsigned i = 1; i < count; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		else
+			piece_run(&pieces[i]); /* no thread to be had: move it here */
+	}
+	size_t moved = 0;
+	for (unsigned i = 0; i < count; i++) {
+		if (pieces[i].error)
+			return pieces[i].error;
+		moved += pieces[i].done;
+		if (pieces[i].done < pieces[i].len)
+			break; /* the file ended inside this piece */
+	}
+	return (ssize_t)moved;
+}
+
+ssize_t parallel_pread(int fd, void *buffer, size_t len, off_t offset, const char *fault_op)
+{
+	return transfer(fd, buffer, len, offset, false, fault_op);
+}
+
+int parallel_pwrite(int fd, const void *buffer, size_t len, off_t offset, const char *fault_op)
+{
+	ssize_t moved = transfer(fd, (void *)buffer, len, offset, true, fault_op);
+	if (moved < 0)
+		return (int)moved;
+	return (size_t)moved == len ? 0 : -EIO;
+}

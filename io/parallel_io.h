@@ -1,0 +1,19 @@
+/* Large positional reads and writes of regular files split over several threads: the
+ * kernel's copies between the page cache and user memory (and the first touch of fresh
+ * pages) then run on several cores, which one io_uring queue does not give. */
+#ifndef GPUSORT_PARALLEL_IO_H
+#define GPUSORT_PARALLEL_IO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Transfers of at least this many bytes are worth splitting. */
+#define PARALLEL_IO_MINIMUM ((size_t)32 << 20)
+
+/* Reads up to len bytes at offset; returns the bytes read (fewer only at the end of
+ * the file) or a negative errno. fault_op names the operation for fault_inject. */
+ssize_t parallel_pread(int fd, void *buffer, size_t len, off_t offset, const char *fault_op);
+/* Writes len bytes at offset; returns 0 or a negative errno (-ENOSPC on a full disk). */
+int parallel_pwrite(int fd, const void *buffer, size_t len, off_t offset, const char *fault_op);
+
+#endif
