@@ -6,37 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../io/output_file.h"
 #include "../io/temp_files.h"
 #include "binary_check.h"
 #include "binary_sort.h"
 #include "external_sort.h"
 #include "memory_plan.h"
 #include "record_items.h"
+#include "record_output.h"
 #include "record_reader.h"
 #include "report.h"
 #include "stats.h"
-
-struct output_sink {
-	struct output_file *file;
-	const char *name;
-	size_t record_size;
-	struct sort_stats *stats;
-};
-
-static int write_to_output(void *context, const unsigned char *records, size_t count)
-{
-	struct output_sink *sink = context;
-	double started = stats_now();
-	int error = output_file_write(sink->file, records, count * sink->record_size);
-	stats_add(sink->stats, STAGE_WRITE, started, count * sink->record_size);
-	return error;
-}
-
-static const char *output_name(const struct options *options)
-{
-	return options->output && strcmp(options->output, "-") != 0 ? options->output : "standard output";
-}
 
 /* Sorts one chunk of n records in place of its item array; returns the form used. */
 int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *layout,
@@ -67,25 +46,19 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 		report("sort engine (%s): %s", sort_engine_describe(engine), strerror(-error));
 		return 2;
 	}
-	struct output_sink sink = {NULL, output_name(options), layout->record_size, stats};
-	error = output_file_open(options->output, &sink.file);
-	if (error) {
-		report_file_error(sink.name, error);
+	struct record_output output;
+	if (record_output_open(&output, options, layout->record_size, true, stats))
 		return 2;
-	}
 	void *items = record_form_in_place(form) ? (void *)records : items_buffer;
-	error = record_items_emit(layout, form, records, items, n, options->unique, write_to_output, &sink);
+	error = record_items_emit(layout, form, records, items, n, options->unique,
+				  record_output_write, &output);
+	/* an error of the emit itself (not of a write) still needs its message */
+	if (error && !output.reported)
+		report_file_error(output.name, error);
 	double started = stats_now();
-	if (!error)
-		error = output_file_commit(sink.file);
-	else
-		output_file_abort(sink.file);
+	error = record_output_finish(&output, error);
 	stats_add(stats, STAGE_WRITE, started, 0);
-	if (error) {
-		report_file_error(sink.name, error);
-		return 2;
-	}
-	return 0;
+	return error ? 2 : 0;
 }
 
 static int open_engine(const struct options *options, struct sort_engine **engine,

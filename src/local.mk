@@ -10,6 +10,9 @@ libgpusort_a_SOURCES = \
 	src/memory_plan.h src/memory_plan.c \
 	src/binary_check.h src/binary_check.c \
 	src/binary_sort.h src/binary_sort.c \
+	src/binary_runs.h src/binary_runs.c \
+	src/range_merge.h src/range_merge.c \
+	src/record_output.h src/record_output.c \
 	src/external_sort.h src/external_sort.c \
 	src/merge.h src/merge.c \
 	src/stats.h src/stats.c \

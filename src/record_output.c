@@ -1,0 +1,56 @@
+/* The output end of a binary sort or merge (see record_output.h): one place that opens,
+ * writes, commits or aborts the output and reports its errors by name, shared by the
+ * in-memory sort, the final merge of runs and -m. */
+#include "config.h"
+#include <string.h>
+#include "record_output.h"
+#include "report.h"
+
+const char *record_output_name(const struct options *options)
+{
+	return options->output && strcmp(options->output, "-") != 0 ? options->output : "standard output";
+}
+
+int record_output_open(struct record_output *output, const struct options *options,
+		       size_t record_size, bool timed, struct sort_stats *stats)
+{
+	*output = (struct record_output){NULL, record_output_name(options), record_size, stats,
+					 timed, false};
+	int error = output_file_open(options->output, &output->file);
+	if (error)
+		report_file_error(output->name, error);
+	return error;
+}
+
+int record_output_write(void *context, const unsigned char *records, size_t count)
+{
+	struct record_output *output = context;
+	size_t bytes = count * output->record_size;
+	int error;
+	if (output->timed) {
+		double started = stats_now();
+		error = output_file_write(output->file, records, bytes);
+		stats_add(output->stats, STAGE_WRITE, started, bytes);
+	} else {
+		output->stats->bytes[STAGE_WRITE] += bytes;
+		stats_progress_update(output->stats, UINT64_MAX);
+		error = output_file_write(output->file, records, bytes);
+	}
+	if (error) {
+		report_file_error(output->name, error);
+		output->reported = true;
+	}
+	return error;
+}
+
+int record_output_finish(struct record_output *output, int error)
+{
+	if (error) {
+		output_file_abort(output->file);
+		return error;
+	}
+	error = output_file_commit(output->file);
+	if (error)
+		report_file_error(output->name, error);
+	return error;
+}

@@ -1,0 +1,39 @@
+/* The output end of a binary sort or merge: opens the output named by -o (or standard
+ * output), takes sorted records as a record_sink, and commits or aborts the output,
+ * reporting errors with the output's name. */
+#ifndef GPUSORT_RECORD_OUTPUT_H
+#define GPUSORT_RECORD_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../io/output_file.h"
+#include "options.h"
+#include "stats.h"
+
+struct record_output {
+	struct output_file *file;
+	const char *name;
+	size_t record_size;
+	struct sort_stats *stats;
+	/* true: each write's time goes to the write stage; false: a stage around the
+	 * writes (the merge) times them, and only their bytes are counted */
+	bool timed;
+	/* a write error was reported (by record_output_write) */
+	bool reported;
+};
+
+/* The output's name for messages. */
+const char *record_output_name(const struct options *options);
+
+/* Opens the output; reports and returns a negative errno on failure. */
+int record_output_open(struct record_output *output, const struct options *options,
+		       size_t record_size, bool timed, struct sort_stats *stats);
+
+/* record_sink: writes count records; reports its own errors. */
+int record_output_write(void *context, const unsigned char *records, size_t count);
+
+/* Commits the output when error is 0 (reporting a failure), else aborts it and leaves
+ * the old file, if any, as it was. Returns the error, or the commit's. */
+int record_output_finish(struct record_output *output, int error);
+
+#endif
