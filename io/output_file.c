@@ -51,17 +51,14 @@ static int output_twin_create(struct output_file *file, const char *path)
 	int fault = fault_inject("output_open");
 	if (fault < 0)
 		return fault;
-	file->fd = mkostemp(file->temp_path, O_CLOEXEC);
+	file->fd = temp_file_create_registered(file->temp_path, O_CLOEXEC);
 	if (file->fd < 0) {
-		int error = -errno;
+		int error = file->fd;
 		free(file->temp_path);
 		file->temp_path = NULL;
 		return error;
 	}
 	file->owns_fd = true;
-	int error = temp_file_register(file->temp_path);
-	if (error)
-		return error;
 	/* mkstemp makes 0600; a new output gets what open(O_CREAT, 0666) would give. */
 	mode_t mask = umask(0);
 	umask(mask);

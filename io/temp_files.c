@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "fault_inject.h"
 #include "temp_files.h"
@@ -30,9 +31,39 @@ static char **temp_dirs;
 static size_t temp_dir_count;
 static atomic_size_t temp_dir_next;
 static const int temp_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+/* Threads between creating a temp file and registering it, and whether a signal is
+ * ending the process: the handler (on another thread: the creator blocks the signals)
+ * waits for those windows to close, so a file created by a spill thread at that moment
+ * is registered, and then removed, before the process dies. */
+static atomic_int temp_creating;
+static atomic_bool temp_dying;
+
+static int temp_file_creation_begin(void)
+{
+	atomic_fetch_add(&temp_creating, 1);
+	if (atomic_load(&temp_dying)) {
+		atomic_fetch_sub(&temp_creating, 1);
+		return -EINTR;
+	}
+	return 0;
+}
+
+static void temp_file_creation_end(void)
+{
+	atomic_fetch_sub(&temp_creating, 1);
+}
+
+static void temp_creations_wait(void)
+{
+	atomic_store(&temp_dying, true);
+	struct timespec pause = {0, 1000000};
+	for (int i = 0; i < 2000 && atomic_load(&temp_creating) > 0; i++)
+		nanosleep(&pause, NULL);
+}
 
 static void temp_files_on_signal(int signal_number)
 {
+	temp_creations_wait();
 	temp_files_remove_all();
 	/* SA_RESETHAND restored the default action; the raised signal is delivered when the
 	 * handler returns and ends the process the way the signal meant to. */
@@ -133,6 +164,25 @@ int temp_file_register(const char *path)
 	return error;
 }
 
+int temp_file_create_registered(char *path, int flags)
+{
+	sigset_t old;
+	temp_signals_block(&old);
+	int error = temp_file_creation_begin();
+	int fd = -1;
+	if (!error) {
+		fd = mkostemp(path, flags);
+		error = fd < 0 ? -errno : temp_register_unblocked(path);
+		if (fd >= 0 && error) {
+			unlink(path);
+			close(fd);
+		}
+		temp_file_creation_end();
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return error ? error : fd;
+}
+
 int temp_file_create(char *path, size_t path_size)
 {
 	if (!temp_dirs) {
@@ -150,17 +200,7 @@ int temp_file_create(char *path, size_t path_size)
 	int length = snprintf(path, path_size, "%.*s/gpusort.XXXXXX", (int)dir_len, dir);
 	if (length < 0 || (size_t)length >= path_size)
 		return -ENAMETOOLONG;
-	/* Blocked signals between creating and registering: no window leaks a file. */
-	sigset_t old;
-	temp_signals_block(&old);
-	int fd = mkostemp(path, O_CLOEXEC);
-	int error = fd < 0 ? -errno : temp_register_unblocked(path);
-	if (fd >= 0 && error) {
-		unlink(path);
-		close(fd);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return error ? error : fd;
+	return temp_file_create_registered(path, O_CLOEXEC);
 }
 
 static struct temp_entry *temp_entry_find(const char *path)

@@ -10,6 +10,9 @@ int temp_files_init(const char *const *dirs, size_t count);
 /* Creates and opens a new temp file (O_RDWR); path receives its name. Returns an fd or
  * a negative errno. */
 int temp_file_create(char *path, size_t path_size);
+/* mkostemp(path, flags) and registration as one step that no signal can split, on any
+ * thread: path is a template ending in XXXXXX. Returns an fd or a negative errno. */
+int temp_file_create_registered(char *path, int flags);
 /* Registers a path created elsewhere (the output's temp twin) for removal on signals. */
 int temp_file_register(const char *path);
 void temp_file_forget(const char *path);

@@ -1,16 +1,18 @@
 /* Run formation for text: prefixes computed in parallel, items sorted by the engine,
- * then the runs of equal prefixes ordered by the comparator (in parallel over batches
- * of runs). The item array is reused in place for the line numbers. */
+ * then the runs of equal prefixes ordered by the comparator (in parallel over slices of
+ * the sorted array). */
 #include "text_line_sort.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "text_merge_sort.h"
+#include "text_memory.h"
 #include "text_prefix.h"
 
 #define SLICE_LINES 65536
 #define BATCH_LINES 4096
+#define LARGE_RUN_LINES (1u << 16) /* longer tie runs are sorted with all threads */
 
 struct prefix_job {
 	const struct text_order *order;
@@ -36,23 +38,76 @@ struct tie_run {
 	size_t start, length;
 };
 
-struct tie_job {
+/* After the engine: slices of the sorted items turned into line numbers (first pass),
+ * then each slice orders the tie runs that start in it (second pass; a run may reach
+ * into the next slice, whose numbers the first pass wrote). Runs too large for one
+ * thread are kept per slice and sorted afterwards with the whole pool. */
+struct finish_job {
 	const struct text_order *order;
 	const struct text_lines *lines;
+	const item_u128 *items;
 	uint64_t *index;
-	const struct tie_run *runs;
-	const size_t *batch_starts; /* batch b covers runs [batch_starts[b], batch_starts[b+1]) */
+	size_t n;
+	struct tie_run **large; /* per slice: its large runs, NULL when none */
+	size_t *large_count;
+	int error;
 };
 
-static void finish_batch(void *ctx, size_t batch)
+static void slice_range(size_t n, size_t slice, size_t *begin, size_t *end)
 {
-	struct tie_job *job = ctx;
+	*begin = slice * SLICE_LINES;
+	*end = *begin + SLICE_LINES < n ? *begin + SLICE_LINES : n;
+}
+
+static void take_line_numbers(void *ctx, size_t slice)
+{
+	struct finish_job *job = ctx;
+	size_t begin, end;
+	slice_range(job->n, slice, &begin, &end);
+	for (size_t i = begin; i < end; i++)
+		job->index[i] = item_u128_low(job->items[i]);
+}
+
+static void finish_slice(void *ctx, size_t slice)
+{
+	struct finish_job *job = ctx;
+	const item_u128 *items = job->items;
+	size_t begin, end, capacity = 0;
+	slice_range(job->n, slice, &begin, &end);
 	uint64_t stack[BATCH_LINES];
-	for (size_t r = job->batch_starts[batch]; r < job->batch_starts[batch + 1]; r++) {
-		const struct tie_run *run = &job->runs[r];
-		if (run->length <= BATCH_LINES) /* larger runs were sorted on their own */
-			text_merge_sort(job->order, job->lines, job->index + run->start, stack,
-					run->length, NULL);
+	size_t i = begin;
+	/* The run going on at the slice's start belongs to an earlier slice. */
+	while (i > 0 && i < end && item_u128_high(items[i]) == item_u128_high(items[i - 1]))
+		i++;
+	while (i < end) {
+		uint64_t prefix = item_u128_high(items[i]);
+		size_t j = i + 1;
+		while (j < job->n && item_u128_high(items[j]) == prefix)
+			j++;
+		size_t length = j - i;
+		if (length > LARGE_RUN_LINES) {
+			if (job->large_count[slice] == capacity) {
+				capacity = capacity ? 2 * capacity : 4;
+				struct tie_run *grown = realloc(job->large[slice], capacity * sizeof *grown);
+				if (!grown) {
+					job->error = -ENOMEM;
+					return;
+				}
+				job->large[slice] = grown;
+			}
+			job->large[slice][job->large_count[slice]++] = (struct tie_run){ i, length };
+		} else if (length > BATCH_LINES) {
+			uint64_t *scratch = malloc(length * sizeof *scratch);
+			if (!scratch) {
+				job->error = -ENOMEM;
+				return;
+			}
+			text_merge_sort(job->order, job->lines, job->index + i, scratch, length, NULL);
+			free(scratch);
+		} else if (length > 1) {
+			text_merge_sort(job->order, job->lines, job->index + i, stack, length, NULL);
+		}
+		i = j;
 	}
 }
 
@@ -63,7 +118,7 @@ static int sort_items(struct sort_engine *engine, item_u128 *items, size_t n)
 	size_t most = sort_engine_max_items(engine, ITEM_U128);
 	if (most == 0 || most >= n)
 		return sort_engine_sort(engine, ITEM_U128, items, n);
-	item_u128 *scratch = malloc(n * sizeof *scratch);
+	item_u128 *scratch = text_huge_alloc(n * sizeof *scratch);
 	if (!scratch)
 		return -ENOMEM;
 	int err = 0;
@@ -92,9 +147,7 @@ int text_line_sort(const struct text_order *order, const struct text_lines *line
 {
 	size_t n = lines->count;
 	*sorted = NULL;
-	/* malloc, not the engine's pinned buffers: the array outlives the engine's use as
-	 * the output order and is released with free(). */
-	item_u128 *items = malloc((n ? n : 1) * sizeof *items);
+	item_u128 *items = text_huge_alloc((n ? n : 1) * sizeof *items);
 	if (!items)
 		return -ENOMEM;
 	struct prefix_job prefix_job = { order, lines, items };
@@ -106,72 +159,38 @@ int text_line_sort(const struct text_order *order, const struct text_lines *line
 		return err;
 	}
 
-	/* Find the tie runs, then turn items into line numbers in place (entry i of the
-	 * narrower array never overwrites an item not yet read). */
-	struct tie_run *runs = NULL;
-	size_t run_count = 0, run_capacity = 0;
-	for (size_t i = 0; i + 1 < n;) {
-		uint64_t prefix = item_u128_high(items[i]);
-		size_t j = i + 1;
-		while (j < n && item_u128_high(items[j]) == prefix)
-			j++;
-		if (j - i > 1) {
-			if (run_count == run_capacity) {
-				run_capacity = run_capacity ? 2 * run_capacity : 1024;
-				struct tie_run *grown = realloc(runs, run_capacity * sizeof *runs);
-				if (!grown) {
-					free(runs);
-					free(items);
-					return -ENOMEM;
-				}
-				runs = grown;
-			}
-			runs[run_count++] = (struct tie_run){ i, j - i };
-		}
-		i = j;
-	}
-	uint64_t *index = (uint64_t *)items;
-	for (size_t i = 0; i < n; i++)
-		index[i] = item_u128_low(items[i]);
-
-	/* A run larger than a batch is sorted on its own with all threads; the small runs
-	 * go to the pool in batches of about BATCH_LINES lines. */
-	size_t *batch_starts = malloc((run_count + 1) * sizeof *batch_starts);
-	if (!batch_starts) {
-		free(runs);
+	uint64_t *index = text_huge_alloc((n ? n : 1) * sizeof *index);
+	size_t slices = (n + SLICE_LINES - 1) / SLICE_LINES;
+	struct tie_run **large = calloc(slices ? slices : 1, sizeof *large);
+	size_t *large_count = calloc(slices ? slices : 1, sizeof *large_count);
+	if (!index || !large || !large_count) {
+		free(index);
+		free(large);
+		free(large_count);
 		free(items);
 		return -ENOMEM;
 	}
-	size_t batches = 0, in_batch = 0;
-	for (size_t r = 0; r < run_count && !err; r++) {
-		if (runs[r].length > BATCH_LINES) {
-			uint64_t *scratch = malloc(runs[r].length * sizeof *scratch);
+	struct finish_job job = { order, lines, items, index, n, large, large_count, 0 };
+	thread_pool_parallel_for(pool, slices, take_line_numbers, &job);
+	thread_pool_parallel_for(pool, slices, finish_slice, &job);
+	err = job.error;
+	for (size_t slice = 0; slice < slices; slice++) {
+		for (size_t r = 0; r < large_count[slice] && !err; r++) {
+			struct tie_run run = large[slice][r];
+			uint64_t *scratch = text_huge_alloc(run.length * sizeof *scratch);
 			if (!scratch)
 				err = -ENOMEM;
 			else
-				text_merge_sort(order, lines, index + runs[r].start, scratch,
-						runs[r].length, pool);
+				text_merge_sort(order, lines, index + run.start, scratch, run.length, pool);
 			free(scratch);
-			continue;
 		}
-		if (in_batch == 0)
-			batch_starts[batches] = r;
-		in_batch += runs[r].length;
-		if (in_batch >= BATCH_LINES) {
-			batch_starts[++batches] = r + 1;
-			in_batch = 0;
-		}
+		free(large[slice]);
 	}
-	if (in_batch)
-		batch_starts[++batches] = run_count;
-	if (!err) {
-		struct tie_job tie_job = { order, lines, index, runs, batch_starts };
-		thread_pool_parallel_for(pool, batches, finish_batch, &tie_job);
-	}
-	free(runs);
-	free(batch_starts);
+	free(large);
+	free(large_count);
+	free(items);
 	if (err) {
-		free(items);
+		free(index);
 		return err;
 	}
 	*sorted = index;

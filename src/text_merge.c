@@ -1,85 +1,104 @@
-/* A binary heap of the sources' current lines; ties go to the lower source number, which
- * keeps the merge stable and makes -u keep the earliest line. */
+/* A loser tree over the sources' current lines (one comparison per level when the
+ * winner moves on, half a heap's); ties go to the lower source number, which keeps the
+ * merge stable and makes -u keep the earliest line. Each head carries its line's 64-bit
+ * prefix (text_prefix), so most comparisons are one integer compare and a key is parsed
+ * once per line rather than once per comparison. */
 #include "text_merge.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include "text_compare.h"
 #include "text_line_reader.h"
+#include "text_prefix.h"
 #include "../io/input_file.h"
 
 struct head {
 	struct text_source *source;
 	const char *line;
 	size_t len;
-	size_t number; /* the source's position, for ties */
+	uint64_t prefix;
+	bool ended;
 };
 
-static bool before(const struct text_order *order, const struct head *a, const struct head *b)
+/* Whether source a's line goes before source b's; an ended source goes last. */
+static bool before(const struct text_order *order, const struct head *heads, size_t a, size_t b)
 {
-	int diff = text_compare_lines(order, a->line, a->len, b->line, b->len);
-	return diff < 0 || (diff == 0 && a->number < b->number);
+	const struct head *x = &heads[a], *y = &heads[b];
+	if (x->ended || y->ended)
+		return !x->ended && y->ended ? true : (x->ended && y->ended && a < b);
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix;
+	int diff = text_compare_lines(order, x->line, x->len, y->line, y->len);
+	return diff < 0 || (diff == 0 && a < b);
 }
 
-static void sift_down(const struct text_order *order, struct head **heap, size_t n, size_t i)
+static int advance(const struct text_order *order, struct head *head)
 {
-	for (;;) {
-		size_t smallest = i, left = 2 * i + 1, right = left + 1;
-		if (left < n && before(order, heap[left], heap[smallest]))
-			smallest = left;
-		if (right < n && before(order, heap[right], heap[smallest]))
-			smallest = right;
-		if (smallest == i)
-			return;
-		struct head *swap = heap[i];
-		heap[i] = heap[smallest];
-		heap[smallest] = swap;
-		i = smallest;
-	}
+	int got = head->source->next(head->source->state, &head->line, &head->len);
+	if (got == 1)
+		head->prefix = text_prefix(order, head->line, head->len);
+	else if (got == 0)
+		head->ended = true;
+	return got;
 }
 
 int text_merge_sources(const struct text_order *order, struct text_source *sources,
 		       size_t count, struct text_writer *writer, size_t *failed)
 {
 	*failed = count;
-	struct head *heads = calloc(count ? count : 1, sizeof *heads);
-	struct head **heap = calloc(count ? count : 1, sizeof *heap);
-	if (!heads || !heap) {
+	if (count == 0)
+		return 0;
+	struct head *heads = calloc(count, sizeof *heads);
+	/* losers[1, count): the loser at each inner node; winners: scratch for building */
+	size_t *losers = calloc(count, sizeof *losers);
+	size_t *winners = calloc(2 * count, sizeof *winners);
+	if (!heads || !losers || !winners) {
 		free(heads);
-		free(heap);
+		free(losers);
+		free(winners);
 		return -ENOMEM;
 	}
-	size_t live = 0;
 	int err = 0;
 	for (size_t i = 0; i < count && !err; i++) {
-		heads[i] = (struct head){ &sources[i], NULL, 0, i };
-		int got = sources[i].next(sources[i].state, &heads[i].line, &heads[i].len);
+		heads[i].source = &sources[i];
+		int got = advance(order, &heads[i]);
 		if (got < 0) {
 			err = got;
 			*failed = i;
-		} else if (got == 1) {
-			heap[live++] = &heads[i];
 		}
 	}
-	for (size_t i = live / 2; i-- > 0 && !err;)
-		sift_down(order, heap, live, i);
-	while (live && !err) {
-		struct head *top = heap[0];
+	/* Leaves are nodes count..2count-1; inner node n plays its children's winners. */
+	for (size_t i = 0; i < count; i++)
+		winners[count + i] = i;
+	for (size_t n = count - 1; n >= 1; n--) {
+		size_t a = winners[2 * n], b = winners[2 * n + 1];
+		bool a_first = before(order, heads, a, b);
+		winners[n] = a_first ? a : b;
+		losers[n] = a_first ? b : a;
+	}
+	size_t winner = count == 1 ? 0 : winners[1];
+	while (!err && !heads[winner].ended) {
+		struct head *top = &heads[winner];
 		err = text_writer_line(writer, top->line, top->len);
 		if (err)
 			break;
-		int got = top->source->next(top->source->state, &top->line, &top->len);
+		int got = advance(order, top);
 		if (got < 0) {
 			err = got;
-			*failed = top->number;
+			*failed = winner;
 			break;
 		}
-		if (got == 0)
-			heap[0] = heap[--live];
-		sift_down(order, heap, live, 0);
+		for (size_t n = (winner + count) / 2; n >= 1; n /= 2) {
+			if (before(order, heads, losers[n], winner)) {
+				size_t swap = losers[n];
+				losers[n] = winner;
+				winner = swap;
+			}
+		}
 	}
 	free(heads);
-	free(heap);
+	free(losers);
+	free(winners);
 	return err;
 }
 

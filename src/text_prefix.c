@@ -1,5 +1,5 @@
-/* Prefix images per key type. Version keys (-V) have no cheap image, so their prefix is
- * a constant and the comparator orders all of them: correct, only slower. */
+/* Prefix images per key type. Version keys (-V) get a coarse image (text_version_image:
+ * special names, first byte, leading number); the comparator orders what it ties. */
 #include "text_prefix.h"
 
 #include <stdbool.h>
@@ -10,6 +10,7 @@
 #include "text_general.h"
 #include "text_month.h"
 #include "text_numeric.h"
+#include "text_version.h"
 
 /* The first 8 kept bytes, big-endian, zero-padded: memcmp order with shorter-is-less.
  * Ignored bytes never include 0, so the padding cannot be confused with a kept byte. */
@@ -42,6 +43,8 @@ static uint64_t special_image(const struct key_ordering *o, const char *key, siz
 		return text_general_image(key, len);
 	if (o->month)
 		return (uint64_t)text_month(key, len) << 56;
+	if (o->version)
+		return text_version_image(key, len);
 	return 0;
 }
 
@@ -50,8 +53,6 @@ static uint64_t key_image(const struct key_ordering *o, const char *key, size_t 
 	const bool *ignore = text_ignored_bytes(o);
 	if (!(o->numeric || o->human_numeric || o->general_numeric || o->month || o->version))
 		return byte_image(key, len, ignore, o->fold_case);
-	if (o->version)
-		return 0;
 	if (!ignore && !o->fold_case)
 		return special_image(o, key, len);
 	char stack[256];

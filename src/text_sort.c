@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "memory_plan.h"
 #include "report.h"
 #include "stats.h"
@@ -109,7 +110,7 @@ static int sort_and_write(struct text_job *job, struct text_lines *lines)
 		free(sorted);
 		return 2;
 	}
-	err = text_writer_sorted(&writer, lines, sorted, lines->count);
+	err = text_writer_sorted(&writer, lines, sorted, lines->count, job->pool);
 	free(sorted);
 	int status = close_output(job, output, &writer, err);
 	stats_add(&job->stats, STAGE_WRITE, started, lines->size);
@@ -124,7 +125,17 @@ static int sort_inputs(struct text_job *job)
 	text_spill_init(&spill, job->order, job->engine, job->pool, budget, &job->stats);
 	struct text_lines *lines = &spill.lines;
 	int status = 0;
-	for (size_t i = 0; i < job->inputs.count && status == 0; i++) {
+	size_t first = 0;
+	if (job->inputs.count == 1) {
+		/* One regular file that fits: map it rather than read it. */
+		double started = stats_now();
+		if (text_lines_map(lines, job->inputs.names[0], text_spill_room(&spill)) == 0) {
+			first = 1;
+			job->stats.bytes[STAGE_READ] += lines->size;
+			stats_add(&job->stats, STAGE_READ, started, 0);
+		}
+	}
+	for (size_t i = first; i < job->inputs.count && status == 0; i++) {
 		const char *name = job->inputs.names[i];
 		struct input_file *file;
 		int err = input_file_open(name, &file);
@@ -133,9 +144,11 @@ static int sort_inputs(struct text_job *job)
 			status = 2;
 			break;
 		}
-		double started = stats_now();
 		for (;;) {
+			/* Only the reading counts here: text_spill_chunk counts its own stages. */
+			double started = stats_now();
 			ssize_t got = text_lines_append(lines, file, text_spill_room(&spill));
+			stats_add(&job->stats, STAGE_READ, started, 0);
 			if (got < 0) {
 				report_file_error(name, (int)got);
 				status = 2;
@@ -150,7 +163,6 @@ static int sort_inputs(struct text_job *job)
 				break;
 			}
 		}
-		stats_add(&job->stats, STAGE_READ, started, 0);
 		input_file_close(file);
 	}
 	if (status == 0) {
@@ -174,10 +186,37 @@ static int sort_inputs(struct text_job *job)
 	return status;
 }
 
+/* With --device=auto, inputs below this many bytes are sorted on the CPU threads: the
+ * CUDA context alone takes about 0.4 s to start on the H100 machine, while its 16 cores
+ * sort 256 MiB of text (10M lines) in 0.23 s in all, and the GPU's sort stage was no
+ * faster there (0.094 s against 0.102 s). --device=N still asks for the GPU. */
+#define TEXT_GPU_MIN_BYTES ((off_t)1 << 30)
+
+/* The inputs' total size, or -1 when one is not a regular file (a pipe, stdin). */
+static off_t inputs_size(const struct text_inputs *inputs)
+{
+	off_t total = 0;
+	for (size_t i = 0; i < inputs->count; i++) {
+		struct stat st;
+		if (strcmp(inputs->names[i], "-") == 0 || stat(inputs->names[i], &st) != 0 ||
+		    !S_ISREG(st.st_mode))
+			return -1;
+		total += st.st_size;
+	}
+	return total;
+}
+
 static int open_engine(struct text_job *job)
 {
 	const struct options *options = job->options;
-	int err = sort_engine_open(&options->engine, &job->engine);
+	struct sort_engine_config config = options->engine;
+	const char *small = NULL;
+	off_t total = config.device == SORT_DEVICE_AUTO ? inputs_size(&job->inputs) : -1;
+	if (total >= 0 && total < TEXT_GPU_MIN_BYTES) {
+		config.device = SORT_DEVICE_CPU;
+		small = "input below 1 GiB: the CPU threads finish before a GPU would start";
+	}
+	int err = sort_engine_open(&config, &job->engine);
 	if (err) {
 		if (options->engine.device >= 0)
 			report("device %d: %s", options->engine.device, strerror(-err));
@@ -186,7 +225,7 @@ static int open_engine(struct text_job *job)
 		return err;
 	}
 	job->stats.engine = sort_engine_describe(job->engine);
-	job->stats.fallback = sort_engine_fallback_reason(job->engine);
+	job->stats.fallback = small ? small : sort_engine_fallback_reason(job->engine);
 	if (options->verbose && job->stats.fallback)
 		report("note: sorting on the CPU: %s", job->stats.fallback);
 	err = thread_pool_create(options->engine.threads, &job->pool);

@@ -23,7 +23,9 @@ struct text_spill {
 	struct thread_pool *pool;
 	struct sort_stats *stats;
 	struct text_lines lines;     /* the chunk being gathered */
+	struct text_writer run_text; /* a sorted chunk's text, before it is cut into blocks */
 	size_t chunk_bytes;          /* text bytes per chunk */
+	size_t budget;               /* -S: the merge's buffers stay within it too */
 	struct text_spill_run *runs;
 	size_t run_count, run_capacity;
 };
@@ -36,7 +38,7 @@ size_t text_spill_room(const struct text_spill *spill);
 /* Sorts the chunk's complete lines and spills them as a run, keeping a trailing partial
  * line for the next chunk (a chunk with no complete line just grows). */
 int text_spill_chunk(struct text_spill *spill);
-/* Merges all runs into writer. */
+/* Merges all runs into writer (the chunk's memory is released first). */
 int text_spill_merge(struct text_spill *spill, struct text_writer *writer);
 /* Closes and removes the runs. */
 void text_spill_free(struct text_spill *spill);

@@ -95,3 +95,57 @@ int text_version_compare(const char *a, size_t alen, const char *b, size_t blen)
 	int result = debian_compare(a, aprefix, b, bprefix);
 	return result || one_pass ? result : debian_compare(a, alen, b, blen);
 }
+
+/* The image, from the top: the special cases' rank (3 bits: empty, ".", "..", other dot
+ * names, the rest); for the rest the first pass's view of the name without its suffix:
+ * the weights of its first bytes (10 bits each, suffix removal always keeps the first)
+ * up to the first digit or the end, or after a leading digit the value of the leading
+ * digit run instead (51 bits, saturated: larger values tie). Where two images differ,
+ * the first pass decides there; dot names other than "." and ".." tie. */
+#define RANK_BITS 10
+#define VALUE_BITS 51
+#define VALUE_MAX (((uint64_t)1 << VALUE_BITS) - 1)
+
+/* '~' 0, then the end and a digit alike (a run of zeros weighs as much as the end, so
+ * neither decides there), then letters and other bytes by their weights (up to 513). */
+static uint64_t rank(const char *s, size_t pos, size_t len)
+{
+	if (pos == len || is_digit((unsigned char)s[pos]))
+		return 1;
+	return (uint64_t)(weight(s, pos, len) + 2);
+}
+
+uint64_t text_version_image(const char *s, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if (s[0] == '.') {
+		if (len == 1)
+			return (uint64_t)1 << 61;
+		if (len == 2 && s[1] == '.')
+			return (uint64_t)2 << 61;
+		return (uint64_t)3 << 61;
+	}
+	uint64_t image = (uint64_t)4 << 61 | rank(s, 0, len) << VALUE_BITS;
+	if (!is_digit((unsigned char)s[0])) {
+		size_t prefix = prefix_length(s, len);
+		for (size_t p = 1; p <= VALUE_BITS / RANK_BITS; p++) {
+			image |= rank(s, p, prefix) << (VALUE_BITS - RANK_BITS * p);
+			if (p == prefix || is_digit((unsigned char)s[p]))
+				break;
+		}
+		return image;
+	}
+	size_t i = 0;
+	while (i < len && s[i] == '0')
+		i++;
+	uint64_t value = 0;
+	for (; i < len && is_digit((unsigned char)s[i]); i++) {
+		if (value > (VALUE_MAX - 9) / 10) {
+			value = VALUE_MAX;
+			break;
+		}
+		value = value * 10 + (uint64_t)(s[i] - '0');
+	}
+	return image | value;
+}

@@ -1,11 +1,12 @@
-/* The output side of text mode: lines gathered into a large buffer and handed to the
- * output file in big writes. */
+/* The output side of text mode: lines gathered into large buffers and handed to the
+ * output file in big writes; a sorted array in memory is gathered by the thread pool. */
 #include "text_write.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "text_compare.h"
+#include "text_memory.h"
 #include "../io/output_file.h"
 
 #define WRITER_BUFFER (4u << 20)
@@ -21,18 +22,64 @@ int text_writer_init(struct text_writer *writer, struct output_file *output,
 	return writer->buffer ? 0 : -ENOMEM;
 }
 
+int text_writer_init_memory(struct text_writer *writer, const struct text_order *order,
+			    size_t capacity)
+{
+	memset(writer, 0, sizeof *writer);
+	writer->order = order;
+	writer->capacity = capacity ? capacity : 1;
+	writer->buffer = text_huge_alloc(writer->capacity);
+	return writer->buffer ? 0 : -ENOMEM;
+}
+
+void text_writer_clear(struct text_writer *writer)
+{
+	writer->used = 0;
+	writer->have_last = false;
+}
+
+int text_writer_bytes(struct text_writer *writer, const char *data, size_t len)
+{
+	int err = text_writer_flush(writer);
+	if (!err && len)
+		err = output_file_write(writer->output, data, len);
+	writer->queued += len;
+	return err;
+}
+
 int text_writer_flush(struct text_writer *writer)
 {
-	if (writer->used == 0)
+	if (writer->used == 0 || !writer->output)
 		return 0;
 	int err = output_file_write(writer->output, writer->buffer, writer->used);
+	writer->queued += writer->used;
 	writer->used = 0;
 	return err;
 }
 
+/* Makes room for len more bytes in a memory writer's buffer. */
+static int grow(struct text_writer *writer, size_t len)
+{
+	size_t capacity = writer->capacity;
+	while (capacity - writer->used < len)
+		capacity *= 2;
+	if (capacity == writer->capacity)
+		return 0;
+	char *grown = realloc(writer->buffer, capacity);
+	if (!grown)
+		return -ENOMEM;
+	writer->buffer = grown;
+	writer->capacity = capacity;
+	return 0;
+}
+
 static int emit(struct text_writer *writer, const char *line, size_t len)
 {
-	if (writer->capacity - writer->used < len + 1) {
+	if (!writer->output) {
+		int err = grow(writer, len + 1);
+		if (err)
+			return err;
+	} else if (writer->capacity - writer->used < len + 1) {
 		int err = text_writer_flush(writer);
 		if (err)
 			return err;
@@ -40,6 +87,7 @@ static int emit(struct text_writer *writer, const char *line, size_t len)
 			err = output_file_write(writer->output, line, len);
 			if (!err)
 				err = output_file_write(writer->output, &writer->order->eol, 1);
+			writer->queued += len + 1;
 			return err;
 		}
 	}
@@ -77,32 +125,188 @@ int text_writer_line(struct text_writer *writer, const char *line, size_t len)
 	return emit(writer, line, len);
 }
 
-int text_writer_sorted(struct text_writer *writer, const struct text_lines *lines,
-		       const uint64_t *sorted, size_t n)
+/* Writing a sorted array in parallel: a first pass measures each chunk of lines (and
+ * under -u decides which lines to keep, each against its predecessor, which needs no
+ * order between chunks); prefix sums give every chunk its output offset; then rounds of
+ * chunks are gathered by the pool into one round buffer and written, by each thread at
+ * its offset when the output is a file of our own, else in one write per round. */
+#define WRITE_CHUNK_LINES 16384
+#define ROUND_BYTES ((uint64_t)32 << 20)
+
+struct gather_job {
+	struct text_writer *writer;
+	const struct text_lines *lines;
+	const uint64_t *sorted;
+	size_t n;
+	unsigned char *keep;  /* under -u: whether line i of the order is written */
+	uint64_t *offsets;    /* chunk c's output bytes start at offsets[c] (chunks + 1) */
+	char *round;          /* the round's buffer, which starts at output offset round_base */
+	uint64_t round_base;
+	bool positional;
+	int error;
+};
+
+static void chunk_lines(const struct gather_job *job, size_t chunk, size_t *begin, size_t *end)
 {
-	const char *previous = NULL;
-	size_t previous_len = 0;
-	for (size_t i = 0; i < n; i++) {
+	*begin = chunk * WRITE_CHUNK_LINES;
+	*end = *begin + WRITE_CHUNK_LINES < job->n ? *begin + WRITE_CHUNK_LINES : job->n;
+}
+
+static void measure_chunk(void *ctx, size_t chunk)
+{
+	struct gather_job *job = ctx;
+	const struct text_order *order = job->writer->order;
+	size_t begin, end;
+	chunk_lines(job, chunk, &begin, &end);
+	uint64_t bytes = 0;
+	for (size_t i = begin; i < end; i++) {
 		size_t len;
-		const char *line = text_line(lines, sorted[i], &len);
-		if (writer->order->unique) {
-			if (previous) {
-				if (text_compare_lines(writer->order, previous, previous_len, line, len) == 0)
-					continue;
-			} else if (writer->have_last && text_compare_lines(writer->order, writer->last,
-									     writer->last_len, line, len) == 0) {
-				continue;
+		const char *line = text_line(job->lines, job->sorted[i], &len);
+		if (job->keep) {
+			bool keep;
+			if (i > 0) {
+				size_t previous_len;
+				const char *previous = text_line(job->lines, job->sorted[i - 1], &previous_len);
+				keep = text_compare_lines(order, previous, previous_len, line, len) != 0;
+			} else {
+				keep = !job->writer->have_last ||
+				       text_compare_lines(order, job->writer->last, job->writer->last_len,
+							  line, len) != 0;
 			}
-			previous = line;
-			previous_len = len;
+			job->keep[i] = keep;
+			if (!keep)
+				continue;
 		}
-		int err = emit(writer, line, len);
-		if (err)
-			return err;
+		bytes += len + 1;
 	}
-	if (previous)
-		return remember(writer, previous, previous_len);
-	return 0;
+	job->offsets[chunk] = bytes;
+}
+
+static void gather_chunk(void *ctx, size_t chunk)
+{
+	struct gather_job *job = ctx;
+	char eol = (char)job->writer->order->eol;
+	size_t begin, end;
+	chunk_lines(job, chunk, &begin, &end);
+	char *start = job->round + (job->offsets[chunk] - job->round_base);
+	char *out = start;
+	for (size_t i = begin; i < end; i++) {
+		if (job->keep && !job->keep[i])
+			continue;
+		size_t len;
+		const char *line = text_line(job->lines, job->sorted[i], &len);
+		memcpy(out, line, len);
+		out[len] = eol;
+		out += len + 1;
+	}
+	if (job->positional && out > start) {
+		int err = output_file_write_at(job->writer->output, start, (size_t)(out - start),
+					       (off_t)job->offsets[chunk]);
+		if (err)
+			job->error = err;
+	}
+}
+
+/* Rounds: consecutive chunks up to ROUND_BYTES (at least one chunk each); returns the
+ * chunk after the round that starts at first. */
+static size_t round_end(const struct gather_job *job, size_t chunks, size_t first)
+{
+	size_t c = first + 1;
+	while (c < chunks && job->offsets[c + 1] - job->offsets[first] <= ROUND_BYTES)
+		c++;
+	return c;
+}
+
+/* parallel_for counts from 0: a round shifts the indices to its own chunks. */
+struct gather_round {
+	struct gather_job *job;
+	size_t first;
+};
+
+static void gather_round_chunk(void *ctx, size_t index)
+{
+	struct gather_round *round = ctx;
+	gather_chunk(round->job, round->first + index);
+}
+
+int text_writer_sorted(struct text_writer *writer, const struct text_lines *lines,
+		       const uint64_t *sorted, size_t n, struct thread_pool *pool)
+{
+	if (n == 0)
+		return 0;
+	int err = text_writer_flush(writer);
+	if (err)
+		return err;
+	size_t chunks = (n + WRITE_CHUNK_LINES - 1) / WRITE_CHUNK_LINES;
+	struct gather_job job = { writer, lines, sorted, n, NULL, NULL, NULL, 0, false, 0 };
+	job.offsets = malloc((chunks + 1) * sizeof *job.offsets);
+	if (writer->order->unique)
+		job.keep = text_huge_alloc(n);
+	if (!job.offsets || (writer->order->unique && !job.keep)) {
+		err = -ENOMEM;
+		goto done;
+	}
+	thread_pool_parallel_for(pool, chunks, measure_chunk, &job);
+	uint64_t total = 0, largest_round = 0;
+	for (size_t c = 0; c < chunks; c++) {
+		uint64_t bytes = job.offsets[c];
+		job.offsets[c] = total;
+		total += bytes;
+	}
+	job.offsets[chunks] = total;
+	for (size_t first = 0, c; first < chunks; first = c) {
+		c = round_end(&job, chunks, first);
+		if (job.offsets[c] - job.offsets[first] > largest_round)
+			largest_round = job.offsets[c] - job.offsets[first];
+	}
+	if (!writer->output) {
+		/* Into memory: one round, gathered in place at the end of the buffer. */
+		if ((err = grow(writer, (size_t)total)) != 0)
+			goto done;
+		job.round = writer->buffer + writer->used;
+		struct gather_round round = { &job, 0 };
+		thread_pool_parallel_for(pool, chunks, gather_round_chunk, &round);
+		writer->used += (size_t)total;
+		goto finish;
+	}
+	job.round = text_huge_alloc(largest_round ? largest_round : 1);
+	if (!job.round) {
+		err = -ENOMEM;
+		goto done;
+	}
+	/* Offsets in the file are ours only when nothing went through the queue before. */
+	job.positional = writer->output && writer->queued == 0 &&
+			 output_file_positional(writer->output);
+	for (size_t first = 0, c; first < chunks && !err; first = c) {
+		c = round_end(&job, chunks, first);
+		job.round_base = job.offsets[first];
+		struct gather_round round = { &job, first };
+		thread_pool_parallel_for(pool, c - first, gather_round_chunk, &round);
+		err = job.error;
+		uint64_t bytes = job.offsets[c] - job.offsets[first];
+		if (!err && !job.positional && bytes)
+			err = output_file_write(writer->output, job.round, (size_t)bytes);
+	}
+	free(job.round);
+	if (!err && job.positional)
+		writer->positional_bytes += total;
+	else if (!err)
+		writer->queued += total;
+finish:
+	if (!err && writer->order->unique) {
+		size_t last = n;
+		while (last > 0 && !job.keep[last - 1])
+			last--;
+		if (last > 0) {
+			size_t len;
+			const char *line = text_line(lines, sorted[last - 1], &len);
+			err = remember(writer, line, len);
+		}
+	}
+done:
+	free(job.keep);
+	free(job.offsets);
+	return err;
 }
 
 void text_writer_free(struct text_writer *writer)

@@ -3,33 +3,46 @@
 #ifndef GPUSORT_TEXT_WRITE_H
 #define GPUSORT_TEXT_WRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "text_lines.h"
 #include "text_order.h"
+#include "../kernels/thread_pool.h"
 
 struct output_file;
 
 /* A buffered writer; the last written line is kept for -u's comparison. */
 struct text_writer {
-	struct output_file *output;
+	struct output_file *output; /* NULL for a writer into memory */
 	const struct text_order *order;
 	char *buffer;
 	size_t used, capacity;
 	char *last;          /* copy of the last line written (for -u across calls) */
 	size_t last_len, last_capacity;
 	bool have_last;
+	uint64_t queued;           /* bytes handed to output_file_write */
+	uint64_t positional_bytes; /* bytes written at offsets (text_writer_sorted) */
 };
 
 int text_writer_init(struct text_writer *writer, struct output_file *output,
 		     const struct text_order *order);
+/* A writer into memory only: its buffer (buffer[0, used)) grows to hold all it is
+ * given; nothing is flushed. */
+int text_writer_init_memory(struct text_writer *writer, const struct text_order *order,
+			    size_t capacity);
+/* Empties a memory writer for reuse (it forgets the last line too). */
+void text_writer_clear(struct text_writer *writer);
+/* Writes bytes of whole lines as they are (no -u), after what is buffered. */
+int text_writer_bytes(struct text_writer *writer, const char *data, size_t len);
 /* Writes the line unless -u and it equals the last one written. Returns 0 or a
  * negative errno. */
 int text_writer_line(struct text_writer *writer, const char *line, size_t len);
-/* Writes lines in the order of sorted[0, n) (lines in one buffer need no copying for
- * -u: each is compared with the previous one written). */
+/* Writes lines in the order of sorted[0, n), gathered in parallel on pool (NULL: this
+ * thread). Into a file of our own with nothing written yet it writes at offsets, and
+ * then must be the writer's last call before text_writer_flush. */
 int text_writer_sorted(struct text_writer *writer, const struct text_lines *lines,
-		       const uint64_t *sorted, size_t n);
+		       const uint64_t *sorted, size_t n, struct thread_pool *pool);
 int text_writer_flush(struct text_writer *writer);
 void text_writer_free(struct text_writer *writer);
 

@@ -194,8 +194,9 @@ static void test_full_comparator(void)
 /* The prefix property over random lines and every key type. */
 static void test_prefix_property(void)
 {
-	static const char *const globals[] = { "", "f", "d", "i", "n", "h", "g", "M", "fn", "hf", "b" };
-	static const char alphabet[] = "0123456789-.+ \tkKMeEabxyjanFEBnaif\x01\xff";
+	static const char *const globals[] = { "", "f", "d", "i", "n", "h", "g", "M", "fn", "hf", "b",
+					       "V", "Vf", "Vd" };
+	static const char alphabet[] = "0123456789-.+ \tkKMeEabxyjanFEBnaif\x01\xff~.00";
 	srand(7);
 	for (size_t g = 0; g < sizeof globals / sizeof globals[0]; g++) {
 		for (int reverse = 0; reverse < 2; reverse++) {

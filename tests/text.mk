@@ -1,6 +1,10 @@
-# tests/: text mode (GNU sort keys and options): comparator unit test, differential CLI test.
+# tests/: text mode (GNU sort keys and options): comparator unit test, differential CLI
+# tests (small inputs of every kind; large generated inputs spilled beyond -S).
 check_PROGRAMS += tests/test_text_compare
 tests_test_text_compare_SOURCES = tests/test_text_compare.c
 tests_test_text_compare_LDADD = $(TEST_LINK)
-TESTS += tests/test_text_compare tests/test_text_diff.sh
-EXTRA_DIST += tests/test_text_diff.sh tests/text_inputs.py
+# textgen: fast generator of text inputs, for tests and bench/text_bench.sh.
+noinst_PROGRAMS += tests/textgen
+tests_textgen_SOURCES = tests/textgen.c
+TESTS += tests/test_text_compare tests/test_text_diff.sh tests/test_text_spill.sh
+EXTRA_DIST += tests/test_text_diff.sh tests/test_text_spill.sh tests/text_inputs.py
