@@ -17,7 +17,7 @@ struct input_map {
 	size_t size;
 };
 
-int input_map_open(const char *path, struct input_map **result)
+int input_map_open(const char *path, size_t limit, struct input_map **result)
 {
 	*result = NULL;
 	if (strcmp(path, "-") == 0)
@@ -38,6 +38,12 @@ int input_map_open(const char *path, struct input_map **result)
 	if (!S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX) {
 		close(fd);
 		return -ENOTSUP;
+	}
+	/* Mapped pages count in the resident set: a file beyond the caller's memory budget
+	 * is not mapped at all. */
+	if ((uint64_t)st.st_size > limit) {
+		close(fd);
+		return -EFBIG;
 	}
 	struct input_map *map = malloc(sizeof *map);
 	if (!map) {

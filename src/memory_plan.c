@@ -34,14 +34,20 @@ static unsigned online_threads(unsigned asked)
 	return cores > 0 ? (unsigned)cores : 1;
 }
 
+size_t memory_plan_read_ahead(size_t budget)
+{
+	size_t read_ahead = budget / 16 < READ_AHEAD_MAX ? budget / 16 : READ_AHEAD_MAX;
+	input_file_set_read_ahead(read_ahead);
+	return read_ahead;
+}
+
 void memory_plan_binary(const struct options *options, const struct record_layout *layout,
 			const struct sort_engine *engine, int64_t total_bytes, struct memory_plan *plan)
 {
 	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
 	if (budget < MINIMUM_BUDGET)
 		budget = MINIMUM_BUDGET;
-	size_t read_ahead = budget / 16 < READ_AHEAD_MAX ? budget / 16 : READ_AHEAD_MAX;
-	input_file_set_read_ahead(read_ahead);
+	size_t read_ahead = memory_plan_read_ahead(budget);
 	size_t chunk_budget = budget - budget / 8;
 	size_t upper = budget / layout->record_size;
 	enum record_form form = record_form_choose(layout, upper);

@@ -23,6 +23,10 @@ struct memory_plan {
 /* The default budget: half of physical memory, as a generous GNU sort would take. */
 size_t memory_budget_default(void);
 
+/* Sizes the input read-ahead (kept in flight per input file) to 1/16 of the budget and
+ * returns it. */
+size_t memory_plan_read_ahead(size_t budget);
+
 /* Plans run formation for total_bytes of input (-1 when unknown), and sets the input
  * read-ahead for inputs read from now on. */
 void memory_plan_binary(const struct options *options, const struct record_layout *layout,

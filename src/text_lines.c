@@ -60,7 +60,7 @@ int text_lines_map(struct text_lines *lines, const char *path, size_t limit)
 	if (lines->size || lines->data)
 		return -ENOTSUP;
 	struct input_map *map;
-	int err = input_map_open(path, &map);
+	int err = input_map_open(path, limit, &map);
 	if (err)
 		return err;
 	size_t size = input_map_size(map);

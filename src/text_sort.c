@@ -122,6 +122,7 @@ static int sort_inputs(struct text_job *job)
 	size_t budget = job->options->memory_budget ? job->options->memory_budget
 						    : memory_budget_default();
 	struct text_spill spill;
+	memory_plan_read_ahead(budget);
 	text_spill_init(&spill, job->order, job->engine, job->pool, budget, &job->stats);
 	struct text_lines *lines = &spill.lines;
 	int status = 0;

@@ -45,6 +45,19 @@ else
 	test "$rss" -le $((16 * 1024 + SLACK_KB))
 	tap_result $? "pipe to stdout, -S 16M: peak RSS ${rss} KiB <= -S + 64 MiB"
 	check "pipe to stdout: sorted and a permutation" sortcheck --type=u64 "$WORK/keys" "$WORK/out"
+
+	# Text lines (a regular file, not mapped when it exceeds the budget), 4M lines
+	# (about 108 MB, more than -S + 64 MiB, so mapping it would show) with -S 8M: runs,
+	# merged; the same as LC_ALL=C sort.
+	"$TESTS_BUILDDIR/textgen" 4000000 5 > "$WORK/lines"
+	tab=$(printf '\t')
+	"$TIME" -f %M -o "$WORK/rss" "$GPUSORT" -S 8M -t "$tab" -k2,2n "$WORK/lines" -o "$WORK/out"
+	tap_result $? "text lines, -S 8M: exits 0"
+	rss=$(peak_rss_kb "$WORK/rss")
+	test "$rss" -le $((8 * 1024 + SLACK_KB))
+	tap_result $? "text lines, -S 8M: peak RSS ${rss} KiB <= -S + 64 MiB"
+	sort -t "$tab" -k2,2n "$WORK/lines" > "$WORK/want"
+	check "text lines, -S 8M: the same as LC_ALL=C sort" cmp "$WORK/out" "$WORK/want"
 fi
 check "no temp file left" temp_empty
 
