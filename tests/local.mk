@@ -1,7 +1,7 @@
 # tests/: TAP programs and scripts, one per concern; fragments per room.
-noinst_HEADERS += tests/tap.h tests/distributions.h
+noinst_HEADERS += tests/tap.h tests/distributions.h tests/item_oracle.h
 check_LIBRARIES = tests/libtesthelp.a
-tests_libtesthelp_a_SOURCES = tests/tap.c tests/distributions.c
+tests_libtesthelp_a_SOURCES = tests/tap.c tests/distributions.c tests/item_oracle.c
 TEST_LINK = tests/libtesthelp.a $(LINK_ALL)
 noinst_PROGRAMS += tests/keygen tests/sortcheck
 tests_keygen_SOURCES = tests/keygen.c tests/distributions.c

@@ -8,25 +8,8 @@
 #include "kernels/bucket_sort_steps.h"
 #include "kernels/thread_pool.h"
 #include "tests/distributions.h"
+#include "tests/item_oracle.h"
 #include "tests/tap.h"
-
-static int compare_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int compare_u128(const void *a, const void *b)
-{
-	item_u128 x = *(const item_u128 *)a, y = *(const item_u128 *)b;
-	return (x > y) - (x < y);
-}
 
 static const char *width_name(enum item_width width)
 {
@@ -73,8 +56,7 @@ static bool sorts_like_qsort(struct thread_pool *pool, enum item_width width, vo
 	size_t bytes = n * (size_t)width;
 	void *expect = malloc(bytes + 16);
 	memcpy(expect, items, bytes);
-	qsort(expect, n, (size_t)width,
-	      width == ITEM_U32 ? compare_u32 : width == ITEM_U64 ? compare_u64 : compare_u128);
+	item_oracle_sort(width, expect, n);
 	int error = bucket_sort_cpu(pool, width, items, n);
 	bool same = error == 0 && memcmp(expect, items, bytes) == 0;
 	free(expect);

@@ -9,25 +9,8 @@
 #include <string.h>
 #include "kernels/sort_engine.h"
 #include "tests/distributions.h"
+#include "tests/item_oracle.h"
 #include "tests/tap.h"
-
-static int compare_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int compare_u128(const void *a, const void *b)
-{
-	item_u128 x = *(const item_u128 *)a, y = *(const item_u128 *)b;
-	return (x > y) - (x < y);
-}
 
 /* Sorts n random items of the width through the engine and compares with qsort. */
 static bool engine_sorts(struct sort_engine *engine, enum item_width width, size_t n, uint64_t seed)
@@ -43,8 +26,7 @@ static bool engine_sorts(struct sort_engine *engine, enum item_width width, size
 		memcpy(items + i, &word, bytes - i < 8 ? bytes - i : 8);
 	}
 	memcpy(expect, items, bytes);
-	qsort(expect, n, (size_t)width,
-	      width == ITEM_U32 ? compare_u32 : width == ITEM_U64 ? compare_u64 : compare_u128);
+	item_oracle_sort(width, expect, n);
 	bool same = sort_engine_sort(engine, width, items, n) == 0 &&
 		    memcmp(items, expect, bytes) == 0;
 	sort_engine_host_free(engine, items, bytes + 16);
