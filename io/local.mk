@@ -8,6 +8,5 @@ libio_a_SOURCES = \
 	io/output_file.h io/output_file.c \
 	io/temp_files.h io/temp_files.c \
 	io/parallel_io.h io/parallel_io.c \
-	io/input_map.h io/input_map.c \
 	io/block_transform.h io/block_transform.c \
 	io/run_file.h io/run_file.c

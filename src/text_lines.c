@@ -1,4 +1,4 @@
-/* Reading (or mapping) text into memory and finding its lines. The line scan runs over
+/* Reading text into memory and finding its lines. The line scan runs over
  * slices of the buffer in parallel, counted first and then filled in place; within a
  * slice it compares 64 bytes at a time and walks the bits of the terminators found,
  * since memchr per line costs a call per short line. */
@@ -10,7 +10,6 @@
 #include <string.h>
 #include "text_memory.h"
 #include "../io/input_file.h"
-#include "../io/input_map.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -23,10 +22,7 @@ void text_lines_init(struct text_lines *lines, unsigned char eol)
 
 void text_lines_free(struct text_lines *lines)
 {
-	if (lines->map)
-		input_map_close(lines->map);
-	else
-		free(lines->data);
+	free(lines->data);
 	free(lines->starts);
 	text_lines_init(lines, lines->eol);
 }
@@ -55,26 +51,6 @@ int text_lines_reserve(struct text_lines *lines, size_t bytes)
 	return 0;
 }
 
-int text_lines_map(struct text_lines *lines, const char *path, size_t limit)
-{
-	if (lines->size || lines->data)
-		return -ENOTSUP;
-	struct input_map *map;
-	int err = input_map_open(path, limit, &map);
-	if (err)
-		return err;
-	size_t size = input_map_size(map);
-	const char *data = input_map_data(map);
-	if (size > limit || (unsigned char)data[size - 1] != lines->eol) {
-		input_map_close(map);
-		return -ENOTSUP;
-	}
-	lines->map = map;
-	lines->data = (char *)data;
-	lines->size = lines->capacity = size;
-	return 0;
-}
-
 ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit)
 {
 	size_t total = 0;
@@ -82,7 +58,8 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 	if (size > 0 && limit == SIZE_MAX && text_lines_reserve(lines, (size_t)size + 1) < 0)
 		return -ENOMEM;
 	while (total < limit) {
-		size_t want = 1 << 22;
+		/* Large pieces: a regular file is then read on several threads (io/). */
+		size_t want = (size_t)64 << 20;
 		if (want > limit - total)
 			want = limit - total;
 		/* +1 keeps room for a terminator the input may lack. */

@@ -10,11 +10,9 @@
 #include "../kernels/thread_pool.h"
 
 struct input_file;
-struct input_map;
 
 struct text_lines {
-	char *data;        /* read-only (in the mapped file) when map is set */
-	struct input_map *map;
+	char *data;
 	size_t size, capacity;
 	uint64_t *starts;  /* count + 1 entries once indexed: line i is [starts[i], starts[i+1]-1) */
 	size_t count;
@@ -29,10 +27,6 @@ void text_lines_clear(struct text_lines *lines);
  * the bytes read (0 at the end of the input) or a negative errno. When the input ends
  * without a terminator, one is added. */
 ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit);
-/* Takes a whole regular input file as the lines by mapping it, when the lines are still
- * empty, its size is at most limit and it ends with the terminator. Returns 0, or
- * -ENOTSUP (or another negative errno) when the caller should read it instead. */
-int text_lines_map(struct text_lines *lines, const char *path, size_t limit);
 /* Reserves room for `bytes` more; returns 0 or -ENOMEM. */
 int text_lines_reserve(struct text_lines *lines, size_t bytes);
 

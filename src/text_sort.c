@@ -126,17 +126,7 @@ static int sort_inputs(struct text_job *job)
 	text_spill_init(&spill, job->order, job->engine, job->pool, budget, &job->stats);
 	struct text_lines *lines = &spill.lines;
 	int status = 0;
-	size_t first = 0;
-	if (job->inputs.count == 1) {
-		/* One regular file that fits: map it rather than read it. */
-		double started = stats_now();
-		if (text_lines_map(lines, job->inputs.names[0], text_spill_room(&spill)) == 0) {
-			first = 1;
-			job->stats.bytes[STAGE_READ] += lines->size;
-			stats_add(&job->stats, STAGE_READ, started, 0);
-		}
-	}
-	for (size_t i = first; i < job->inputs.count && status == 0; i++) {
+	for (size_t i = 0; i < job->inputs.count && status == 0; i++) {
 		const char *name = job->inputs.names[i];
 		struct input_file *file;
 		int err = input_file_open(name, &file);
