@@ -6,15 +6,10 @@
 #include "record_output.h"
 #include "report.h"
 
-const char *record_output_name(const struct options *options)
-{
-	return options->output && strcmp(options->output, "-") != 0 ? options->output : "standard output";
-}
-
 int record_output_open(struct record_output *output, const struct options *options,
 		       size_t record_size, bool timed, struct sort_stats *stats)
 {
-	*output = (struct record_output){NULL, record_output_name(options), record_size, stats,
+	*output = (struct record_output){NULL, report_output_name(options->output), record_size, stats,
 					 timed, false};
 	int error = output_file_open(options->output, &output->file);
 	if (error)

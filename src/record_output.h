@@ -22,9 +22,6 @@ struct record_output {
 	bool reported;
 };
 
-/* The output's name for messages. */
-const char *record_output_name(const struct options *options);
-
 /* Opens the output; reports and returns a negative errno on failure. */
 int record_output_open(struct record_output *output, const struct options *options,
 		       size_t record_size, bool timed, struct sort_stats *stats);

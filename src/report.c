@@ -23,6 +23,11 @@ void report_file_error(const char *name, int error)
 	report("%s: %s", shown, why);
 }
 
+const char *report_output_name(const char *output)
+{
+	return output && strcmp(output, "-") != 0 ? output : "standard output";
+}
+
 void report_usage_hint(void)
 {
 	fputs("Try 'gpusort --help' for more information.\n", stderr);

@@ -38,7 +38,7 @@ static int open_output(struct text_job *job, struct output_file **output, struct
 {
 	int err = output_file_open(job->options->output, output);
 	if (err) {
-		report_file_error(job->options->output ? job->options->output : "-", err);
+		report_file_error(report_output_name(job->options->output), err);
 		return err;
 	}
 	err = text_writer_init(writer, *output, job->order);
@@ -58,12 +58,12 @@ static int close_output(struct text_job *job, struct output_file *output,
 	text_writer_free(writer);
 	if (err) {
 		output_file_abort(output);
-		report_file_error(job->options->output ? job->options->output : "-", err);
+		report_file_error(report_output_name(job->options->output), err);
 		return 2;
 	}
 	err = output_file_commit(output);
 	if (err) {
-		report_file_error(job->options->output ? job->options->output : "-", err);
+		report_file_error(report_output_name(job->options->output), err);
 		return 2;
 	}
 	return 0;
