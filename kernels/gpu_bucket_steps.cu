@@ -146,15 +146,3 @@ out:
 	return finish(error, &arrays);
 }
 
-extern "C" int gpu_bucket_sort_items(enum item_width width, void *items, size_t n)
-{
-	struct device_arrays arrays = {};
-	cudaError_t error = cudaSuccess;
-	void *d_items, *d_scratch;
-	TRY(device_copy(&arrays, &d_items, items, n * width));
-	TRY(device_copy(&arrays, &d_scratch, NULL, n * width));
-	TRY(gpu_bucket_sort_device(width, d_items, d_scratch, n, 0, NULL));
-	TRY(cudaMemcpy(items, d_items, n * width, cudaMemcpyDeviceToHost));
-out:
-	return finish(error, &arrays);
-}

@@ -33,8 +33,6 @@ int gpu_bucket_step_offsets(const struct bucket_plan *plan, const uint32_t *boun
 /* Step 8: out (n items) from sorted sublists, bounds and offsets. */
 int gpu_bucket_step_relocate(enum item_width width, const void *items, const struct bucket_plan *plan,
 			     const uint32_t *bounds, const uint64_t *offsets, void *out);
-/* The whole GPU sort of n items in place (the backend's path without a backend). */
-int gpu_bucket_sort_items(enum item_width width, void *items, size_t n);
 
 #ifdef __cplusplus
 }

@@ -78,14 +78,6 @@ const char *record_reader_current_name(const struct record_reader *reader)
 	return reader->names[i];
 }
 
-bool record_reader_has_input(const struct record_reader *reader, const char *path)
-{
-	for (size_t i = 0; i < reader->count; i++)
-		if (reader->files[i] && input_file_same(reader->files[i], path))
-			return true;
-	return false;
-}
-
 int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records)
 {
 	size_t want = max_records * reader->record_size, have = 0;

@@ -21,8 +21,6 @@ int64_t record_reader_total_bytes(const struct record_reader *reader);
 int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records);
 /* The name of the input being read, for messages. */
 const char *record_reader_current_name(const struct record_reader *reader);
-/* True when an input is the file at path (-o naming an input). */
-bool record_reader_has_input(const struct record_reader *reader, const char *path);
 void record_reader_close(struct record_reader *reader);
 
 #endif

@@ -27,12 +27,6 @@ void text_lines_free(struct text_lines *lines)
 	text_lines_init(lines, lines->eol);
 }
 
-void text_lines_clear(struct text_lines *lines)
-{
-	lines->size = 0;
-	lines->count = 0;
-}
-
 int text_lines_reserve(struct text_lines *lines, size_t bytes)
 {
 	if (lines->capacity - lines->size >= bytes)

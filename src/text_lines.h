@@ -21,7 +21,6 @@ struct text_lines {
 
 void text_lines_init(struct text_lines *lines, unsigned char eol);
 void text_lines_free(struct text_lines *lines);
-void text_lines_clear(struct text_lines *lines);
 
 /* Appends up to `limit` more bytes from file (whole input when it is SIZE_MAX); returns
  * the bytes read (0 at the end of the input) or a negative errno. When the input ends
