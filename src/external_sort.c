@@ -36,10 +36,9 @@ static int merge_sources_into_output(const struct options *options,
 	return error;
 }
 
-/* The final merge of every run into the output: over key ranges in threads when the
- * output is a regular file (each range's offset is known: the records before it in
- * every run), else one loser tree in order. -u merges in order too: its output offsets
- * depend on how many duplicates fall before. */
+/* The final merge of every run into the output: over key ranges in threads (written at
+ * their offsets into a regular file, or in range order to stdout and under -u), or one
+ * loser tree in order with a single thread. */
 static int merge_into_output(const struct options *options, const struct record_layout *layout,
 			     struct run_list *list, const struct memory_plan *plan,
 			     size_t block_bytes, struct sort_stats *stats)
@@ -50,8 +49,8 @@ static int merge_into_output(const struct options *options, const struct record_
 		return error;
 	double started = stats_now();
 	error = -ENOTSUP;
-	if (plan->threads > 1 && !options->unique && output_file_positional(output.file))
-		error = range_merge_into(layout, list, plan, output.file, output.name, stats);
+	if (plan->threads > 1)
+		error = range_merge_into(layout, list, plan, options->unique, output.file, output.name, stats);
 	if (error == -ENOTSUP)
 		error = merge_runs(layout, options->unique, list, 0, list->count,
 				   memory_plan_merge_output_bytes(plan) > block_bytes

@@ -168,6 +168,28 @@ static int range_plan_build(const struct record_layout *layout, struct run_list 
 	return error;
 }
 
+/* A merged block waiting for its turn in the output (ordered mode). */
+struct ordered_block {
+	struct ordered_block *next;
+	size_t bytes;
+	unsigned char data[];
+};
+
+/* Ordered mode, for outputs without offsets (stdout, pipes) and for -u (whose offsets
+ * depend on the duplicates before): each range's blocks queue up and the main thread
+ * writes the ranges in order. Threads ahead of the range being written wait while the
+ * queued bytes exceed the limit; the range being written never waits, so it always
+ * moves on. */
+struct ordered_queues {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct ordered_block **head, **tail; /* per range */
+	bool *done;                          /* per range: merged completely */
+	size_t writing;                      /* the range the main thread writes now */
+	size_t queued;                       /* bytes in all queues */
+	size_t limit;
+};
+
 /* The shared state of the merge threads. */
 struct range_merge {
 	const struct record_layout *layout;
@@ -176,6 +198,8 @@ struct range_merge {
 	struct output_file *file;
 	const char *name;
 	size_t output_bytes;
+	bool unique;
+	struct ordered_queues *ordered;      /* NULL: positional writes */
 	atomic_size_t next_range;
 	atomic_bool failed;
 	atomic_uint_least64_t written;
@@ -204,6 +228,11 @@ static int range_merge_fail(struct range_merge *merge, const char *name, int err
 {
 	if (!atomic_exchange(&merge->failed, true))
 		report_file_error(name, error);
+	if (merge->ordered) {
+		pthread_mutex_lock(&merge->ordered->lock);
+		pthread_cond_broadcast(&merge->ordered->changed);
+		pthread_mutex_unlock(&merge->ordered->lock);
+	}
 	return error;
 }
 
@@ -254,6 +283,118 @@ static int positional_write(void *context, const unsigned char *records, size_t 
 	return 0;
 }
 
+/* Queues a range's merged records for the main thread to write in range order. */
+struct ordered_sink {
+	struct range_merge *merge;
+	size_t range;
+};
+
+static int ordered_write(void *context, const unsigned char *records, size_t count)
+{
+	struct ordered_sink *sink = context;
+	struct range_merge *merge = sink->merge;
+	struct ordered_queues *queues = merge->ordered;
+	size_t bytes = count * merge->layout->record_size;
+	struct ordered_block *block = malloc(sizeof *block + bytes);
+	if (!block)
+		return range_merge_fail(merge, "merge", -ENOMEM);
+	block->next = NULL;
+	block->bytes = bytes;
+	memcpy(block->data, records, bytes);
+	pthread_mutex_lock(&queues->lock);
+	while (queues->queued + bytes > queues->limit && queues->writing != sink->range &&
+	       !atomic_load(&merge->failed))
+		pthread_cond_wait(&queues->changed, &queues->lock);
+	if (queues->tail[sink->range])
+		queues->tail[sink->range]->next = block;
+	else
+		queues->head[sink->range] = block;
+	queues->tail[sink->range] = block;
+	queues->queued += bytes;
+	pthread_cond_broadcast(&queues->changed);
+	pthread_mutex_unlock(&queues->lock);
+	return atomic_load(&merge->failed) ? -ECANCELED : 0;
+}
+
+static void ordered_range_done(struct range_merge *merge, size_t range)
+{
+	struct ordered_queues *queues = merge->ordered;
+	pthread_mutex_lock(&queues->lock);
+	queues->done[range] = true;
+	pthread_cond_broadcast(&queues->changed);
+	pthread_mutex_unlock(&queues->lock);
+}
+
+/* The main thread's part in ordered mode: writes every range's blocks in range order,
+ * updating --progress as it goes. */
+static int ordered_write_all(struct range_merge *merge, struct sort_stats *stats, uint64_t read_bytes)
+{
+	struct ordered_queues *queues = merge->ordered;
+	int error = 0;
+	for (size_t range = 0; range < merge->plan->ranges && !error; range++) {
+		pthread_mutex_lock(&queues->lock);
+		queues->writing = range;
+		pthread_cond_broadcast(&queues->changed);
+		for (;;) {
+			while (!queues->head[range] && !queues->done[range] && !atomic_load(&merge->failed))
+				pthread_cond_wait(&queues->changed, &queues->lock);
+			struct ordered_block *block = queues->head[range];
+			if (!block || atomic_load(&merge->failed))
+				break;
+			queues->head[range] = block->next;
+			if (!block->next)
+				queues->tail[range] = NULL;
+			pthread_mutex_unlock(&queues->lock);
+			error = output_file_write(merge->file, block->data, block->bytes);
+			if (error)
+				range_merge_fail(merge, merge->name, error);
+			else
+				atomic_fetch_add(&merge->written, block->bytes);
+			stats_progress_update(stats, (read_bytes + atomic_load(&merge->written)) / 2);
+			pthread_mutex_lock(&queues->lock);
+			queues->queued -= block->bytes;
+			pthread_cond_broadcast(&queues->changed);
+			free(block);
+			if (error)
+				break;
+		}
+		pthread_mutex_unlock(&queues->lock);
+		if (atomic_load(&merge->failed) && !error)
+			error = -ECANCELED;
+	}
+	return error;
+}
+
+static int ordered_queues_init(struct ordered_queues *queues, size_t ranges, size_t limit)
+{
+	memset(queues, 0, sizeof *queues);
+	queues->head = calloc(ranges, sizeof *queues->head);
+	queues->tail = calloc(ranges, sizeof *queues->tail);
+	queues->done = calloc(ranges, sizeof *queues->done);
+	queues->limit = limit;
+	if (!queues->head || !queues->tail || !queues->done)
+		return -ENOMEM;
+	pthread_mutex_init(&queues->lock, NULL);
+	pthread_cond_init(&queues->changed, NULL);
+	return 0;
+}
+
+static void ordered_queues_free(struct ordered_queues *queues, size_t ranges)
+{
+	for (size_t r = 0; queues->head && r < ranges; r++)
+		for (struct ordered_block *block = queues->head[r], *next; block; block = next) {
+			next = block->next;
+			free(block);
+		}
+	if (queues->head && queues->tail && queues->done) {
+		pthread_mutex_destroy(&queues->lock);
+		pthread_cond_destroy(&queues->changed);
+	}
+	free(queues->head);
+	free(queues->tail);
+	free(queues->done);
+}
+
 static int range_worker_run(struct range_merge *merge)
 {
 	size_t k = merge->plan->k, size = merge->layout->record_size;
@@ -285,8 +426,17 @@ static int range_worker_run(struct range_merge *merge)
 			slices[r].end = end[r];
 			sink.offset += (off_t)(begin[r] * size);
 		}
-		error = merge_records(merge->layout, sources, k, false, merge->output_bytes,
-				      positional_write, &sink);
+		if (merge->ordered) {
+			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
+			struct ordered_sink ordered = {merge, j};
+			error = merge_records(merge->layout, sources, k, merge->unique, merge->output_bytes,
+					      ordered_write, &ordered);
+			if (!error)
+				ordered_range_done(merge, j);
+		} else {
+			error = merge_records(merge->layout, sources, k, false, merge->output_bytes,
+					      positional_write, &sink);
+		}
 	}
 	for (size_t r = 0; slices && r < k; r++)
 		free(slices[r].buffer);
@@ -304,8 +454,8 @@ static void *range_worker_main(void *context)
 }
 
 int range_merge_into(const struct record_layout *layout, struct run_list *list,
-		     const struct memory_plan *plan, struct output_file *file, const char *name,
-		     struct sort_stats *stats)
+		     const struct memory_plan *plan, bool unique, struct output_file *file,
+		     const char *name, struct sort_stats *stats)
 {
 	struct range_plan ranges;
 	int error = range_plan_build(layout, list, (size_t)plan->threads * RANGES_PER_THREAD, &ranges);
@@ -317,8 +467,19 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 	}
 	struct range_merge merge = {
 		.layout = layout, .list = list, .plan = &ranges, .file = file, .name = name,
-		.output_bytes = memory_plan_merge_output_bytes(plan),
+		.output_bytes = memory_plan_merge_output_bytes(plan), .unique = unique,
 	};
+	struct ordered_queues queues;
+	if (unique || !output_file_positional(file)) {
+		error = ordered_queues_init(&queues, ranges.ranges, plan->budget / 4);
+		if (error) {
+			ordered_queues_free(&queues, ranges.ranges);
+			range_plan_free(&ranges);
+			report("%s", strerror(ENOMEM));
+			return error;
+		}
+		merge.ordered = &queues;
+	}
 	atomic_init(&merge.next_range, 0);
 	atomic_init(&merge.failed, false);
 	atomic_init(&merge.written, 0);
@@ -334,8 +495,15 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 	}
 	uint64_t read_bytes = stats->bytes[STAGE_READ];
 	if (started == 0) {
-		/* no thread to be had: merge every range here */
-		error = range_worker_run(&merge);
+		/* no thread to be had: the in-order merge does it */
+		error = -ENOTSUP;
+	} else if (merge.ordered) {
+		error = ordered_write_all(&merge, stats, read_bytes);
+		for (size_t i = 0; i < started; i++) {
+			pthread_join(workers[i].thread, NULL);
+			if (workers[i].error && (!error || error == -ECANCELED))
+				error = workers[i].error;
+		}
 	} else {
 		while (atomic_load(&merge.finished) < started) {
 			struct timespec pause = {0, MERGE_POLL_NANOSECONDS};
@@ -352,7 +520,7 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 	uint64_t total = 0;
 	for (size_t r = 0; r < ranges.k; r++)
 		total += ranges.bounds[ranges.ranges * ranges.k + r];
-	if (!error && atomic_load(&merge.written) != total * layout->record_size) {
+	if (!error && !unique && atomic_load(&merge.written) != total * layout->record_size) {
 		report("merge: wrote %llu bytes instead of %llu",
 		       (unsigned long long)atomic_load(&merge.written),
 		       (unsigned long long)(total * layout->record_size));
@@ -360,6 +528,8 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 	}
 	stats->bytes[STAGE_WRITE] += atomic_load(&merge.written);
 	free(workers);
+	if (merge.ordered)
+		ordered_queues_free(&queues, ranges.ranges);
 	range_plan_free(&ranges);
 	return error;
 }

@@ -44,6 +44,23 @@ check "external 16-byte keys equal the oracle" cmp "$WORK/got" "$WORK/want"
 cat "$WORK/keys" | "$GPUSORT" --type=u64 -S 1M > "$WORK/ext"
 check "external sort from a pipe to stdout" cmp "$WORK/ext" "$WORK/mem"
 
+# The parallel merge: at offsets into a file, in range order to stdout and under -u;
+# the same bytes as one loser tree (--parallel=1) and the oracle.
+keygen --type=u64 --count=300000 --dist=few-unique --seed=16 --record-size=16 -o "$WORK/fu"
+for flags in "" "-u" "-r -u"; do
+	# shellcheck disable=SC2086
+	oracle --type=u64 --record-size=16 $flags "$WORK/fu" "$WORK/want"
+	for parallel in 1 3; do
+		# shellcheck disable=SC2086
+		"$GPUSORT" --type=u64 --record-size=16 $flags -S 1M --parallel=$parallel "$WORK/fu" > "$WORK/got"
+		check "external '$flags' --parallel=$parallel to stdout equals the oracle" cmp "$WORK/got" "$WORK/want"
+		# shellcheck disable=SC2086
+		"$GPUSORT" --type=u64 --record-size=16 $flags -S 1M --parallel=$parallel "$WORK/fu" -o "$WORK/got"
+		check "external '$flags' --parallel=$parallel to a file equals the oracle" cmp "$WORK/got" "$WORK/want"
+	done
+done
+check "parallel merges: no temp file left" temp_empty
+
 # -m merges sorted inputs without sorting.
 keygen --type=u64 --count=30000 --seed=14 --record-size=16 -o "$WORK/a"
 keygen --type=u64 --count=20001 --seed=15 --record-size=16 -o "$WORK/b"
