@@ -497,15 +497,11 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 	if (started == 0) {
 		/* no thread to be had: the in-order merge does it */
 		error = -ENOTSUP;
-	} else if (merge.ordered) {
-		error = ordered_write_all(&merge, stats, read_bytes);
-		for (size_t i = 0; i < started; i++) {
-			pthread_join(workers[i].thread, NULL);
-			if (workers[i].error && (!error || error == -ECANCELED))
-				error = workers[i].error;
-		}
 	} else {
-		while (atomic_load(&merge.finished) < started) {
+		/* The main thread writes (ordered mode) or watches, for --progress. */
+		if (merge.ordered)
+			error = ordered_write_all(&merge, stats, read_bytes);
+		while (!merge.ordered && atomic_load(&merge.finished) < started) {
 			struct timespec pause = {0, MERGE_POLL_NANOSECONDS};
 			nanosleep(&pause, NULL);
 			stats_progress_update(stats, (read_bytes + atomic_load(&merge.written)) / 2);
