@@ -11,10 +11,14 @@
 #include "gpu_backend.h"
 #include "gpu_bucket_sort.cuh"
 #include "gpu_errors.cuh"
+extern "C" {
+#include "thread_pool.h"
+}
 
 /* Copies move in chunks of this many bytes (rounded to whole tiles); up to this many
- * chunks get their own event. */
+ * chunks get their own event. A staging buffer holds at most one chunk. */
 #define COPY_CHUNK_BYTES (64u << 20)
+#define STAGING_MIN_BYTES (1u << 20)
 #define MAX_CHUNKS 256
 /* Device memory left to the driver, CUB's scratch and the level tables' rounding. */
 #define DEVICE_RESERVE_BYTES (256u << 20)
@@ -26,7 +30,9 @@ struct gpu_backend {
 	cudaStream_t copy_stream; /* copies in */
 	cudaEvent_t chunk_events[MAX_CHUNKS];
 	void *staging[2];         /* pinned bounce buffers for pageable host items */
+	size_t staging_bytes;     /* each; allocated by the first sort that needs them */
 	cudaEvent_t staging_free[2];
+	struct thread_pool *copy_pool; /* fills and empties the staging buffers */
 	char name[256];
 };
 
@@ -66,10 +72,8 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 		if (!error) error = cudaStreamCreateWithFlags(&backend->copy_stream, cudaStreamNonBlocking);
 		for (int i = 0; !error && i < MAX_CHUNKS; i++)
 			error = cudaEventCreateWithFlags(&backend->chunk_events[i], cudaEventDisableTiming);
-		for (int i = 0; !error && i < 2; i++) {
+		for (int i = 0; !error && i < 2; i++)
 			error = cudaEventCreateWithFlags(&backend->staging_free[i], cudaEventDisableTiming);
-			if (!error) error = cudaHostAlloc(&backend->staging[i], COPY_CHUNK_BYTES, cudaHostAllocDefault);
-		}
 		if (error) {
 			result = gpu_error_report(error, "opening the CUDA device", reason, reason_size);
 			if (result == 0 || result == -EINVAL)
@@ -146,6 +150,34 @@ extern "C" void gpu_backend_host_free(void *buffer)
 		cudaFreeHost(buffer);
 }
 
+extern "C" void gpu_backend_set_copy_pool(struct gpu_backend *backend, struct thread_pool *pool)
+{
+	backend->copy_pool = pool;
+}
+
+/* memcpy between pageable and staging memory on the copy pool's threads: one core
+ * copies about 6 GB/s, the PCIe link takes 55, so one thread would pace the transfer. */
+#define COPY_SLICE_BYTES (1u << 20)
+struct slice_copy {
+	char *to;
+	const char *from;
+	size_t bytes;
+};
+
+static void copy_slice(void *context, size_t slice)
+{
+	const struct slice_copy *copy = (const struct slice_copy *)context;
+	size_t begin = slice * (size_t)COPY_SLICE_BYTES;
+	size_t size = copy->bytes - begin < COPY_SLICE_BYTES ? copy->bytes - begin : COPY_SLICE_BYTES;
+	memcpy(copy->to + begin, copy->from + begin, size);
+}
+
+static void parallel_memcpy(struct thread_pool *pool, void *to, const void *from, size_t bytes)
+{
+	struct slice_copy copy = { (char *)to, (const char *)from, bytes };
+	thread_pool_parallel_for(pool, (bytes + COPY_SLICE_BYTES - 1) / COPY_SLICE_BYTES, copy_slice, &copy);
+}
+
 static bool host_is_pinned(const void *pointer)
 {
 	cudaPointerAttributes attributes;
@@ -154,6 +186,30 @@ static bool host_is_pinned(const void *pointer)
 		return false;
 	}
 	return attributes.type == cudaMemoryTypeHost;
+}
+
+/* Staging buffers for a sort of `bytes`: a quarter of it, 1 to 64 MiB, so that they
+ * stay within the memory budget that sized the sort; grown for a larger sort. */
+static cudaError_t ensure_staging(struct gpu_backend *backend, size_t bytes)
+{
+	size_t want = (bytes / 4 + STAGING_MIN_BYTES - 1) / STAGING_MIN_BYTES * STAGING_MIN_BYTES;
+	want = want < STAGING_MIN_BYTES ? STAGING_MIN_BYTES : want > COPY_CHUNK_BYTES ? COPY_CHUNK_BYTES : want;
+	if (backend->staging_bytes >= want)
+		return cudaSuccess;
+	for (int i = 0; i < 2; i++) {
+		if (backend->staging[i])
+			cudaFreeHost(backend->staging[i]);
+		backend->staging[i] = NULL;
+	}
+	backend->staging_bytes = 0;
+	for (int i = 0; i < 2; i++)
+		{
+			cudaError_t error = cudaHostAlloc(&backend->staging[i], want, cudaHostAllocDefault);
+			if (error != cudaSuccess)
+				return error;
+		}
+	backend->staging_bytes = want;
+	return cudaSuccess;
 }
 
 /* Host to device in chunks on the copy stream, an event after each; pageable memory
@@ -171,14 +227,15 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, const char
 		} else {
 			/* a staging chunk may be smaller than a sort chunk: copy in pieces */
 			error = cudaSuccess;
-			for (size_t done = 0; !error && done < size; done += COPY_CHUNK_BYTES) {
-				size_t piece = size - done < COPY_CHUNK_BYTES ? size - done : COPY_CHUNK_BYTES;
+			size_t staging = backend->staging_bytes;
+			for (size_t done = 0; !error && done < size; done += staging) {
+				size_t piece = size - done < staging ? size - done : staging;
 				static int next;
 				int b = next++ & 1;
 				error = cudaEventSynchronize(backend->staging_free[b]);
 				if (error)
 					break;
-				memcpy(backend->staging[b], host + begin + done, piece);
+				parallel_memcpy(backend->copy_pool, backend->staging[b], host + begin + done, piece);
 				error = cudaMemcpyAsync(device + begin + done, backend->staging[b], piece,
 							cudaMemcpyHostToDevice, backend->copy_stream);
 				if (!error)
@@ -201,11 +258,12 @@ static cudaError_t copy_out(struct gpu_backend *backend, char *host, const char 
 		return error ? error : cudaStreamSynchronize(stream);
 	}
 	/* two staging buffers: the device fills one while the host empties the other */
-	size_t pieces = (bytes + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES;
+	size_t staging = backend->staging_bytes;
+	size_t pieces = (bytes + staging - 1) / staging;
 	for (size_t i = 0; i < pieces + 1; i++) {
 		if (i < pieces) {
-			size_t begin = i * (size_t)COPY_CHUNK_BYTES;
-			size_t size = bytes - begin < COPY_CHUNK_BYTES ? bytes - begin : COPY_CHUNK_BYTES;
+			size_t begin = i * staging;
+			size_t size = bytes - begin < staging ? bytes - begin : staging;
 			cudaError_t error = cudaMemcpyAsync(backend->staging[i & 1], device + begin, size,
 							    cudaMemcpyDeviceToHost, stream);
 			if (!error)
@@ -214,12 +272,12 @@ static cudaError_t copy_out(struct gpu_backend *backend, char *host, const char 
 				return error;
 		}
 		if (i > 0) {
-			size_t k = i - 1, begin = k * (size_t)COPY_CHUNK_BYTES;
-			size_t size = bytes - begin < COPY_CHUNK_BYTES ? bytes - begin : COPY_CHUNK_BYTES;
+			size_t k = i - 1, begin = k * staging;
+			size_t size = bytes - begin < staging ? bytes - begin : staging;
 			cudaError_t error = cudaEventSynchronize(backend->staging_free[k & 1]);
 			if (error)
 				return error;
-			memcpy(host + begin, backend->staging[k & 1], size);
+			parallel_memcpy(backend->copy_pool, host + begin, backend->staging[k & 1], size);
 		}
 	}
 	return cudaSuccess;
@@ -250,6 +308,11 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 	TRY(cudaMallocAsync(&device, 2 * bytes, stream), "allocating device memory for the items");
 	do {
 		bool pinned = host_is_pinned(items);
+		cudaError_t staged = pinned ? cudaSuccess : ensure_staging(backend, bytes);
+		if (staged) {
+			result = gpu_error_report(staged, "allocating pinned staging buffers", reason, reason_size);
+			break;
+		}
 		size_t tile_bytes = gpu_bucket_tile_items(width) * (size_t)width;
 		size_t chunk_bytes = (COPY_CHUNK_BYTES / tile_bytes) * tile_bytes;
 		if (chunk_bytes == 0)

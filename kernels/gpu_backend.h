@@ -29,6 +29,11 @@ size_t gpu_backend_capacity(const struct gpu_backend *backend, enum item_width w
 int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm,
 		     enum item_width width, void *items, size_t n, char *reason, size_t reason_size);
 
+/* Threads that copy between pageable items and the pinned staging buffers (NULL: the
+ * calling thread alone). */
+struct thread_pool;
+void gpu_backend_set_copy_pool(struct gpu_backend *backend, struct thread_pool *pool);
+
 /* Page-locked host memory (NULL on failure) and its release. */
 void *gpu_backend_host_alloc(size_t bytes);
 void gpu_backend_host_free(void *buffer);

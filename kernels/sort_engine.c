@@ -91,6 +91,7 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
 		return -ENODEV;
 	}
 	engine->gpu_ordinal = ordinal;
+	gpu_backend_set_copy_pool(engine->gpu, engine->pool);
 	snprintf(engine->description, sizeof(engine->description), "gpu %d (%s)", ordinal,
 		 gpu_backend_device_name(engine->gpu));
 	return 0;
