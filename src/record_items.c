@@ -223,8 +223,8 @@ static void restore_slice(void *context, size_t slice)
 static int emit_in_place(const struct record_layout *layout, enum record_form form,
 			 unsigned char *records, size_t n, bool unique, record_sink sink, void *context)
 {
-	size_t size = layout->record_size, kept = 0;
-	for (size_t i = 0; i < n; i++) {
+	size_t size = layout->record_size, kept = unique ? 0 : n;
+	for (size_t i = 0; unique && i < n; i++) {
 		uint64_t image = form == FORM_BARE_KEY32 ? ((uint32_t *)records)[i] : ((uint64_t *)records)[i];
 		if (unique && kept > 0 && image == (form == FORM_BARE_KEY32 ? ((uint32_t *)records)[kept - 1]
 										: ((uint64_t *)records)[kept - 1]))
