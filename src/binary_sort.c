@@ -64,7 +64,9 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 static int open_engine(const struct options *options, struct sort_engine **engine,
 		       struct sort_stats *stats)
 {
+	double started = stats_now();
 	int error = sort_engine_open(&options->engine, engine);
+	stats->engine_seconds = stats_now() - started;
 	if (error) {
 		if (options->engine.device >= 0)
 			report("device %d: %s", options->engine.device, strerror(-error));

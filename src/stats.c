@@ -120,7 +120,8 @@ void stats_progress_finish(struct sort_stats *stats)
 void stats_print(const struct sort_stats *stats)
 {
 	double total = stats_now() - stats->started;
-	fprintf(stderr, "gpusort: stats: engine %s\n", stats->engine ? stats->engine : "none");
+	fprintf(stderr, "gpusort: stats: engine %s, opened in %.3f s\n", stats->engine ? stats->engine : "none",
+		stats->engine_seconds);
 	if (stats->fallback)
 		fprintf(stderr, "gpusort: stats: GPU not used: %s\n", stats->fallback);
 	fprintf(stderr, "gpusort: stats: %-8s %10s %12s %10s\n", "stage", "seconds", "MiB", "MiB/s");

@@ -32,6 +32,7 @@ struct sort_stats {
 	double progress_last;      /* when the line was last drawn */
 	bool progress_shown;
 	const char *engine;        /* the sort engine's description */
+	double engine_seconds;     /* opening it (a GPU: creating the CUDA context) */
 	const char *fallback;      /* why the GPU was not used, or NULL */
 };
 

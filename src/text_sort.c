@@ -207,7 +207,9 @@ static int open_engine(struct text_job *job)
 		config.device = SORT_DEVICE_CPU;
 		small = "input below 1 GiB: the CPU threads finish before a GPU would start";
 	}
+	double started = stats_now();
 	int err = sort_engine_open(&config, &job->engine);
+	job->stats.engine_seconds = stats_now() - started;
 	if (err) {
 		if (options->engine.device >= 0)
 			report("device %d: %s", options->engine.device, strerror(-err));
