@@ -91,7 +91,7 @@ static int unit_order(const struct decimal *d, const char *end)
 {
 	if (sign_of(d) == 0 || d->after >= end)
 		return 0;
-	static const char units[] = "KMGTPEZY"; /* coreutils 9.1: no R, Q */
+	static const char units[] = "KMGTPEZYRQ"; /* R and Q: GNU sort since coreutils 9.2 */
 	int order = 0;
 	if (*d->after == 'k')
 		order = 1;

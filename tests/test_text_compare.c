@@ -115,6 +115,9 @@ static void test_parsers(void)
 	expect("-h", text_human_compare, "0K", "0", 0);
 	expect("-h", text_human_compare, "2M", "1G", -1);
 	expect("-h", text_human_compare, "1.5K", "1K", 1);
+	expect("-h", text_human_compare, "1R", "999Y", 1);
+	expect("-h", text_human_compare, "1Q", "2R", 1);
+	expect("-h", text_human_compare, "-1Q", "-1R", -1);
 	expect("-g", text_general_compare, "abc", "nan", -1);
 	expect("-g", text_general_compare, "nan", "-inf", -1);
 	expect("-g", text_general_compare, "1e3", "999", 1);

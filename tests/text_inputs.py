@@ -60,10 +60,11 @@ def number():
     return lead + sign + integer + frac + tail
 write("numbers", [number().encode() for _ in range(3000)])
 
-# -h: the same with SI suffixes.
+# -h: the same with SI suffixes. R and Q (coreutils 9.2+) are left to test_text_compare,
+# as the oracle may be an older sort that does not know them.
 def human():
     n = number() if rng.random() < 0.3 else pick(["", "-"]) + str(rng.randint(0, 2000)) + pick(["", ".5", ".25"])
-    return (n + pick(["", "", "K", "k", "M", "G", "T", "P", "E", "Z", "Y", "R", "Q", "m", "Ki", "KB", "x"])).encode()
+    return (n + pick(["", "", "K", "k", "M", "G", "T", "P", "E", "Z", "Y", "m", "Ki", "KB", "x"])).encode()
 write("human", [human() for _ in range(3000)])
 
 # -g: floats, exponents, hex, inf, nan, junk.
@@ -73,9 +74,10 @@ def general():
         return pick(["inf", "-inf", "+inf", "INF", "infinity", "0x1p3", "0x10", "-0x1.8p1",
                      "1e5000", "-1e5000", "1e-5000", "4.9e-324", "", "abc", " 3", "\t-2.5e1", "+7", "-0", "0", ".e1", "1e", "1e+", "0x", "--1"])
     return "%s%.*g%s" % (pick(["", " ", "-"]), rng.randint(1, 17), rng.uniform(-1e6, 1e6) * 10 ** rng.randint(-30, 30), pick(["", "", "x", "e"]))
-# NaNs once each: GNU orders equal NaNs by uninitialised padding bytes, so distinct
-# lines holding the same NaN have no reproducible order there.
-write("general", [general().encode() for _ in range(3000)] + [b"nan", b"-nan", b"nan(123)", b"-nan(5)"])
+# One NaN line: how GNU orders NaNs among themselves (sign, payload, even two equal
+# NaNs under -u: it compares their padding bytes) changed between coreutils 9.1 and
+# 9.4, so only the place of NaN among the numbers and the junk is compared here.
+write("general", [general().encode() for _ in range(3000)] + [b"nan"])
 
 # -M: months in any case, with blanks and junk.
 months = ["jan", "FEB", "Mar", "apr", "MAY", "jun", "JUL", "aug", "Sep", "oct", "NOV", "dec"]
