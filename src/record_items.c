@@ -1,6 +1,7 @@
 /* Items from binary records and records back from sorted items (see record_items.h). */
 #include "config.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../kernels/thread_pool.h"
@@ -8,7 +9,8 @@
 #include "record_items.h"
 
 /* Gathered records go out in blocks of 1/16 of the chunk, 4 to 64 MiB: large blocks let
- * the output write them on several threads, small chunks keep the block small. */
+ * the output write them on several threads, small chunks keep the block small. Two
+ * blocks: one is written while the next is gathered. */
 #define EMIT_BLOCK_MIN ((size_t)4 << 20)
 #define EMIT_BLOCK_MAX ((size_t)64 << 20)
 /* Records sorted in place need no copy: they go out in pieces this large. */
@@ -267,6 +269,61 @@ static void gather_slice(void *context, size_t slice)
 		       job->records + item_position(job->form, job->items, job->first + i) * size, size);
 }
 
+/* One sink call, run on a thread of its own while the next block is gathered. */
+struct sink_call {
+	record_sink sink;
+	void *context;
+	const unsigned char *block;
+	size_t count;
+	int error;
+};
+
+static void *sink_call_run(void *argument)
+{
+	struct sink_call *call = argument;
+	call->error = call->sink(call->context, call->block, call->count);
+	return NULL;
+}
+
+/* Every record in item order, gathered into two alternating blocks: the sink writes one
+ * (on a thread of its own) while the pool gathers the next. */
+static int emit_gathered(const struct record_layout *layout, enum record_form form,
+			 const unsigned char *records, const void *items, size_t n, size_t per_block,
+			 record_sink sink, void *context)
+{
+	size_t size = layout->record_size;
+	unsigned char *blocks[2] = {malloc(per_block * size), malloc(per_block * size)};
+	struct sink_call call = {sink, context, NULL, 0, 0};
+	pthread_t writer;
+	bool writing = false;
+	int error = blocks[0] && blocks[1] ? 0 : -ENOMEM;
+	for (size_t done = 0, k = 0; done < n && !error; done += per_block, k++) {
+		size_t count = n - done < per_block ? n - done : per_block;
+		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1]};
+		thread_pool_parallel_for(layout->pool, (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS,
+					 gather_slice, &job);
+		if (writing) {
+			pthread_join(writer, NULL);
+			writing = false;
+			if ((error = call.error))
+				break;
+		}
+		call = (struct sink_call){sink, context, blocks[k & 1], count, 0};
+		if (pthread_create(&writer, NULL, sink_call_run, &call) == 0)
+			writing = true;
+		else
+			error = sink(context, blocks[k & 1], count);
+	}
+	if (writing) {
+		pthread_join(writer, NULL);
+		if (!error)
+			error = call.error;
+	}
+	free(blocks[0]);
+	free(blocks[1]);
+	return error;
+}
+
 int record_items_emit(const struct record_layout *layout, enum record_form form,
 		      unsigned char *records, const void *items, size_t n, bool unique,
 		      record_sink sink, void *context)
@@ -279,27 +336,17 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 	block_bytes = block_bytes < EMIT_BLOCK_MIN ? EMIT_BLOCK_MIN
 		      : block_bytes > EMIT_BLOCK_MAX ? EMIT_BLOCK_MAX : block_bytes;
 	size_t per_block = block_bytes / size ? block_bytes / size : 1;
+	if (!unique)
+		return emit_gathered(layout, form, records, items, n, per_block, sink, context);
 	unsigned char *block = malloc(per_block * size);
 	if (!block)
 		return -ENOMEM;
-	if (!unique) {
-		int error = 0;
-		for (size_t done = 0; done < n && !error; done += per_block) {
-			size_t count = n - done < per_block ? n - done : per_block;
-			struct gather_job job = {layout, form, records, items, done, count, block};
-			thread_pool_parallel_for(layout->pool, (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS,
-						 gather_slice, &job);
-			error = sink(context, block, count);
-		}
-		free(block);
-		return error;
-	}
 	const unsigned char *previous = NULL;
 	size_t filled = 0;
 	int error = 0;
 	for (size_t i = 0; i < n && !error; i++) {
 		const unsigned char *record = records + item_position(form, items, i) * size;
-		if (unique && previous && same_key(layout, previous, record))
+		if (previous && same_key(layout, previous, record))
 			continue;
 		previous = record;
 		memcpy(block + filled * size, record, size);
