@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include "bucket_sort_steps.h"
 #include "sort_engine.h"
 #include "thread_pool.h"
@@ -28,6 +29,13 @@ struct sort_engine {
 	char description[160];
 	pthread_mutex_t fallback_lock; /* sorts may run on several threads */
 	char fallback[320];            /* empty: no fallback happened */
+	/* --device=auto opens the GPU on a thread of its own (creating a CUDA context takes
+	 * about 0.25 s), so that the caller can read its input meanwhile; whatever needs
+	 * the GPU waits for it in engine_ready(). */
+	pthread_mutex_t open_lock;
+	pthread_t opener;
+	bool opening;
+	double open_seconds; /* how long opening the GPU took */
 };
 
 static const char *const algorithm_names[] = {
@@ -79,11 +87,20 @@ static void describe_cpu(struct sort_engine *engine)
 }
 
 /* Opens the CUDA device; 0, or -ENODEV with CUDA's reason in `reason`. */
+static double seconds_now(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)now.tv_sec + now.tv_nsec / 1e9;
+}
+
 static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_t reason_size)
 {
 #ifdef HAVE_CUDA
+	double started = seconds_now();
 	int error = gpu_backend_open(ordinal, engine->config.gpu_memory, &engine->gpu, reason,
 				     reason_size);
+	engine->open_seconds = seconds_now() - started;
 	if (error < 0) {
 		engine->gpu = NULL;
 		if (reason[0] == '\0')
@@ -103,6 +120,43 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
 #endif
 }
 
+/* --device=auto: the first GPU, or the CPU with the reason noted. */
+static void *open_first_gpu(void *argument)
+{
+	struct sort_engine *engine = argument;
+	char reason[256] = "";
+	if (open_gpu(engine, 0, reason, sizeof(reason)) < 0)
+		set_fallback(engine, "gpu 0: %s", reason);
+	return NULL;
+}
+
+/* Waits for the GPU being opened, if it is. */
+static void engine_ready(const struct sort_engine *engine)
+{
+	struct sort_engine *e = (struct sort_engine *)engine;
+	pthread_mutex_lock(&e->open_lock);
+	if (e->opening) {
+		pthread_join(e->opener, NULL);
+		e->opening = false;
+	}
+	pthread_mutex_unlock(&e->open_lock);
+}
+
+double sort_engine_open_seconds(const struct sort_engine *engine)
+{
+	engine_ready(engine);
+	return engine->open_seconds;
+}
+
+bool sort_engine_opening(const struct sort_engine *engine)
+{
+	struct sort_engine *e = (struct sort_engine *)engine;
+	pthread_mutex_lock(&e->open_lock);
+	bool opening = e->opening;
+	pthread_mutex_unlock(&e->open_lock);
+	return opening;
+}
+
 int sort_engine_open(const struct sort_engine_config *config, struct sort_engine **result)
 {
 	struct sort_engine *engine;
@@ -119,6 +173,7 @@ int sort_engine_open(const struct sort_engine_config *config, struct sort_engine
 	engine->config = *config;
 	engine->gpu_ordinal = -1;
 	pthread_mutex_init(&engine->fallback_lock, NULL);
+	pthread_mutex_init(&engine->open_lock, NULL);
 	/* the pool exists with a GPU too: sorts the GPU cannot take run on it */
 	error = thread_pool_create(config->threads, &engine->pool);
 	if (error < 0)
@@ -126,8 +181,9 @@ int sort_engine_open(const struct sort_engine_config *config, struct sort_engine
 	describe_cpu(engine);
 
 	if (config->device == SORT_DEVICE_AUTO) {
-		if (open_gpu(engine, 0, reason, sizeof(reason)) < 0)
-			set_fallback(engine, "gpu 0: %s", reason);
+		engine->opening = pthread_create(&engine->opener, NULL, open_first_gpu, engine) == 0;
+		if (!engine->opening)
+			open_first_gpu(engine);
 	} else if (config->device >= 0) {
 		error = open_gpu(engine, config->device, reason, sizeof(reason));
 		if (error < 0)
@@ -138,6 +194,7 @@ int sort_engine_open(const struct sort_engine_config *config, struct sort_engine
 fail:
 	thread_pool_destroy(engine->pool);
 	pthread_mutex_destroy(&engine->fallback_lock);
+	pthread_mutex_destroy(&engine->open_lock);
 	free(engine);
 	return error;
 }
@@ -146,12 +203,14 @@ void sort_engine_close(struct sort_engine *engine)
 {
 	if (!engine)
 		return;
+	engine_ready(engine);
 #ifdef HAVE_CUDA
 	if (engine->gpu)
 		gpu_backend_close(engine->gpu);
 #endif
 	thread_pool_destroy(engine->pool);
 	pthread_mutex_destroy(&engine->fallback_lock);
+	pthread_mutex_destroy(&engine->open_lock);
 	free(engine);
 }
 
@@ -166,6 +225,7 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 		return -EINVAL;
 	if (n < 2)
 		return 0;
+	engine_ready(engine);
 #ifdef HAVE_CUDA
 	if (engine->gpu) {
 		size_t capacity = gpu_backend_capacity(engine->gpu, width);
@@ -190,6 +250,7 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 
 size_t sort_engine_max_items(const struct sort_engine *engine, enum item_width width)
 {
+	engine_ready(engine);
 #ifdef HAVE_CUDA
 	if (engine->gpu)
 		return gpu_backend_capacity(engine->gpu, width);
@@ -258,6 +319,8 @@ struct thread_pool *sort_engine_thread_pool(const struct sort_engine *engine)
 void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes)
 {
 #ifdef HAVE_CUDA
+	if (bytes <= PINNED_MAXIMUM)
+		engine_ready(engine);
 	if (engine->gpu && bytes <= PINNED_MAXIMUM)
 		return gpu_backend_host_alloc(bytes);
 #endif
@@ -271,6 +334,8 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 	if (!buffer)
 		return;
 #ifdef HAVE_CUDA
+	if (bytes <= PINNED_MAXIMUM)
+		engine_ready(engine);
 	if (engine->gpu && bytes <= PINNED_MAXIMUM) {
 		gpu_backend_host_free(buffer);
 		return;
@@ -282,15 +347,18 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 
 const char *sort_engine_describe(const struct sort_engine *engine)
 {
+	engine_ready(engine);
 	return engine->description;
 }
 
 const char *sort_engine_fallback_reason(const struct sort_engine *engine)
 {
+	engine_ready(engine);
 	return engine->fallback[0] ? engine->fallback : NULL;
 }
 
 bool sort_engine_uses_gpu(const struct sort_engine *engine)
 {
+	engine_ready(engine);
 	return engine->gpu != NULL;
 }

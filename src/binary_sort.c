@@ -61,12 +61,9 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 	return error ? 2 : 0;
 }
 
-static int open_engine(const struct options *options, struct sort_engine **engine,
-		       struct sort_stats *stats)
+static int open_engine(const struct options *options, struct sort_engine **engine)
 {
-	double started = stats_now();
 	int error = sort_engine_open(&options->engine, engine);
-	stats->engine_seconds = stats_now() - started;
 	if (error) {
 		if (options->engine.device >= 0)
 			report("device %d: %s", options->engine.device, strerror(-error));
@@ -74,11 +71,18 @@ static int open_engine(const struct options *options, struct sort_engine **engin
 			report("sort engine: %s", strerror(-error));
 		return error;
 	}
-	stats->engine = sort_engine_describe(*engine);
-	stats->fallback = sort_engine_fallback_reason(*engine);
+	return 0;
+}
+
+/* What the engine turned out to be (--device=auto opens the GPU while the input is
+ * read), for --stats and --verbose. */
+static void note_engine(const struct options *options, struct sort_engine *engine, struct sort_stats *stats)
+{
+	stats->engine = sort_engine_describe(engine);
+	stats->engine_seconds = sort_engine_open_seconds(engine);
+	stats->fallback = sort_engine_fallback_reason(engine);
 	if (options->verbose && stats->fallback)
 		report("note: sorting on the CPU: %s", stats->fallback);
-	return 0;
 }
 
 int binary_sort_run(const struct options *options)
@@ -106,7 +110,7 @@ int binary_sort_run(const struct options *options)
 		record_reader_close(reader);
 		return status;
 	}
-	if (open_engine(options, &engine, &stats) < 0)
+	if (open_engine(options, &engine) < 0)
 		goto out;
 	layout.pool = sort_engine_thread_pool(engine);
 	if (options->merge_only) {
@@ -136,6 +140,8 @@ int binary_sort_run(const struct options *options)
 		status = external_sort_binary(options, &layout, engine, reader, &plan, &records, &items, &stats);
 out:
 	stats_progress_finish(&stats);
+	if (engine)
+		note_engine(options, engine, &stats);
 	if (options->stats && status != 2)
 		stats_print(&stats);
 	if (records)

@@ -61,7 +61,12 @@ void memory_plan_binary(const struct options *options, const struct record_layou
 		chunk = two_chunks;
 		overlap = true;
 	}
-	size_t engine_limit = sort_engine_max_items(engine, width);
+	/* A whole input that fits one chunk goes to the engine in one call without asking
+	 * its device first, so that reading it overlaps opening the GPU; should the device
+	 * hold fewer items, the engine sorts that call on the CPU and says so. Chunks, and
+	 * any input under --gpu-memory, are sized to what the device holds. */
+	bool whole = total_bytes >= 0 && (uint64_t)total_bytes / size <= one_chunk;
+	size_t engine_limit = whole && !options->engine.gpu_memory ? 0 : sort_engine_max_items(engine, width);
 	if (engine_limit && chunk > engine_limit)
 		chunk = engine_limit;
 	if (total_bytes >= 0) {

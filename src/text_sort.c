@@ -207,9 +207,7 @@ static int open_engine(struct text_job *job)
 		config.device = SORT_DEVICE_CPU;
 		small = "input below 1 GiB: the CPU threads finish before a GPU would start";
 	}
-	double started = stats_now();
 	int err = sort_engine_open(&config, &job->engine);
-	job->stats.engine_seconds = stats_now() - started;
 	if (err) {
 		if (options->engine.device >= 0)
 			report("device %d: %s", options->engine.device, strerror(-err));
@@ -218,6 +216,7 @@ static int open_engine(struct text_job *job)
 		return err;
 	}
 	job->stats.engine = sort_engine_describe(job->engine);
+	job->stats.engine_seconds = sort_engine_open_seconds(job->engine);
 	job->stats.fallback = small ? small : sort_engine_fallback_reason(job->engine);
 	if (options->verbose && job->stats.fallback)
 		report("note: sorting on the CPU: %s", job->stats.fallback);
