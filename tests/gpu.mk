@@ -12,6 +12,9 @@ tests_test_gpu_nodevice_SOURCES = tests/test_gpu_nodevice.c
 tests_test_gpu_nodevice_LDADD = $(GPU_TEST_LINK)
 TESTS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice
 endif
+# The GPU through the command line against --device=cpu (skips without a GPU).
+TESTS += tests/test_gpu_cli.sh
+EXTRA_DIST += tests/test_gpu_cli.sh
 # The seeds' other methods (sample, radix, bitonic, quick) against the CPU bucket sort.
 if HAVE_CUDA
 check_PROGRAMS += tests/test_gpu_algorithms
