@@ -97,6 +97,17 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 	return 0;
 }
 
+extern "C" void gpu_backend_release(struct gpu_backend *backend)
+{
+	if (!backend)
+		return;
+	int device = backend->device;
+	gpu_backend_close(backend);
+	if (cudaSetDevice(device) == cudaSuccess)
+		cudaDeviceReset();
+	cudaGetLastError();
+}
+
 extern "C" void gpu_backend_close(struct gpu_backend *backend)
 {
 	if (!backend)

@@ -20,6 +20,9 @@ struct gpu_backend;
 int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_backend **backend,
 		     char *reason, size_t reason_size);
 void gpu_backend_close(struct gpu_backend *backend);
+/* Closes the backend and destroys the device's context at once (rather than at exit).
+ * No page-locked buffer from gpu_backend_host_alloc may be left. */
+void gpu_backend_release(struct gpu_backend *backend);
 
 /* Items one sort call can take on this device for the width (device memory bound). */
 size_t gpu_backend_capacity(const struct gpu_backend *backend, enum item_width width);

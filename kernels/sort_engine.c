@@ -36,6 +36,9 @@ struct sort_engine {
 	pthread_t opener;
 	bool opening;
 	double open_seconds; /* how long opening the GPU took */
+	unsigned pinned_buffers; /* page-locked host buffers not yet freed */
+	pthread_t releaser;      /* sort_engine_release_gpu's thread */
+	bool releasing;
 };
 
 static const char *const algorithm_names[] = {
@@ -199,11 +202,34 @@ fail:
 	return error;
 }
 
+#ifdef HAVE_CUDA
+static void *release_gpu(void *argument)
+{
+	gpu_backend_release(argument);
+	return NULL;
+}
+#endif
+
+void sort_engine_release_gpu(struct sort_engine *engine)
+{
+	engine_ready(engine);
+#ifdef HAVE_CUDA
+	if (!engine->gpu || engine->releasing || __atomic_load_n(&engine->pinned_buffers, __ATOMIC_ACQUIRE))
+		return;
+	if (pthread_create(&engine->releaser, NULL, release_gpu, engine->gpu) == 0) {
+		engine->releasing = true;
+		engine->gpu = NULL;
+	}
+#endif
+}
+
 void sort_engine_close(struct sort_engine *engine)
 {
 	if (!engine)
 		return;
 	engine_ready(engine);
+	if (engine->releasing)
+		pthread_join(engine->releaser, NULL);
 #ifdef HAVE_CUDA
 	if (engine->gpu)
 		gpu_backend_close(engine->gpu);
@@ -321,8 +347,12 @@ void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes)
 #ifdef HAVE_CUDA
 	if (bytes <= PINNED_MAXIMUM)
 		engine_ready(engine);
-	if (engine->gpu && bytes <= PINNED_MAXIMUM)
-		return gpu_backend_host_alloc(bytes);
+	if (engine->gpu && bytes <= PINNED_MAXIMUM) {
+		void *buffer = gpu_backend_host_alloc(bytes);
+		if (buffer)
+			__atomic_add_fetch(&engine->pinned_buffers, 1, __ATOMIC_ACQ_REL);
+		return buffer;
+	}
 #endif
 	(void)engine;
 	return plain_host_alloc(bytes);
@@ -338,6 +368,7 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 		engine_ready(engine);
 	if (engine->gpu && bytes <= PINNED_MAXIMUM) {
 		gpu_backend_host_free(buffer);
+		__atomic_sub_fetch(&engine->pinned_buffers, 1, __ATOMIC_ACQ_REL);
 		return;
 	}
 #endif

@@ -34,6 +34,11 @@ struct sort_engine;
  * ordinal that cannot be used is an error (-ENODEV). */
 int sort_engine_open(const struct sort_engine_config *config, struct sort_engine **engine);
 void sort_engine_close(struct sort_engine *engine);
+/* The caller has no more sorts for the GPU: its context is destroyed on a thread of its
+ * own while the caller goes on (writing the output), instead of at exit. Does nothing
+ * while page-locked buffers from sort_engine_host_alloc are held. Later sorts, if any,
+ * run on the CPU. */
+void sort_engine_release_gpu(struct sort_engine *engine);
 
 /* Sorts n items of the given width ascending, in place. */
 int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n);

@@ -46,6 +46,8 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 		report("sort engine (%s): %s", sort_engine_describe(engine), strerror(-error));
 		return 2;
 	}
+	/* the one sort is done: the GPU's teardown overlaps the write */
+	sort_engine_release_gpu(engine);
 	struct record_output output;
 	if (record_output_open(&output, options, layout->record_size, true, stats))
 		return 2;
