@@ -213,12 +213,11 @@ static cudaError_t ensure_staging(struct gpu_backend *backend, size_t bytes)
 		backend->staging[i] = NULL;
 	}
 	backend->staging_bytes = 0;
-	for (int i = 0; i < 2; i++)
-		{
-			cudaError_t error = cudaHostAlloc(&backend->staging[i], want, cudaHostAllocDefault);
-			if (error != cudaSuccess)
-				return error;
-		}
+	for (int i = 0; i < 2; i++) {
+		cudaError_t error = cudaHostAlloc(&backend->staging[i], want, cudaHostAllocDefault);
+		if (error != cudaSuccess)
+			return error;
+	}
 	backend->staging_bytes = want;
 	return cudaSuccess;
 }

@@ -89,7 +89,6 @@ static void describe_cpu(struct sort_engine *engine)
 		 threads == 1 ? "" : "s");
 }
 
-/* Opens the CUDA device; 0, or -ENODEV with CUDA's reason in `reason`. */
 static double seconds_now(void)
 {
 	struct timespec now;
@@ -97,6 +96,7 @@ static double seconds_now(void)
 	return (double)now.tv_sec + now.tv_nsec / 1e9;
 }
 
+/* Opens the CUDA device; 0, or -ENODEV with CUDA's reason in `reason`. */
 static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_t reason_size)
 {
 #ifdef HAVE_CUDA
@@ -149,15 +149,6 @@ double sort_engine_open_seconds(const struct sort_engine *engine)
 {
 	engine_ready(engine);
 	return engine->open_seconds;
-}
-
-bool sort_engine_opening(const struct sort_engine *engine)
-{
-	struct sort_engine *e = (struct sort_engine *)engine;
-	pthread_mutex_lock(&e->open_lock);
-	bool opening = e->opening;
-	pthread_mutex_unlock(&e->open_lock);
-	return opening;
 }
 
 int sort_engine_open(const struct sort_engine_config *config, struct sort_engine **result)

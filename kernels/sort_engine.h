@@ -43,10 +43,8 @@ void sort_engine_release_gpu(struct sort_engine *engine);
 /* Sorts n items of the given width ascending, in place. */
 int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n);
 
-/* True while --device=auto is still opening the GPU on its own thread; every call
- * below that depends on the device waits for it. */
-bool sort_engine_opening(const struct sort_engine *engine);
-/* Seconds that opening the GPU took (0 without one), waiting for it first. */
+/* --device=auto opens the GPU on a thread of its own; every call below that depends
+ * on the device waits for it. Seconds that opening the GPU took (0 without one). */
 double sort_engine_open_seconds(const struct sort_engine *engine);
 
 /* The most items one sort_engine_sort() call takes on the chosen backend (the GPU's
