@@ -1,6 +1,7 @@
 /* The whole GPU sort through the backend (gpu_backend.h) byte-identical to
  * bucket_sort_cpu for every width, the eight distributions and awkward sizes (0, 1, 2,
- * primes, 2^k±1), with pageable and page-locked host memory; and the backend's
+ * primes, 2^k±1), with pageable and page-locked host memory; keys that differ only in
+ * their low bits (the local sort's all-equal and radix paths); and the backend's
  * refusals (capacity, an unknown algorithm). */
 #include "config.h"
 #include <errno.h>
@@ -40,6 +41,41 @@ static void check_sort(struct gpu_backend *backend, struct thread_pool *pool, en
 		free(actual);
 }
 
+/* n keys sharing their high bits, random in the low `bits`; every 97th key has all of
+ * them set, the value that pads a narrow block (it must tie harmlessly). */
+static void check_narrow(struct gpu_backend *backend, struct thread_pool *pool, enum item_width width, int bits,
+			 size_t n)
+{
+	size_t bytes = n * (size_t)width;
+	unsigned char *expected = malloc(bytes + 16), *actual = malloc(bytes + 16);
+	char reason[256] = "";
+	if (!expected || !actual) {
+		tap_ok(0, "memory for n=%zu", n);
+		free(expected);
+		free(actual);
+		return;
+	}
+	uint64_t low = bits >= 64 ? ~0ull : (1ull << bits) - 1, state = 0x9e3779b97f4a7c15ull * (uint64_t)(bits + 1);
+	uint64_t high = 0xa5c3f00dcafe1234ull & ~low;
+	for (size_t i = 0; i < n; i++) {
+		state = state * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t key = high | (i % 97 == 0 ? low : (state >> 17) & low);
+		if (width == ITEM_U32)
+			((uint32_t *)expected)[i] = (uint32_t)key;
+		else
+			((uint64_t *)expected)[i] = key;
+	}
+	memcpy(actual, expected, bytes);
+	int cpu = bucket_sort_cpu(pool, width, expected, n);
+	int gpu = gpu_backend_sort(backend, SORT_BUCKET, width, actual, n, reason, sizeof reason);
+	if (gpu)
+		tap_diag("gpu_backend_sort: %d %s", gpu, reason);
+	tap_ok(cpu == 0 && gpu == 0 && memcmp(expected, actual, bytes) == 0, "w%d keys differing in %d low bits n=%zu",
+	       (int)width, bits, n);
+	free(expected);
+	free(actual);
+}
+
 int main(void)
 {
 	struct gpu_backend *backend = NULL;
@@ -63,6 +99,12 @@ int main(void)
 		for (int d = 0; d < DIST_COUNT; d++)
 			for (size_t si = 0; si < nsizes; si++)
 				check_sort(backend, pool, widths[wi], (enum distribution)d, sizes[si], si % 3 == 0);
+	static const int narrow_bits[] = { 0, 1, 5, 13, 24, 25, 31 };
+	static const size_t narrow_sizes[] = { 1021, 32769, 1000003 };
+	for (int wi = 0; wi < 2; wi++)
+		for (size_t b = 0; b < sizeof narrow_bits / sizeof narrow_bits[0]; b++)
+			for (size_t si = 0; si < (small ? 2u : 3u); si++)
+				check_narrow(backend, pool, widths[wi], narrow_bits[b], narrow_sizes[si]);
 	/* the largest sizes for one width only */
 	if (!small)
 		check_sort(backend, pool, ITEM_U64, DIST_UNIFORM, (1u << 24) - 1, 1);
