@@ -2,7 +2,8 @@
  * the device alone (no host copies): u32, u64, u64+index and 80-bit key + 48-bit
  * position items over the eight distributions, timed with device events after a
  * warm-up, median of several runs, in Gkeys/s.
- * Usage: gpu_kernels [log2 sizes...] (default 20 24 28); GPU_BENCH_ALGS=bucket,radix,merge */
+ * Usage: gpu_kernels [log2 sizes...] (default 20 24 28); GPU_BENCH_ALGS=bucket,radix,merge;
+ * GPU_BENCH_DISTS=uniform,... to run only those distributions (for ncu). */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -131,7 +132,10 @@ static void bench_kind(int kind, const char *kind_name, int log_n, const bool al
 	cudaEvent_t start, stop;
 	CHECK(cudaEventCreate(&start));
 	CHECK(cudaEventCreate(&stop));
+	const char *only = getenv("GPU_BENCH_DISTS");
 	for (int dist = 0; dist < 8; dist++) {
+		if (only && !strstr(only, dist_names[dist]))
+			continue;
 		result_row row{ kind_name, dist_names[dist], log_n, { 0, 0, 0 } };
 		fill_kernel<<<1024, 256, 0, stream>>>(pristine, kind, dist, n, 12345 + dist);
 		CHECK(cudaGetLastError());
