@@ -32,6 +32,7 @@ struct gpu_backend {
 	void *staging[2];         /* pinned bounce buffers for pageable host items */
 	size_t staging_bytes;     /* each; allocated by the first sort that needs them */
 	cudaEvent_t staging_free[2];
+	unsigned staging_next;    /* the buffer copy_in fills next, alternating */
 	struct thread_pool *copy_pool; /* fills and empties the staging buffers */
 	char name[256];
 };
@@ -240,8 +241,7 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, const char
 			size_t staging = backend->staging_bytes;
 			for (size_t done = 0; !error && done < size; done += staging) {
 				size_t piece = size - done < staging ? size - done : staging;
-				static int next;
-				int b = next++ & 1;
+				int b = backend->staging_next++ & 1;
 				error = cudaEventSynchronize(backend->staging_free[b]);
 				if (error)
 					break;

@@ -2,6 +2,8 @@
  * items and the engine's scratch copy of the items (the bucket sort relocates into a
  * second array); in-place forms need only the records and one scratch copy. With two
  * chunks (one sorting, one spilling) the scratch is needed by the sorting one only.
+ * On a GPU the scratch copy lives in device memory, and the host's share of it covers
+ * the engine's two pinned staging buffers (a quarter of the sort each, at most 64 MiB).
  * An eighth of the budget is kept for I/O: the input's read-ahead (a sixteenth, at
  * most 64 MiB) and the run writer's and the output's buffers. */
 #include "config.h"
