@@ -345,19 +345,34 @@ __global__ void bucket_table_kernel(const segment_info *segs, const uint64_t *of
 }
 
 /* flags[r] becomes nonzero when range r holds two different items (flags zeroed
- * first); blockIdx.y spreads one range over many blocks, as one range may be all n. */
+ * first); blockIdx.y spreads one range over many blocks, as one range may be all n.
+ * A block stops as soon as its range is known to differ: in a bucket of distinct keys,
+ * nearly all are, and the rest of the bucket need not be read. */
 template <typename T>
 __global__ void differs_kernel(const T *items, const uint64_t *starts, const uint64_t *ends, int *flags)
 {
+	/* another block's finding, read by thread 0 before a barrier and by all after it;
+	 * alternate words, so that the next write cannot overtake a slow reader */
+	__shared__ int found[2];
 	uint64_t start = starts[blockIdx.x], end = ends[blockIdx.x];
 	T first = items[start];
-	bool differs = false;
-	for (uint64_t i = start + blockIdx.y * (uint64_t)blockDim.x + threadIdx.x; i < end;
-	     i += (uint64_t)gridDim.y * blockDim.x)
-		differs |= !item_equal(items[i], first);
-	differs = __syncthreads_or(differs);
-	if (threadIdx.x == 0 && differs)
-		atomicOr(&flags[blockIdx.x], 1);
+	volatile int *flag = &flags[blockIdx.x];
+	unsigned round = 0;
+	for (uint64_t base = start + blockIdx.y * (uint64_t)blockDim.x; base < end;
+	     base += (uint64_t)gridDim.y * blockDim.x, round ^= 1) {
+		uint64_t i = base + threadIdx.x;
+		bool differs = i < end && !item_equal(items[i], first);
+		if (threadIdx.x == 0)
+			found[round] = *flag;
+		differs = __syncthreads_or(differs);
+		if (differs) {
+			if (threadIdx.x == 0)
+				atomicOr(&flags[blockIdx.x], 1);
+			return;
+		}
+		if (found[round])
+			return;
+	}
 }
 
 /* Blocks of each class that fit on the device at once: the grid of a listed launch. */
