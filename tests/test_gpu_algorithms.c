@@ -53,15 +53,8 @@ int main(void)
 {
 	struct gpu_backend *backend = NULL;
 	struct thread_pool *pool = NULL;
-	char reason[256] = "";
-	if (gpu_backend_open(0, 0, &backend, reason, sizeof reason) != 0) {
-		tap_diag("%s", reason);
-		tap_plan_skip_all("no GPU");
+	if (test_gpu_open(&backend, &pool) != 0)
 		return 0;
-	}
-	if (thread_pool_create(0, &pool) != 0)
-		pool = NULL;
-	tap_diag("device: %s", gpu_backend_device_name(backend));
 	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
 	/* GPUSORT_TEST_SMALL: fewer, smaller sizes (for compute-sanitizer runs) */
 	int small = getenv("GPUSORT_TEST_SMALL") != NULL;

@@ -1,12 +1,32 @@
-/* Test inputs for the GPU tests: n items of a width filled from one of the seeds'
- * distributions (128-bit items carry the key high and the position low). */
+/* Shared pieces of the GPU tests: opening the device (or planning the skip) with a CPU
+ * thread pool for the reference sort, and n items of a width filled from one of the
+ * seeds' distributions (128-bit items carry the key high and the position low). */
 #ifndef GPUSORT_TEST_GPU_ITEMS_H
 #define GPUSORT_TEST_GPU_ITEMS_H
 
 #include <stdint.h>
 #include <stdlib.h>
 #include "distributions.h"
+#include "kernels/gpu_backend.h"
 #include "kernels/items.h"
+#include "kernels/thread_pool.h"
+#include "tap.h"
+
+/* Opens device 0 and a thread pool (NULL if none could start: the CPU sort then runs
+ * on one thread); returns 0. Without a GPU, plans "skip all" and returns -1. */
+static inline int test_gpu_open(struct gpu_backend **backend, struct thread_pool **pool)
+{
+	char reason[256] = "";
+	if (gpu_backend_open(0, 0, backend, reason, sizeof reason) != 0) {
+		tap_diag("%s", reason);
+		tap_plan_skip_all("no GPU");
+		return -1;
+	}
+	if (thread_pool_create(0, pool) != 0)
+		*pool = NULL;
+	tap_diag("device: %s", gpu_backend_device_name(*backend));
+	return 0;
+}
 
 static inline void *test_items_make(enum item_width width, enum distribution distribution, uint64_t seed, size_t n)
 {

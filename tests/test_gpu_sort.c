@@ -16,23 +16,31 @@
 
 static const size_t sizes[] = { 0, 1, 2, 3, 7, 31, 1021, 4095, 4097, 32767, 32769, 65537, 1000003, (1u << 22) + 1 };
 
+/* Sorts a copy of expected on the GPU into actual and expected itself on the CPU;
+ * true when both succeeded with identical bytes. */
+static int gpu_matches_cpu(struct gpu_backend *backend, struct thread_pool *pool, enum item_width width,
+			   void *expected, void *actual, size_t n)
+{
+	char reason[256] = "";
+	memcpy(actual, expected, n * (size_t)width);
+	int cpu = bucket_sort_cpu(pool, width, expected, n);
+	int gpu = gpu_backend_sort(backend, SORT_BUCKET, width, actual, n, reason, sizeof reason);
+	if (gpu)
+		tap_diag("gpu_backend_sort: %d %s", gpu, reason);
+	return cpu == 0 && gpu == 0 && memcmp(expected, actual, n * (size_t)width) == 0;
+}
+
 static void check_sort(struct gpu_backend *backend, struct thread_pool *pool, enum item_width width,
 		       enum distribution distribution, size_t n, int pinned)
 {
 	size_t bytes = n * (size_t)width;
 	void *expected = test_items_make(width, distribution, n + 7, n);
 	void *actual = pinned ? gpu_backend_host_alloc(bytes + 16) : malloc(bytes + 16);
-	char reason[256] = "";
 	if (!expected || !actual) {
 		tap_ok(0, "memory for n=%zu", n);
 		return;
 	}
-	memcpy(actual, expected, bytes);
-	int cpu = bucket_sort_cpu(pool, width, expected, n);
-	int gpu = gpu_backend_sort(backend, SORT_BUCKET, width, actual, n, reason, sizeof reason);
-	if (gpu)
-		tap_diag("gpu_backend_sort: %d %s", gpu, reason);
-	tap_ok(cpu == 0 && gpu == 0 && memcmp(expected, actual, bytes) == 0, "w%d %s n=%zu%s", (int)width,
+	tap_ok(gpu_matches_cpu(backend, pool, width, expected, actual, n), "w%d %s n=%zu%s", (int)width,
 	       distribution_name(distribution), n, pinned ? " pinned" : "");
 	free(expected);
 	if (pinned)
@@ -48,7 +56,6 @@ static void check_narrow(struct gpu_backend *backend, struct thread_pool *pool, 
 {
 	size_t bytes = n * (size_t)width;
 	unsigned char *expected = malloc(bytes + 16), *actual = malloc(bytes + 16);
-	char reason[256] = "";
 	if (!expected || !actual) {
 		tap_ok(0, "memory for n=%zu", n);
 		free(expected);
@@ -65,12 +72,7 @@ static void check_narrow(struct gpu_backend *backend, struct thread_pool *pool, 
 		else
 			((uint64_t *)expected)[i] = key;
 	}
-	memcpy(actual, expected, bytes);
-	int cpu = bucket_sort_cpu(pool, width, expected, n);
-	int gpu = gpu_backend_sort(backend, SORT_BUCKET, width, actual, n, reason, sizeof reason);
-	if (gpu)
-		tap_diag("gpu_backend_sort: %d %s", gpu, reason);
-	tap_ok(cpu == 0 && gpu == 0 && memcmp(expected, actual, bytes) == 0, "w%d keys differing in %d low bits n=%zu",
+	tap_ok(gpu_matches_cpu(backend, pool, width, expected, actual, n), "w%d keys differing in %d low bits n=%zu",
 	       (int)width, bits, n);
 	free(expected);
 	free(actual);
@@ -80,15 +82,8 @@ int main(void)
 {
 	struct gpu_backend *backend = NULL;
 	struct thread_pool *pool = NULL;
-	char reason[256] = "";
-	if (gpu_backend_open(0, 0, &backend, reason, sizeof reason) != 0) {
-		tap_diag("%s", reason);
-		tap_plan_skip_all("no GPU");
+	if (test_gpu_open(&backend, &pool) != 0)
 		return 0;
-	}
-	if (thread_pool_create(0, &pool) != 0)
-		pool = NULL;
-	tap_diag("device: %s", gpu_backend_device_name(backend));
 	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
 	size_t nsizes = sizeof sizes / sizeof sizes[0];
 	/* GPUSORT_TEST_SMALL: the small sizes only (for compute-sanitizer runs) */
