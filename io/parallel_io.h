@@ -16,4 +16,8 @@ ssize_t parallel_pread(int fd, void *buffer, size_t len, off_t offset, const cha
 /* Writes len bytes at offset; returns 0 or a negative errno (-ENOSPC on a full disk). */
 int parallel_pwrite(int fd, const void *buffer, size_t len, off_t offset, const char *fault_op);
 
+/* The byte range [begin, end) of piece i when len bytes are split into count pieces:
+ * page-aligned, in order, together exactly [0, len). */
+void parallel_io_piece(size_t len, unsigned count, unsigned i, size_t *begin, size_t *end);
+
 #endif
