@@ -317,7 +317,8 @@ static ssize_t input_read_direct(struct input_file *file, unsigned char *buffer,
 	if (got < 0)
 		return got;
 	file->sync_offset += got;
-	if ((size_t)got < len)
+	/* only a read that finds nothing ends the file: a short one is read on from */
+	if (got == 0)
 		file->ended = true;
 	return got;
 }

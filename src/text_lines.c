@@ -64,7 +64,7 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 			return got;
 		lines->size += (size_t)got;
 		total += (size_t)got;
-		if ((size_t)got < want) {
+		if (got == 0) {
 			/* The input ended: its last line may lack a terminator (earlier inputs
 			 * always end with one, so only this input's line is affected). */
 			if (lines->size && (unsigned char)lines->data[lines->size - 1] != lines->eol)
