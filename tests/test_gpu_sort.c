@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "kernels/bucket_sort_steps.h"
 #include "kernels/gpu_backend.h"
 #include "kernels/thread_pool.h"
@@ -15,6 +16,23 @@
 #include "test_gpu_items.h"
 
 static const size_t sizes[] = { 0, 1, 2, 3, 7, 31, 1021, 4095, 4097, 32767, 32769, 65537, 1000003, (1u << 22) + 1 };
+
+/* Where the GPU's result differs from the CPU's: the first and last differing item and
+ * how many differ, so that a failure points at a piece of the copy or the sort. */
+static void describe_difference(const void *expected, const void *actual, size_t n, enum item_width width)
+{
+	const unsigned char *e = expected, *a = actual;
+	size_t first = SIZE_MAX, last = 0, count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (memcmp(e + i * (size_t)width, a + i * (size_t)width, width) == 0)
+			continue;
+		if (first == SIZE_MAX)
+			first = i;
+		last = i;
+		count++;
+	}
+	tap_diag("%zu of %zu items differ, first at %zu, last at %zu", count, n, first, last);
+}
 
 /* Sorts a copy of expected on the GPU into actual and expected itself on the CPU;
  * true when both succeeded with identical bytes. */
@@ -27,26 +45,55 @@ static int gpu_matches_cpu(struct gpu_backend *backend, struct thread_pool *pool
 	int gpu = gpu_backend_sort(backend, SORT_BUCKET, width, actual, n, reason, sizeof reason);
 	if (gpu)
 		tap_diag("gpu_backend_sort: %d %s", gpu, reason);
+	if (cpu == 0 && gpu == 0 && memcmp(expected, actual, n * (size_t)width) != 0)
+		describe_difference(expected, actual, n, width);
 	return cpu == 0 && gpu == 0 && memcmp(expected, actual, n * (size_t)width) == 0;
 }
 
-static void check_sort(struct gpu_backend *backend, struct thread_pool *pool, enum item_width width,
-		       enum distribution distribution, size_t n, int pinned)
+/* Host memory of the kinds the program hands the backend: malloc'ed, page-locked, and a
+ * huge-page mapping (what sort_engine_host_alloc gives large buffers). */
+enum buffer_kind { BUFFER_MALLOC, BUFFER_PINNED, BUFFER_MAPPED };
+static const char *const buffer_names[] = { "", " pinned", " mapped" };
+
+static void *buffer_alloc(enum buffer_kind kind, size_t bytes)
 {
-	size_t bytes = n * (size_t)width;
+	if (kind == BUFFER_PINNED)
+		return gpu_backend_host_alloc(bytes);
+	if (kind == BUFFER_MALLOC)
+		return malloc(bytes);
+	void *mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mapped == MAP_FAILED)
+		return NULL;
+	madvise(mapped, bytes, MADV_HUGEPAGE);
+	return mapped;
+}
+
+static void buffer_free(enum buffer_kind kind, void *buffer, size_t bytes)
+{
+	if (kind == BUFFER_PINNED)
+		gpu_backend_host_free(buffer);
+	else if (kind == BUFFER_MALLOC)
+		free(buffer);
+	else if (buffer)
+		munmap(buffer, bytes);
+}
+
+static void check_sort(struct gpu_backend *backend, struct thread_pool *pool, enum item_width width,
+		       enum distribution distribution, size_t n, enum buffer_kind kind)
+{
+	size_t bytes = n * (size_t)width + 16;
 	void *expected = test_items_make(width, distribution, n + 7, n);
-	void *actual = pinned ? gpu_backend_host_alloc(bytes + 16) : malloc(bytes + 16);
+	void *actual = buffer_alloc(kind, bytes);
 	if (!expected || !actual) {
 		tap_ok(0, "memory for n=%zu", n);
+		free(expected);
+		buffer_free(kind, actual, bytes);
 		return;
 	}
 	tap_ok(gpu_matches_cpu(backend, pool, width, expected, actual, n), "w%d %s n=%zu%s", (int)width,
-	       distribution_name(distribution), n, pinned ? " pinned" : "");
+	       distribution_name(distribution), n, buffer_names[kind]);
 	free(expected);
-	if (pinned)
-		gpu_backend_host_free(actual);
-	else
-		free(actual);
+	buffer_free(kind, actual, bytes);
 }
 
 /* n keys sharing their high bits, random in the low `bits`; every 97th key has all of
@@ -93,7 +140,8 @@ int main(void)
 	for (int wi = 0; wi < 3; wi++)
 		for (int d = 0; d < DIST_COUNT; d++)
 			for (size_t si = 0; si < nsizes; si++)
-				check_sort(backend, pool, widths[wi], (enum distribution)d, sizes[si], si % 3 == 0);
+				check_sort(backend, pool, widths[wi], (enum distribution)d, sizes[si],
+					   (enum buffer_kind)(si % 3));
 	static const int narrow_bits[] = { 0, 1, 5, 13, 24, 25, 31 };
 	static const size_t narrow_sizes[] = { 1021, 32769, 1000003 };
 	for (int wi = 0; wi < 2; wi++)
@@ -102,12 +150,32 @@ int main(void)
 				check_narrow(backend, pool, widths[wi], narrow_bits[b], narrow_sizes[si]);
 	/* the largest sizes for one width only */
 	if (!small)
-		check_sort(backend, pool, ITEM_U64, DIST_UNIFORM, (1u << 24) - 1, 1);
+		check_sort(backend, pool, ITEM_U64, DIST_UNIFORM, (1u << 24) - 1, BUFFER_PINNED);
 	if (!small)
-		check_sort(backend, pool, ITEM_U64, DIST_FEW_UNIQUE, (1u << 24) + 1, 0);
+		check_sort(backend, pool, ITEM_U64, DIST_FEW_UNIQUE, (1u << 24) + 1, BUFFER_MALLOC);
+	/* The sizes at which the CLI lost keys on the H100 (issue 11), in pageable memory:
+	 * several copy chunks through staging buffers smaller than a chunk. */
+	static const struct { enum item_width width; size_t n; } regressions[] = {
+		{ ITEM_U32, (1u << 24) + 1 }, { ITEM_U32, (1u << 25) + 1 }, { ITEM_U32, (1u << 25) + 3 },
+		{ ITEM_U32, (1u << 26) + 1 }, { ITEM_U64, (1u << 24) + 1 }, { ITEM_U64, (1u << 25) + 1 },
+		{ ITEM_U128, (1u << 24) + 1 },
+	};
+	for (size_t r = 0; !small && r < sizeof regressions / sizeof regressions[0]; r++)
+		for (int kind = BUFFER_MALLOC; kind <= BUFFER_MAPPED; kind += BUFFER_MAPPED)
+			check_sort(backend, pool, regressions[r].width, DIST_UNIFORM, regressions[r].n,
+				   (enum buffer_kind)kind);
 	if (getenv("GPUSORT_TEST_HUGE")) {
-		check_sort(backend, pool, ITEM_U32, DIST_UNIFORM, 1u << 28, 1);
-		check_sort(backend, pool, ITEM_U32, DIST_NORMAL, (1u << 28) - 1, 0);
+		check_sort(backend, pool, ITEM_U32, DIST_UNIFORM, 1u << 28, BUFFER_PINNED);
+		check_sort(backend, pool, ITEM_U32, DIST_NORMAL, (1u << 28) - 1, BUFFER_MALLOC);
+		check_sort(backend, pool, ITEM_U32, DIST_UNIFORM, (1u << 28) + 1, BUFFER_MAPPED);
+	}
+	/* GPUSORT_TEST_SIZES=n,n,...: more sizes, every width, uniform, in mapped memory */
+	for (const char *list = getenv("GPUSORT_TEST_SIZES"); list && *list;) {
+		char *end;
+		size_t n = strtoull(list, &end, 0);
+		for (int wi = 0; wi < 3 && end != list; wi++)
+			check_sort(backend, pool, widths[wi], DIST_UNIFORM, n, BUFFER_MAPPED);
+		list = *end ? end + 1 : end;
 	}
 
 	char why[256] = "";
