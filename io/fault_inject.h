@@ -1,5 +1,5 @@
-/* Fault injection for the tests, read only by io/: every I/O path asks fault_inject()
- * before it reads or writes, so tests can make a disk fill up or a read go short.
+/* Fault injection for the tests: every I/O path asks fault_inject() before it reads or
+ * writes, so tests can make a disk fill up or a read go short.
  *
  * GPUSORT_FAULT="OP:ERR[:N[+]][,OP:ERR[:N[+]]...]"
  *   OP   input_read    reads of an input file (input_file.c)
@@ -9,6 +9,10 @@
  *        temp_create   creating a temp file (temp_files.c)
  *        temp_write    writes of a run file (run_file.c)
  *        temp_read     reads of a run file (run_file.c)
+ *        sort_swap     (SHORT only) a sorted chunk's first and last items swapped, and
+ *        sort_duplicate (SHORT only) its first item overwritten by its second: bugs
+ *                      planted after the engine (src/binary_sort.c) for the tests of the
+ *                      sort's self-check
  *   ERR  an errno name (ENOSPC, EIO, EACCES, EROFS, EDQUOT, EFBIG, EPIPE, ENOMEM, EPERM)
  *        or a number: the call fails with that error; or SHORT: the transfer moves only
  *        part of the bytes (the caller must carry on with the rest).

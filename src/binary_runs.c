@@ -157,7 +157,7 @@ static int run_source_next(void *context, const unsigned char **records, size_t 
 	return 0;
 }
 
-int merge_runs(const struct record_layout *layout, bool unique, struct run_list *list,
+int merge_runs(const struct record_layout *layout, bool unique, bool to_output, struct run_list *list,
 	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context)
 {
 	struct run_source *contexts = calloc(k ? k : 1, sizeof *contexts);
@@ -177,7 +177,7 @@ int merge_runs(const struct record_layout *layout, bool unique, struct run_list 
 	if (error == -ENOMEM)
 		report("%s", strerror(ENOMEM));
 	if (!error)
-		error = merge_records(layout, sources, k, unique, block_bytes, sink, sink_context);
+		error = merge_records(layout, sources, k, unique, to_output, block_bytes, sink, sink_context);
 	for (size_t i = 0; contexts && i < k; i++)
 		free(contexts[i].buffer);
 	free(contexts);
@@ -197,8 +197,8 @@ int merge_passes(const struct record_layout *layout, bool unique, struct run_lis
 			struct run_sink sink;
 			error = run_begin(&merged, layout, block_bytes, &sink, stats);
 			if (!error) {
-				error = merge_runs(layout, unique, list, first, k, block_bytes, run_sink_write,
-						   &sink);
+				error = merge_runs(layout, unique, false, list, first, k, block_bytes,
+						   run_sink_write, &sink);
 				error = run_end(&merged, &sink, error);
 			}
 		}

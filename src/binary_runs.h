@@ -48,8 +48,9 @@ int run_sink_write(void *context, const unsigned char *records, size_t count);
  * Returns error, or the first error of finishing. */
 int run_end(struct run_list *list, struct run_sink *sink, int error);
 
-/* Merges runs [first, first + k) of list into sink with one loser tree. */
-int merge_runs(const struct record_layout *layout, bool unique, struct run_list *list,
+/* Merges runs [first, first + k) of list into sink with one loser tree; to_output: the
+ * sink is the sort's output (see merge_records). */
+int merge_runs(const struct record_layout *layout, bool unique, bool to_output, struct run_list *list,
 	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context);
 
 /* Merges groups of fan_in runs into new runs until no more than fan_in are left. */

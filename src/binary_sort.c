@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../io/fault_inject.h"
 #include "../io/temp_files.h"
 #include "binary_check.h"
 #include "binary_sort.h"
@@ -16,6 +17,21 @@
 #include "record_reader.h"
 #include "report.h"
 #include "stats.h"
+#include "verify.h"
+
+/* For the tests of the self-check (verify.h): GPUSORT_FAULT=sort_swap:SHORT or
+ * sort_duplicate:SHORT spoils a sorted chunk the way a faulty engine would. */
+static void plant_test_bug(void *items, size_t n, size_t width)
+{
+	unsigned char *item = items, swap[16];
+	if (n >= 2 && fault_inject("sort_swap") == FAULT_SHORT) {
+		memcpy(swap, item, width);
+		memcpy(item, item + (n - 1) * width, width);
+		memcpy(item + (n - 1) * width, swap, width);
+	}
+	if (n >= 2 && fault_inject("sort_duplicate") == FAULT_SHORT)
+		memcpy(item, item + width, width);
+}
 
 /* Sorts one chunk of n records in place of its item array; returns the form used. */
 int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *layout,
@@ -30,6 +46,7 @@ int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *la
 	int error = sort_engine_sort(engine, record_form_width(*form), items, n);
 	if (error)
 		return error;
+	plant_test_bug(items, n, record_form_width(*form));
 	record_items_finish_ties(layout, *form, records, items, n);
 	stats_add(stats, STAGE_SORT, started, n * (size_t)record_form_width(*form));
 	return 0;
@@ -51,8 +68,9 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 	struct record_output output;
 	if (record_output_open(&output, options, layout->record_size, true, stats))
 		return 2;
+	output.verify = layout->verify;
 	void *items = record_form_in_place(form) ? (void *)records : items_buffer;
-	error = record_items_emit(layout, form, records, items, n, options->unique,
+	error = record_items_emit(layout, form, records, items, n, options->unique, true,
 				  record_output_write, &output);
 	/* an error of the emit itself (not of a write) still needs its message */
 	if (error && !output.reported)
@@ -111,13 +129,17 @@ int binary_sort_run(const struct options *options)
 	struct sort_stats stats;
 	struct record_reader *reader = NULL;
 	struct sort_engine *engine = NULL;
-	struct memory_plan plan;
+	struct memory_plan plan = {0};
 	unsigned char *records = NULL;
 	void *items = NULL;
 	const char *small = NULL;
 	int status = 2;
 
 	record_layout_from_options(options, &layout);
+	/* -m merges inputs it takes as sorted and -c only reads: neither sorts anything */
+	struct sort_verify verify;
+	sort_verify_init(&verify, !options->no_verify && !options->merge_only && !options->check);
+	layout.verify = &verify;
 	stats_begin(&stats);
 	int error = temp_files_init(options->temp_dirs, options->temp_dir_count);
 	if (error) {
@@ -139,7 +161,9 @@ int binary_sort_run(const struct options *options)
 		goto out;
 	}
 
-	memory_plan_binary(options, &layout, engine, record_reader_total_bytes(reader), &plan);
+	int64_t total_bytes = record_reader_total_bytes(reader);
+	verify.expected = total_bytes >= 0 ? total_bytes / (int64_t)layout.record_size : -1;
+	memory_plan_binary(options, &layout, engine, total_bytes, &plan);
 	/* One record more than a chunk holds tells, without a second read, whether the
 	 * input fits in memory or needs spilled runs. */
 	records = sort_engine_host_alloc(engine, (plan.chunk_records + 1) * layout.record_size);
@@ -163,6 +187,9 @@ out:
 	stats_progress_finish(&stats);
 	if (engine)
 		note_engine(options, engine, small, &stats);
+	stats.verified = verify.enabled && status == 0;
+	stats.verify_seconds = sort_verify_seconds(&verify, plan.threads);
+	stats.verified_records = atomic_load(&verify.input_count);
 	if (options->stats && status != 2)
 		stats_print(&stats);
 	if (records)

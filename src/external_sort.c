@@ -27,8 +27,9 @@ static int merge_sources_into_output(const struct options *options,
 	int error = record_output_open(&output, options, layout->record_size, false, stats);
 	if (error)
 		return error;
+	output.verify = layout->verify;
 	double started = stats_now();
-	error = merge_records(layout, sources, k, options->unique, block_bytes, record_output_write,
+	error = merge_records(layout, sources, k, options->unique, true, block_bytes, record_output_write,
 			      &output);
 	stats->merge_passes++;
 	error = record_output_finish(&output, error);
@@ -47,12 +48,13 @@ static int merge_into_output(const struct options *options, const struct record_
 	int error = record_output_open(&output, options, layout->record_size, false, stats);
 	if (error)
 		return error;
+	output.verify = layout->verify;
 	double started = stats_now();
 	error = -ENOTSUP;
 	if (plan->threads > 1)
 		error = range_merge_into(layout, list, plan, options->unique, output.file, output.name, stats);
 	if (error == -ENOTSUP)
-		error = merge_runs(layout, options->unique, list, 0, list->count,
+		error = merge_runs(layout, options->unique, true, list, 0, list->count,
 				   memory_plan_merge_output_bytes(plan) > block_bytes
 					   ? memory_plan_merge_output_bytes(plan) : block_bytes,
 				   record_output_write, &output);
@@ -87,7 +89,7 @@ static int spill_chunk(struct spill_job *job)
 		return error;
 	void *items = record_form_in_place(job->form) ? (void *)job->records : job->items;
 	error = record_items_emit(job->layout, job->form, job->records, items, job->n,
-				  job->options->unique, run_sink_write, &sink);
+				  job->options->unique, false, run_sink_write, &sink);
 	error = run_end(job->list, &sink, error);
 	stats_add(job->stats, STAGE_SPILL, started, job->n * job->layout->record_size);
 	return error;

@@ -15,6 +15,7 @@ libgpusort_a_SOURCES = \
 	src/record_output.h src/record_output.c \
 	src/external_sort.h src/external_sort.c \
 	src/merge.h src/merge.c \
+	src/verify.h src/verify.c \
 	src/stats.h src/stats.c \
 	src/report.h src/report.c
 

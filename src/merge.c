@@ -11,6 +11,7 @@
 #include <string.h>
 #include "key_image.h"
 #include "merge.h"
+#include "verify.h"
 
 struct cursor {
 	const unsigned char *records;
@@ -195,8 +196,12 @@ static inline void copy_record(unsigned char *to, const unsigned char *from, siz
 }
 
 int merge_records(const struct record_layout *layout, struct merge_source *sources, size_t k,
-		  bool unique, size_t block_bytes, record_sink sink, void *sink_context)
+		  bool unique, bool to_output, size_t block_bytes, record_sink sink, void *sink_context)
 {
+	struct sort_verify *verify = layout->verify && layout->verify->enabled ? layout->verify : NULL;
+	struct fingerprint print = {0, 0};
+	uint64_t disorder = 0;
+	bool keep_last = unique || (verify && to_output);
 	size_t size = layout->record_size;
 	size_t per_block = block_bytes / size ? block_bytes / size : 1;
 	struct tree tree = {layout, NULL, NULL, 1, NULL, layout->type == KEY_BYTES};
@@ -230,9 +235,13 @@ int merge_records(const struct record_layout *layout, struct merge_source *sourc
 		if (leaf_done(&tree, winner))
 			break;
 		const unsigned char *record = cursor_record(&tree, &tree.cursors[winner]);
-		if (!(unique && have_last && merge_compare_records(layout, last, record) == 0)) {
+		int order = have_last ? merge_compare_records(layout, last, record) : -1;
+		if (verify && (to_output || (unique && order == 0)))
+			fingerprint_add(&print, record, size);
+		if (!(unique && order == 0)) {
+			disorder += order > 0;
 			copy_record(out + filled * size, record, size);
-			if (unique) {
+			if (keep_last) {
 				copy_record(last, record, size);
 				have_last = true;
 			}
@@ -248,6 +257,8 @@ int merge_records(const struct record_layout *layout, struct merge_source *sourc
 	}
 	if (!error && filled)
 		error = sink(sink_context, out, filled);
+	if (verify)
+		sort_verify_output(verify, &print, to_output ? disorder : 0);
 	free(tree.cursors);
 	free(tree.keys);
 	free(tree.nodes);

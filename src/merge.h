@@ -17,9 +17,11 @@ struct merge_source {
 };
 
 /* Merges k sources into sink, in output blocks of about block_bytes. Returns 0 or the
- * first negative errno of a source or the sink. */
+ * first negative errno of a source or the sink. Records dropped by unique count as put
+ * out for the self-check (layout->verify); to_output: the sink is the sort's output, so
+ * what goes to it is checked for order and counted too. */
 int merge_records(const struct record_layout *layout, struct merge_source *sources, size_t k,
-		  bool unique, size_t block_bytes, record_sink sink, void *sink_context);
+		  bool unique, bool to_output, size_t block_bytes, record_sink sink, void *sink_context);
 
 /* Compares two records' keys in output order (-r applied): <0, 0, >0. */
 int merge_compare_records(const struct record_layout *layout, const unsigned char *a,

@@ -23,6 +23,7 @@ enum long_only_option {
 	OPT_GPU_MEMORY,
 	OPT_ALGORITHM,
 	OPT_STATS,
+	OPT_NO_VERIFY,
 	OPT_PROGRESS,
 	OPT_VERBOSE,
 	OPT_FILES0_FROM,
@@ -66,6 +67,7 @@ static const struct option long_options[] = {
 	{"gpu-memory", required_argument, NULL, OPT_GPU_MEMORY},
 	{"algorithm", required_argument, NULL, OPT_ALGORITHM},
 	{"stats", no_argument, NULL, OPT_STATS},
+	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
 	{"help", no_argument, NULL, OPT_HELP},
@@ -152,6 +154,8 @@ static void print_help(void)
 "                              without a GPU every one runs as the CPU bucket sort\n"
 "                              (the output is the same)\n"
 "      --stats                 print per-stage times and bytes to standard error\n"
+"      --no-verify             skip the self-check every sort makes of its output\n"
+"                              (order, count, and a checksum of the records)\n"
 "      --progress              show a progress line on a terminal\n"
 "      --verbose               print notes (device choice, fallbacks) to stderr\n"
 "      --help                  display this help and exit\n"
@@ -446,6 +450,9 @@ int options_parse(int argc, char **argv, struct options *options)
 			break;
 		case OPT_STATS:
 			options->stats = true;
+			break;
+		case OPT_NO_VERIFY:
+			options->no_verify = true;
 			break;
 		case OPT_PROGRESS:
 			options->progress = true;

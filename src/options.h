@@ -40,6 +40,7 @@ struct options {
 	size_t temp_dir_count;
 	struct sort_engine_config engine;
 	bool stats;              /* --stats */
+	bool no_verify;          /* --no-verify: skip the self-check of the sort */
 	bool progress;           /* --progress */
 	bool verbose;            /* --verbose */
 

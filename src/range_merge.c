@@ -11,6 +11,7 @@
 #include "key_image.h"
 #include "merge.h"
 #include "range_merge.h"
+#include "verify.h"
 #include "report.h"
 
 /* Key ranges per merge thread: more ranges than threads even out their sizes. */
@@ -204,6 +205,10 @@ struct range_merge {
 	atomic_bool failed;
 	atomic_uint_least64_t written;
 	atomic_uint finished;
+	/* The self-check of the seams: each range's first and last record (2 records a
+	 * range) and whether it put out any, compared across ranges once all are done. */
+	unsigned char *edges;
+	bool *edge_set;
 };
 
 struct range_worker {
@@ -262,10 +267,44 @@ static int slice_next(void *context, const unsigned char **records, size_t *coun
 	return 0;
 }
 
+/* Keeps range j's first and last record put out, for the check of the seams. */
+static void note_edges(struct range_merge *merge, size_t range, const unsigned char *records, size_t count)
+{
+	if (!merge->edges || count == 0)
+		return;
+	size_t size = merge->layout->record_size;
+	unsigned char *edge = merge->edges + 2 * range * size;
+	if (!merge->edge_set[range])
+		memcpy(edge, records, size);
+	memcpy(edge + size, records + (count - 1) * size, size);
+	merge->edge_set[range] = true;
+}
+
+/* Ranges are cut at keys, so the last record of each range must not sort after the
+ * first of the next (nor tie with it under -u); returns the seams that fail. */
+static uint64_t seams_out_of_order(const struct range_merge *merge)
+{
+	size_t size = merge->layout->record_size;
+	const unsigned char *last = NULL;
+	uint64_t disorder = 0;
+	for (size_t j = 0; merge->edges && j < merge->plan->ranges; j++) {
+		if (!merge->edge_set[j])
+			continue;
+		const unsigned char *first = merge->edges + 2 * j * size;
+		if (last) {
+			int order = merge_compare_records(merge->layout, last, first);
+			disorder += merge->unique ? order >= 0 : order > 0;
+		}
+		last = first + size;
+	}
+	return disorder;
+}
+
 /* Writes a range's merged records at its own place in the output. */
 struct positional_sink {
 	struct range_merge *merge;
 	off_t offset;
+	size_t range;
 };
 
 static int positional_write(void *context, const unsigned char *records, size_t count)
@@ -278,6 +317,7 @@ static int positional_write(void *context, const unsigned char *records, size_t 
 	int error = output_file_write_at(merge->file, records, bytes, sink->offset);
 	if (error)
 		return range_merge_fail(merge, merge->name, error);
+	note_edges(merge, sink->range, records, count);
 	sink->offset += (off_t)bytes;
 	atomic_fetch_add(&merge->written, bytes);
 	return 0;
@@ -301,6 +341,7 @@ static int ordered_write(void *context, const unsigned char *records, size_t cou
 	block->next = NULL;
 	block->bytes = bytes;
 	memcpy(block->data, records, bytes);
+	note_edges(merge, sink->range, records, count);
 	pthread_mutex_lock(&queues->lock);
 	while (queues->queued + bytes > queues->limit && queues->writing != sink->range &&
 	       !atomic_load(&merge->failed))
@@ -419,7 +460,7 @@ static int range_worker_run(struct range_merge *merge)
 		if (j >= merge->plan->ranges)
 			break;
 		const uint64_t *begin = &merge->plan->bounds[j * k], *end = begin + k;
-		struct positional_sink sink = {merge, 0};
+		struct positional_sink sink = {merge, 0, j};
 		for (size_t r = 0; r < k; r++) {
 			slices[r].block = 0;
 			slices[r].at = begin[r];
@@ -429,12 +470,12 @@ static int range_worker_run(struct range_merge *merge)
 		if (merge->ordered) {
 			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
 			struct ordered_sink ordered = {merge, j};
-			error = merge_records(merge->layout, sources, k, merge->unique, merge->output_bytes,
+			error = merge_records(merge->layout, sources, k, merge->unique, true, merge->output_bytes,
 					      ordered_write, &ordered);
 			if (!error)
 				ordered_range_done(merge, j);
 		} else {
-			error = merge_records(merge->layout, sources, k, false, merge->output_bytes,
+			error = merge_records(merge->layout, sources, k, false, true, merge->output_bytes,
 					      positional_write, &sink);
 		}
 	}
@@ -484,6 +525,15 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 	atomic_init(&merge.failed, false);
 	atomic_init(&merge.written, 0);
 	atomic_init(&merge.finished, 0);
+	if (layout->verify && layout->verify->enabled) {
+		merge.edges = malloc(2 * ranges.ranges * layout->record_size);
+		merge.edge_set = calloc(ranges.ranges, sizeof *merge.edge_set);
+		if (!merge.edges || !merge.edge_set) {
+			free(merge.edges);
+			free(merge.edge_set);
+			merge.edges = NULL;
+		}
+	}
 	size_t count = plan->threads < ranges.ranges ? plan->threads : ranges.ranges;
 	struct range_worker *workers = calloc(count, sizeof *workers);
 	size_t started = 0;
@@ -517,11 +567,17 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 	for (size_t r = 0; r < ranges.k; r++)
 		total += ranges.bounds[ranges.ranges * ranges.k + r];
 	if (!error && !unique && atomic_load(&merge.written) != total * layout->record_size) {
-		report("merge: wrote %llu bytes instead of %llu",
+		report("internal error: the merge wrote %llu bytes instead of %llu",
 		       (unsigned long long)atomic_load(&merge.written),
 		       (unsigned long long)(total * layout->record_size));
-		error = -EIO;
+		error = -EBADMSG;
 	}
+	if (!error && merge.edges) {
+		struct fingerprint none = {0, 0};
+		sort_verify_output(layout->verify, &none, seams_out_of_order(&merge));
+	}
+	free(merge.edges);
+	free(merge.edge_set);
 	stats->bytes[STAGE_WRITE] += atomic_load(&merge.written);
 	free(workers);
 	if (merge.ordered)

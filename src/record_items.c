@@ -7,6 +7,7 @@
 #include "../kernels/thread_pool.h"
 #include "key_image.h"
 #include "record_items.h"
+#include "verify.h"
 
 /* Gathered records go out in blocks of 1/16 of the chunk, 4 to 64 MiB: large blocks let
  * the output write them on several threads, small chunks keep the block small. Two
@@ -28,6 +29,7 @@ void record_layout_from_options(const struct options *options, struct record_lay
 	layout->key_size = options->key_size;
 	layout->reverse = options->reverse;
 	layout->pool = NULL;
+	layout->verify = NULL;
 }
 
 enum record_form record_form_choose(const struct record_layout *layout, size_t n)
@@ -137,6 +139,17 @@ static void build_slice(void *context, size_t slice)
 	struct build_job *job = context;
 	size_t begin = slice * SLICE_RECORDS;
 	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
+	struct sort_verify *verify = job->layout->verify;
+	if (verify && verify->enabled) {
+		/* before the build: bare keys are replaced by their images */
+		uint64_t started = sort_verify_clock();
+		struct fingerprint print = {0, 0};
+		size_t size = job->layout->record_size;
+		for (size_t i = begin; i < end; i++)
+			fingerprint_add(&print, job->records + i * size, size);
+		sort_verify_input(verify, &print);
+		sort_verify_time(verify, started);
+	}
 	build_range(job->layout, job->form, job->records, begin, end, job->items);
 }
 
@@ -206,36 +219,117 @@ static bool same_key(const struct record_layout *layout, const unsigned char *a,
 	return key_compare(layout->type, layout->key_size, a + layout->key_offset, b + layout->key_offset) == 0;
 }
 
-/* Turns images back into keys, in place (bare forms: record == key). */
-static void restore_slice(void *context, size_t slice)
+/* The image of bare record i (its key's image, before restoring). */
+static inline uint64_t bare_image(enum record_form form, const unsigned char *records, size_t i)
 {
-	struct build_job *job = context;
-	const struct record_layout *layout = job->layout;
-	size_t begin = slice * SLICE_RECORDS;
-	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
-	for (size_t i = begin; i < end; i++) {
-		uint64_t image = job->form == FORM_BARE_KEY32 ? ((uint32_t *)job->records)[i]
-							      : ((uint64_t *)job->records)[i];
-		if (layout->reverse)
-			image = job->form == FORM_BARE_KEY32 ? (uint32_t)~image : ~image;
-		key_image_restore(layout->type, image, job->records + i * layout->record_size);
-	}
+	return form == FORM_BARE_KEY32 ? ((const uint32_t *)records)[i] : ((const uint64_t *)records)[i];
 }
 
-static int emit_in_place(const struct record_layout *layout, enum record_form form,
-			 unsigned char *records, size_t n, bool unique, record_sink sink, void *context)
+/* Sorted bare images [begin, end) not below the one before each within the range
+ * (strictly above under -u): the count of those that are. */
+static uint64_t bare_disorder(enum record_form form, const unsigned char *records, size_t begin, size_t end,
+			      bool unique)
 {
-	size_t size = layout->record_size, kept = unique ? 0 : n;
-	for (size_t i = 0; unique && i < n; i++) {
-		uint64_t image = form == FORM_BARE_KEY32 ? ((uint32_t *)records)[i] : ((uint64_t *)records)[i];
-		if (unique && kept > 0 && image == (form == FORM_BARE_KEY32 ? ((uint32_t *)records)[kept - 1]
-										: ((uint64_t *)records)[kept - 1]))
-			continue;
+	uint64_t disorder = 0;
+	for (size_t i = begin + 1; i < end; i++) {
+		uint64_t before = bare_image(form, records, i - 1), image = bare_image(form, records, i);
+		disorder += unique ? before >= image : before > image;
+	}
+	return disorder;
+}
+
+/* Image to key, in place, with -r undone. */
+static void restore_key(const struct record_layout *layout, enum record_form form, uint64_t image,
+			unsigned char *record)
+{
+	if (layout->reverse)
+		image = form == FORM_BARE_KEY32 ? (uint32_t)~image : ~image;
+	key_image_restore(layout->type, image, record);
+}
+
+struct restore_job {
+	const struct record_layout *layout;
+	enum record_form form;
+	unsigned char *records;
+	size_t n;
+	bool unique;
+	bool to_output;
+};
+
+/* Checks, then turns images back into keys, in place (bare forms: record == key). */
+static void restore_slice(void *context, size_t slice)
+{
+	struct restore_job *job = context;
+	const struct record_layout *layout = job->layout;
+	size_t size = layout->record_size;
+	size_t begin = slice * SLICE_RECORDS;
+	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
+	struct sort_verify *verify = layout->verify && layout->verify->enabled && job->to_output ? layout->verify : NULL;
+	uint64_t started = verify ? sort_verify_clock() : 0, disorder = 0;
+	if (verify)
+		disorder = bare_disorder(job->form, job->records, begin, end, job->unique);
+	uint64_t spent = verify ? sort_verify_clock() - started : 0;
+	for (size_t i = begin; i < end; i++)
+		restore_key(layout, job->form, bare_image(job->form, job->records, i), job->records + i * size);
+	if (!verify)
+		return;
+	started = sort_verify_clock() - spent;
+	struct fingerprint print = {0, 0};
+	for (size_t i = begin; i < end; i++)
+		fingerprint_add(&print, job->records + i * size, size);
+	sort_verify_output(verify, &print, disorder);
+	sort_verify_time(verify, started);
+}
+
+/* -u on sorted bare images: keeps the first of each run of equal images; the dropped
+ * ones still count as put out (the self-check), and an image below its predecessor is
+ * disorder. Returns how many are kept. */
+static size_t drop_equal_images(const struct record_layout *layout, enum record_form form,
+				unsigned char *records, size_t n)
+{
+	size_t size = layout->record_size, kept = 0;
+	struct sort_verify *verify = layout->verify && layout->verify->enabled ? layout->verify : NULL;
+	struct fingerprint dropped = {0, 0};
+	uint64_t disorder = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t image = bare_image(form, records, i);
+		if (kept > 0) {
+			uint64_t last = bare_image(form, records, kept - 1);
+			if (image == last) {
+				if (verify) {
+					/* counted as the key it stands for, as restored records are */
+					unsigned char key[8];
+					restore_key(layout, form, image, key);
+					fingerprint_add(&dropped, key, size);
+				}
+				continue;
+			}
+			disorder += image < last;
+		}
 		if (kept != i)
 			memcpy(records + kept * size, records + i * size, size);
 		kept++;
 	}
-	struct build_job job = {layout, form, records, kept, NULL};
+	if (verify)
+		sort_verify_output(verify, &dropped, disorder);
+	return kept;
+}
+
+static int emit_in_place(const struct record_layout *layout, enum record_form form,
+			 unsigned char *records, size_t n, bool unique, bool to_output, record_sink sink,
+			 void *context)
+{
+	size_t size = layout->record_size, kept = unique ? drop_equal_images(layout, form, records, n) : n;
+	/* the pairs that straddle two slices, checked before the slices restore them */
+	struct sort_verify *verify = layout->verify;
+	if (verify && verify->enabled && to_output) {
+		uint64_t disorder = 0;
+		for (size_t b = SLICE_RECORDS; b < kept; b += SLICE_RECORDS)
+			disorder += bare_disorder(form, records, b - 1, b + 1, unique);
+		struct fingerprint none = {0, 0};
+		sort_verify_output(verify, &none, disorder);
+	}
+	struct restore_job job = {layout, form, records, kept, unique, to_output};
 	thread_pool_parallel_for(layout->pool, (kept + SLICE_RECORDS - 1) / SLICE_RECORDS, restore_slice, &job);
 	size_t per_block = EMIT_IN_PLACE_BYTES / size;
 	for (size_t done = 0; done < kept; done += per_block) {
@@ -256,7 +350,22 @@ struct gather_job {
 	size_t first;
 	size_t count;
 	unsigned char *out;
+	bool to_output;
 };
+
+/* True when item i - 1 sorts before item i, as the sort must have left them: positions
+ * make every item distinct, and a prefix tie is ordered by the full key, then position. */
+static bool item_follows(const struct record_layout *layout, enum record_form form,
+			 const unsigned char *records, const void *items, size_t i)
+{
+	if (form == FORM_KEY32_POS32)
+		return ((const uint64_t *)items)[i - 1] < ((const uint64_t *)items)[i];
+	const item_u128 *wide = items;
+	if (form != FORM_PREFIX64_POS64 || item_u128_high(wide[i - 1]) != item_u128_high(wide[i]))
+		return wide[i - 1] < wide[i];
+	struct tie_context context = {layout, records};
+	return compare_full_keys(&context, item_u128_low(wide[i - 1]), item_u128_low(wide[i])) < 0;
+}
 
 static void gather_slice(void *context, size_t slice)
 {
@@ -267,6 +376,19 @@ static void gather_slice(void *context, size_t slice)
 	for (size_t i = begin; i < end; i++)
 		memcpy(job->out + i * size,
 		       job->records + item_position(job->form, job->items, job->first + i) * size, size);
+	struct sort_verify *verify = job->layout->verify;
+	if (!verify || !verify->enabled || !job->to_output)
+		return;
+	uint64_t started = sort_verify_clock(), disorder = 0;
+	struct fingerprint print = {0, 0};
+	for (size_t i = begin; i < end; i++) {
+		size_t at = job->first + i;
+		if (at > 0)
+			disorder += !item_follows(job->layout, job->form, job->records, job->items, at);
+		fingerprint_add(&print, job->out + i * size, size);
+	}
+	sort_verify_output(verify, &print, disorder);
+	sort_verify_time(verify, started);
 }
 
 /* One sink call, run on a thread of its own while the next block is gathered. */
@@ -289,7 +411,7 @@ static void *sink_call_run(void *argument)
  * (on a thread of its own) while the pool gathers the next. */
 static int emit_gathered(const struct record_layout *layout, enum record_form form,
 			 const unsigned char *records, const void *items, size_t n, size_t per_block,
-			 record_sink sink, void *context)
+			 bool to_output, record_sink sink, void *context)
 {
 	size_t size = layout->record_size;
 	unsigned char *blocks[2] = {malloc(per_block * size), malloc(per_block * size)};
@@ -299,7 +421,7 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 	int error = blocks[0] && blocks[1] ? 0 : -ENOMEM;
 	for (size_t done = 0, k = 0; done < n && !error; done += per_block, k++) {
 		size_t count = n - done < per_block ? n - done : per_block;
-		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1]};
+		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1], to_output};
 		thread_pool_parallel_for(layout->pool, (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS,
 					 gather_slice, &job);
 		if (writing) {
@@ -325,11 +447,11 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 }
 
 int record_items_emit(const struct record_layout *layout, enum record_form form,
-		      unsigned char *records, const void *items, size_t n, bool unique,
+		      unsigned char *records, const void *items, size_t n, bool unique, bool to_output,
 		      record_sink sink, void *context)
 {
 	if (record_form_in_place(form))
-		return emit_in_place(layout, form, records, n, unique, sink, context);
+		return emit_in_place(layout, form, records, n, unique, to_output, sink, context);
 
 	size_t size = layout->record_size;
 	size_t block_bytes = n * size / 16;
@@ -337,16 +459,25 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 		      : block_bytes > EMIT_BLOCK_MAX ? EMIT_BLOCK_MAX : block_bytes;
 	size_t per_block = block_bytes / size ? block_bytes / size : 1;
 	if (!unique)
-		return emit_gathered(layout, form, records, items, n, per_block, sink, context);
+		return emit_gathered(layout, form, records, items, n, per_block, to_output, sink, context);
 	unsigned char *block = malloc(per_block * size);
 	if (!block)
 		return -ENOMEM;
+	struct sort_verify *verify = layout->verify && layout->verify->enabled ? layout->verify : NULL;
+	struct fingerprint print = {0, 0};
+	uint64_t disorder = 0;
 	const unsigned char *previous = NULL;
 	size_t filled = 0;
 	int error = 0;
 	for (size_t i = 0; i < n && !error; i++) {
 		const unsigned char *record = records + item_position(form, items, i) * size;
-		if (previous && same_key(layout, previous, record))
+		bool drop = previous && same_key(layout, previous, record);
+		if (verify && (to_output || drop)) {
+			/* every item, kept or dropped, is put out once */
+			disorder += to_output && i > 0 && !item_follows(layout, form, records, items, i);
+			fingerprint_add(&print, record, size);
+		}
+		if (drop)
 			continue;
 		previous = record;
 		memcpy(block + filled * size, record, size);
@@ -357,6 +488,8 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 	}
 	if (!error && filled)
 		error = sink(context, block, filled);
+	if (verify)
+		sort_verify_output(verify, &print, disorder);
 	free(block);
 	return error;
 }

@@ -12,6 +12,7 @@
 #include "../kernels/items.h"
 
 struct thread_pool;
+struct sort_verify;
 
 struct record_layout {
 	enum key_type type;
@@ -20,6 +21,7 @@ struct record_layout {
 	size_t key_size;
 	bool reverse;
 	struct thread_pool *pool; /* threads that build items and gather records; NULL: one */
+	struct sort_verify *verify; /* the sort's self-check (verify.h); NULL: none */
 };
 
 enum record_form {
@@ -53,10 +55,13 @@ void record_items_finish_ties(const struct record_layout *layout, enum record_fo
 typedef int (*record_sink)(void *context, const unsigned char *records, size_t count);
 
 /* Emits the records in item order to the sink, dropping all but the first of equal
- * keys when unique. In-place forms turn images back into keys first. Returns 0 or the
- * sink's negative errno. */
+ * keys when unique. In-place forms turn images back into keys first. Records dropped
+ * count as put out for the self-check (layout->verify); to_output: the sink is the
+ * sort's output, so the records emitted are checked for order and counted too (a run
+ * is checked where it is merged into the output). Returns 0 or the sink's negative
+ * errno. */
 int record_items_emit(const struct record_layout *layout, enum record_form form,
-		      unsigned char *records, const void *items, size_t n, bool unique,
+		      unsigned char *records, const void *items, size_t n, bool unique, bool to_output,
 		      record_sink sink, void *context);
 
 #endif

@@ -5,12 +5,13 @@
 #include <string.h>
 #include "record_output.h"
 #include "report.h"
+#include "verify.h"
 
 int record_output_open(struct record_output *output, const struct options *options,
 		       size_t record_size, bool timed, struct sort_stats *stats)
 {
 	*output = (struct record_output){NULL, report_output_name(options->output), record_size, stats,
-					 timed, false};
+					 timed, false, NULL};
 	int error = output_file_open(options->output, &output->file);
 	if (error)
 		report_file_error(output->name, error);
@@ -40,6 +41,9 @@ int record_output_write(void *context, const unsigned char *records, size_t coun
 
 int record_output_finish(struct record_output *output, int error)
 {
+	char what[160];
+	if (!error && output->verify && (error = sort_verify_finish(output->verify, what, sizeof what)))
+		report("internal error: %s", what);
 	if (error) {
 		output_file_abort(output->file);
 		return error;

@@ -10,6 +10,8 @@
 #include "options.h"
 #include "stats.h"
 
+struct sort_verify;
+
 struct record_output {
 	struct output_file *file;
 	const char *name;
@@ -20,6 +22,8 @@ struct record_output {
 	bool timed;
 	/* a write error was reported (by record_output_write) */
 	bool reported;
+	/* the sort's self-check, settled before the output is committed; NULL: none */
+	struct sort_verify *verify;
 };
 
 /* Opens the output; reports and returns a negative errno on failure. */
@@ -29,8 +33,9 @@ int record_output_open(struct record_output *output, const struct options *optio
 /* record_sink: writes count records; reports its own errors. */
 int record_output_write(void *context, const unsigned char *records, size_t count);
 
-/* Commits the output when error is 0 (reporting a failure), else aborts it and leaves
- * the old file, if any, as it was. Returns the error, or the commit's. */
+/* Commits the output when error is 0 and the self-check (if any) holds, reporting a
+ * failure ("internal error: ..." for the self-check), else aborts it and leaves the old
+ * file, if any, as it was. Returns the error, or the check's or the commit's. */
 int record_output_finish(struct record_output *output, int error);
 
 #endif

@@ -136,4 +136,9 @@ void stats_print(const struct sort_stats *stats)
 		stats->records, stats->runs, stats->merge_passes, (double)stats->temp_bytes / 1048576.0,
 		stats->temp_bytes ? (double)stats->temp_raw_bytes / (double)stats->temp_bytes : 0.0,
 		(double)stats->temp_peak_bytes / 1048576.0, total);
+	if (stats->verified)
+		fprintf(stderr, "gpusort: stats: verify %.3f s per thread within the stages above, %" PRIu64
+			" records in and out matched, output in order\n", stats->verify_seconds, stats->verified_records);
+	else
+		fprintf(stderr, "gpusort: stats: verify off\n");
 }

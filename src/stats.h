@@ -34,6 +34,11 @@ struct sort_stats {
 	const char *engine;        /* the sort engine's description */
 	double engine_seconds;     /* opening it (a GPU: creating the CUDA context) */
 	const char *fallback;      /* why the GPU was not used, or NULL */
+	/* the self-check (verify.h): whether it ran, and its time per thread, spent inside
+	 * the stages above (it rides on their passes) */
+	bool verified;
+	double verify_seconds;
+	uint64_t verified_records;
 };
 
 double stats_now(void);

@@ -1,0 +1,82 @@
+/* The self-check of every sort (see verify.h). */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "verify.h"
+
+void sort_verify_init(struct sort_verify *verify, bool enabled)
+{
+	memset(verify, 0, sizeof *verify);
+	verify->enabled = enabled;
+	verify->ordered = true;
+	verify->expected = -1;
+}
+
+uint64_t fingerprint_hash_bytes(const void *bytes, size_t size)
+{
+	const unsigned char *p = bytes;
+	uint64_t hash = 0x243f6a8885a308d3ull ^ size, word;
+	for (; size >= 8; p += 8, size -= 8) {
+		memcpy(&word, p, 8);
+		hash = fingerprint_mix(hash ^ word);
+	}
+	word = 0;
+	memcpy(&word, p, size);
+	return fingerprint_mix(hash ^ word ^ ((uint64_t)size << 56));
+}
+
+void sort_verify_input(struct sort_verify *verify, const struct fingerprint *print)
+{
+	atomic_fetch_add_explicit(&verify->input_count, print->count, memory_order_relaxed);
+	atomic_fetch_add_explicit(&verify->input_sum, print->sum, memory_order_relaxed);
+}
+
+void sort_verify_output(struct sort_verify *verify, const struct fingerprint *print, uint64_t disorder)
+{
+	atomic_fetch_add_explicit(&verify->output_count, print->count, memory_order_relaxed);
+	atomic_fetch_add_explicit(&verify->output_sum, print->sum, memory_order_relaxed);
+	if (disorder)
+		atomic_fetch_add_explicit(&verify->disorder, disorder, memory_order_relaxed);
+}
+
+uint64_t sort_verify_clock(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+void sort_verify_time(struct sort_verify *verify, uint64_t started)
+{
+	atomic_fetch_add_explicit(&verify->nanoseconds, sort_verify_clock() - started, memory_order_relaxed);
+}
+
+int sort_verify_finish(struct sort_verify *verify, char *what, size_t what_size)
+{
+	if (!verify->enabled)
+		return 0;
+	uint64_t in = atomic_load(&verify->input_count), out = atomic_load(&verify->output_count);
+	uint64_t disorder = atomic_load(&verify->disorder);
+	if (verify->expected >= 0 && in < (uint64_t)verify->expected)
+		snprintf(what, what_size, "read %llu records of the %llu the input holds", (unsigned long long)in,
+			 (unsigned long long)verify->expected);
+	else if (verify->ordered && disorder)
+		snprintf(what, what_size, "the sorted output is out of order at %llu place%s",
+			 (unsigned long long)disorder, disorder == 1 ? "" : "s");
+	else if (in != out)
+		snprintf(what, what_size, "the sort put out %llu records of %llu", (unsigned long long)out,
+			 (unsigned long long)in);
+	else if (atomic_load(&verify->input_sum) != atomic_load(&verify->output_sum))
+		snprintf(what, what_size, "the records put out differ from those read (checksum of %llu records)",
+			 (unsigned long long)in);
+	else
+		return 0;
+	return -EBADMSG;
+}
+
+double sort_verify_seconds(const struct sort_verify *verify, unsigned threads)
+{
+	return atomic_load(&verify->nanoseconds) / 1e9 / (threads ? threads : 1);
+}

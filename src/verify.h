@@ -1,0 +1,77 @@
+/* Every sort checks itself (on by default; --no-verify turns it off): an order-
+ * independent fingerprint (count and a sum of 64-bit hashes) of the records that go into
+ * the sort, the same of the records that come out (records dropped by -u count as come
+ * out), and the order of the output, checked in the passes that already touch each
+ * record (building items, restoring keys, gathering, merging), on the threads that run
+ * them. A difference is a bug of ours: the caller reports "internal error", exit 2, and
+ * the output is not committed. */
+#ifndef GPUSORT_VERIFY_H
+#define GPUSORT_VERIFY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A multiset of records: equal for any order of the same records. */
+struct fingerprint {
+	uint64_t count;
+	uint64_t sum;
+};
+
+struct sort_verify {
+	bool enabled;
+	bool ordered; /* the output must be in order */
+	int64_t expected; /* records the inputs held when opened (regular files), or -1 */
+	_Atomic uint64_t input_count, input_sum;
+	_Atomic uint64_t output_count, output_sum;
+	_Atomic uint64_t disorder;    /* adjacent output records found out of order */
+	_Atomic uint64_t nanoseconds; /* thread time spent verifying, all threads */
+};
+
+void sort_verify_init(struct sort_verify *verify, bool enabled);
+
+/* A 64-bit hash of size bytes; records of 4 and 8 bytes take an inline path. */
+static inline uint64_t fingerprint_mix(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ull;
+	x ^= x >> 27;
+	x *= 0x81dadef4bc2dd44dull;
+	x ^= x >> 33;
+	return x;
+}
+
+uint64_t fingerprint_hash_bytes(const void *bytes, size_t size);
+
+static inline void fingerprint_add(struct fingerprint *print, const void *record, size_t size)
+{
+	uint64_t word;
+	if (size == 4) {
+		uint32_t narrow;
+		__builtin_memcpy(&narrow, record, 4);
+		word = fingerprint_mix(narrow ^ 0x9e3779b97f4a7c15ull);
+	} else if (size == 8) {
+		__builtin_memcpy(&word, record, 8);
+		word = fingerprint_mix(word ^ 0x6a09e667f3bcc909ull);
+	} else {
+		word = fingerprint_hash_bytes(record, size);
+	}
+	print->count++;
+	print->sum += word;
+}
+
+/* Adds a thread's fingerprint of records in, or out, and the disorder it found. */
+void sort_verify_input(struct sort_verify *verify, const struct fingerprint *print);
+void sort_verify_output(struct sort_verify *verify, const struct fingerprint *print, uint64_t disorder);
+/* Thread time spent verifying, from a start taken with sort_verify_clock(). */
+uint64_t sort_verify_clock(void);
+void sort_verify_time(struct sort_verify *verify, uint64_t started);
+
+/* 0 when out matches in and nothing was out of order; otherwise -EBADMSG with what
+ * differs in `what` (for "gpusort: internal error: WHAT"). */
+int sort_verify_finish(struct sort_verify *verify, char *what, size_t what_size);
+/* Seconds of verification per thread, for --stats. */
+double sort_verify_seconds(const struct sort_verify *verify, unsigned threads);
+
+#endif
