@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../io/fault_inject.h"
 #include "../io/temp_files.h"
 #include "binary_check.h"
 #include "binary_sort.h"
@@ -18,20 +17,6 @@
 #include "report.h"
 #include "stats.h"
 #include "verify.h"
-
-/* For the tests of the self-check (verify.h): GPUSORT_FAULT=sort_swap:SHORT or
- * sort_duplicate:SHORT spoils a sorted chunk the way a faulty engine would. */
-static void plant_test_bug(void *items, size_t n, size_t width)
-{
-	unsigned char *item = items, swap[16];
-	if (n >= 2 && fault_inject("sort_swap") == FAULT_SHORT) {
-		memcpy(swap, item, width);
-		memcpy(item, item + (n - 1) * width, width);
-		memcpy(item + (n - 1) * width, swap, width);
-	}
-	if (n >= 2 && fault_inject("sort_duplicate") == FAULT_SHORT)
-		memcpy(item, item + width, width);
-}
 
 /* Sorts one chunk of n records in place of its item array; returns the form used. */
 int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *layout,
@@ -46,7 +31,7 @@ int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *la
 	int error = sort_engine_sort(engine, record_form_width(*form), items, n);
 	if (error)
 		return error;
-	plant_test_bug(items, n, record_form_width(*form));
+	sort_verify_plant_test_bug(items, n, record_form_width(*form));
 	record_items_finish_ties(layout, *form, records, items, n);
 	stats_add(stats, STAGE_SORT, started, n * (size_t)record_form_width(*form));
 	return 0;

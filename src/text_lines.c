@@ -3,6 +3,7 @@
  * slice it compares 64 bytes at a time and walks the bits of the terminators found,
  * since memchr per line costs a call per short line. */
 #include "text_lines.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -167,4 +168,37 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool)
 	thread_pool_parallel_for(pool, slices, index_slice, &job);
 	lines->count = total;
 	return 0;
+}
+
+#define FINGERPRINT_SLICE_LINES ((size_t)1 << 16)
+
+struct fingerprint_job {
+	const struct text_lines *lines;
+	struct sort_verify *verify;
+};
+
+static void fingerprint_slice(void *ctx, size_t slice)
+{
+	struct fingerprint_job *job = ctx;
+	size_t begin = slice * FINGERPRINT_SLICE_LINES, end = begin + FINGERPRINT_SLICE_LINES;
+	if (end > job->lines->count)
+		end = job->lines->count;
+	uint64_t started = sort_verify_clock();
+	struct fingerprint print = {0, 0};
+	for (size_t i = begin; i < end; i++) {
+		size_t len;
+		const char *line = text_line(job->lines, i, &len);
+		fingerprint_add(&print, line, len);
+	}
+	sort_verify_input(job->verify, &print);
+	sort_verify_time(job->verify, started);
+}
+
+void text_lines_fingerprint(const struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify)
+{
+	if (!verify || !verify->enabled)
+		return;
+	struct fingerprint_job job = { lines, verify };
+	thread_pool_parallel_for(pool, (lines->count + FINGERPRINT_SLICE_LINES - 1) / FINGERPRINT_SLICE_LINES,
+				 fingerprint_slice, &job);
 }

@@ -35,6 +35,11 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool);
 /* How many bytes of data[0, len) are eol (64 bytes per step where SSE2 is there). */
 size_t text_count_terminators(const char *data, size_t len, unsigned char eol);
 
+struct sort_verify;
+/* Adds every indexed line (without its terminator) to the self-check's fingerprint of
+ * the sort's input (verify.h), on pool. */
+void text_lines_fingerprint(const struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify);
+
 static inline const char *text_line(const struct text_lines *lines, size_t i, size_t *len)
 {
 	*len = (size_t)(lines->starts[i + 1] - lines->starts[i] - 1);

@@ -270,8 +270,12 @@ int text_run_merge(const struct text_order *order, struct run_reader *const *run
 	for (size_t first = 0; !err && first < plan.ranges; first += at_once) {
 		size_t round = plan.ranges - first < at_once ? plan.ranges - first : at_once;
 		plan.round_first = first;
-		for (size_t i = 0; i < round && !err; i++)
+		for (size_t i = 0; i < round && !err; i++) {
 			err = text_writer_init_memory(&plan.outputs[i], order, 1 << 16);
+			/* each range checks its own lines; writer checks the seams between them */
+			plan.outputs[i].verify = writer->verify;
+			plan.outputs[i].to_output = writer->to_output;
+		}
 		if (!err)
 			thread_pool_parallel_for(pool, round, merge_range, &plan);
 		for (size_t i = 0; i < round; i++) {

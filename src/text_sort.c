@@ -2,6 +2,7 @@
  * merges (-m) or sorts: inputs are read into memory and sorted there when they fit the
  * -S budget, else sorted in chunks that are spilled as runs and merged (text_spill). */
 #include "text_sort.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -31,6 +32,7 @@ struct text_job {
 	struct sort_engine *engine;
 	struct thread_pool *pool;
 	struct sort_stats stats;
+	struct sort_verify verify; /* the sort's self-check (verify.h) */
 };
 
 /* Opens the output and a writer on it; reports failures. */
@@ -46,6 +48,8 @@ static int open_output(struct text_job *job, struct output_file **output, struct
 		output_file_abort(*output);
 		report("%s", strerror(-err));
 	}
+	writer->verify = &job->verify;
+	writer->to_output = true;
 	return err;
 }
 
@@ -56,6 +60,12 @@ static int close_output(struct text_job *job, struct output_file *output,
 	if (!err)
 		err = text_writer_flush(writer);
 	text_writer_free(writer);
+	char what[160];
+	if (!err && (err = sort_verify_finish(&job->verify, what, sizeof what)) != 0) {
+		output_file_abort(output);
+		report("internal error: %s", what);
+		return 2;
+	}
 	if (err) {
 		output_file_abort(output);
 		report_file_error(report_output_name(job->options->output), err);
@@ -94,10 +104,14 @@ static int sort_and_write(struct text_job *job, struct text_lines *lines)
 	double started = stats_now();
 	int err = text_lines_index(lines, job->pool);
 	uint64_t *sorted = NULL;
+	if (!err)
+		text_lines_fingerprint(lines, job->pool, &job->verify);
 	if (!err) {
 		started = stats_add(&job->stats, STAGE_PREPARE, started, lines->size);
 		job->stats.records += lines->count;
 		err = text_line_sort(job->order, lines, job->engine, job->pool, &sorted);
+		if (!err)
+			sort_verify_plant_test_bug(sorted, lines->count, sizeof *sorted);
 		started = stats_add(&job->stats, STAGE_SORT, started, lines->count * 16);
 	}
 	if (err) {
@@ -124,6 +138,7 @@ static int sort_inputs(struct text_job *job)
 	struct text_spill spill;
 	memory_plan_read_ahead(budget);
 	text_spill_init(&spill, job->order, job->engine, job->pool, budget, &job->stats);
+	spill.verify = &job->verify;
 	struct text_lines *lines = &spill.lines;
 	int status = 0;
 	for (size_t i = 0; i < job->inputs.count && status == 0; i++) {
@@ -241,6 +256,8 @@ int text_sort_run(const struct options *options)
 	}
 	struct text_job job = { .options = options, .order = &order };
 	stats_begin(&job.stats);
+	/* -m merges inputs it takes as sorted and -c only reads: neither sorts anything */
+	sort_verify_init(&job.verify, !options->no_verify && !options->merge_only && !options->check);
 	int status = text_inputs_resolve(options, &job.inputs);
 	if (status) {
 		text_order_free(&order);
@@ -255,6 +272,9 @@ int text_sort_run(const struct options *options)
 		status = 2;
 	} else {
 		status = options->merge_only ? merge_inputs(&job) : sort_inputs(&job);
+		job.stats.verified = job.verify.enabled && status == 0;
+		job.stats.verify_seconds = sort_verify_seconds(&job.verify, thread_pool_size(job.pool));
+		job.stats.verified_records = atomic_load(&job.verify.input_count);
 		if (options->stats && status != 2)
 			stats_print(&job.stats);
 	}

@@ -4,6 +4,7 @@
  * order, so merging them stably by run number keeps the whole sort stable. */
 #include "config.h"
 #include "text_spill.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -56,6 +57,9 @@ static int write_run(struct text_spill *spill, const struct text_lines *lines,
 		text_writer_clear(memory);
 	else
 		err = text_writer_init_memory(memory, spill->order, lines->size + 1);
+	/* a run is checked where it is merged into the output; here only -u's drops count */
+	memory->verify = spill->verify;
+	memory->to_output = false;
 	if (!err)
 		err = text_writer_sorted(memory, lines, sorted, lines->count, spill->pool);
 	struct run_writer *writer = NULL;
@@ -107,7 +111,11 @@ int text_spill_chunk(struct text_spill *spill)
 	int err = text_lines_index(lines, spill->pool);
 	uint64_t *sorted = NULL;
 	if (!err)
+		text_lines_fingerprint(lines, spill->pool, spill->verify);
+	if (!err)
 		err = text_line_sort(spill->order, lines, spill->engine, spill->pool, &sorted);
+	if (!err)
+		sort_verify_plant_test_bug(sorted, lines->count, sizeof *sorted);
 	started = stats_add(spill->stats, STAGE_SORT, started, lines->count * 16);
 	spill->stats->records += lines->count;
 	if (!err && spill->run_count == spill->run_capacity) {

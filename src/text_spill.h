@@ -28,6 +28,7 @@ struct text_spill {
 	size_t budget;               /* -S: the merge's buffers stay within it too */
 	struct text_spill_run *runs;
 	size_t run_count, run_capacity;
+	struct sort_verify *verify; /* the sort's self-check, or NULL (set after init) */
 };
 
 void text_spill_init(struct text_spill *spill, const struct text_order *order,

@@ -1,6 +1,7 @@
 /* The output side of text mode: lines gathered into large buffers and handed to the
  * output file in big writes; a sorted array in memory is gathered by the thread pool. */
 #include "text_write.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +11,13 @@
 #include "../io/output_file.h"
 
 #define WRITER_BUFFER (4u << 20)
+
+static int remember(struct text_writer *writer, const char *line, size_t len);
+
+static bool verifying(const struct text_writer *writer)
+{
+	return writer->verify && writer->verify->enabled;
+}
 
 int text_writer_init(struct text_writer *writer, struct output_file *output,
 		     const struct text_order *order)
@@ -40,6 +48,22 @@ void text_writer_clear(struct text_writer *writer)
 
 int text_writer_bytes(struct text_writer *writer, const char *data, size_t len)
 {
+	if (len && verifying(writer) && writer->to_output) {
+		/* the seam: the first line given against the last one written */
+		const char *eol = memchr(data, writer->order->eol, len);
+		size_t first = eol ? (size_t)(eol - data) : len;
+		int order = writer->have_last ? text_compare_lines(writer->order, writer->last, writer->last_len,
+								   data, first) : -1;
+		struct fingerprint none = {0, 0};
+		sort_verify_output(writer->verify, &none, writer->order->unique ? order >= 0 : order > 0);
+		/* and the last line given becomes the last one written */
+		const char *end = data + len - 1, *start = end;
+		while (start > data && (unsigned char)start[-1] != writer->order->eol)
+			start--;
+		int err = remember(writer, start, (size_t)(end - start));
+		if (err)
+			return err;
+	}
 	int err = text_writer_flush(writer);
 	if (!err && len)
 		err = output_file_write(writer->output, data, len);
@@ -112,11 +136,28 @@ static int remember(struct text_writer *writer, const char *line, size_t len)
 	return 0;
 }
 
+/* The self-check of one line given to a writer whose last line compared to it as
+ * `order` (0 when there is none): dropped lines and output lines are counted. */
+static void verify_line(struct text_writer *writer, const char *line, size_t len, int order, bool dropped)
+{
+	if (!dropped && !writer->to_output)
+		return;
+	struct fingerprint print = {0, 0};
+	fingerprint_add(&print, line, len);
+	bool disorder = writer->to_output && order > 0;
+	sort_verify_output(writer->verify, &print, disorder);
+}
+
 int text_writer_line(struct text_writer *writer, const char *line, size_t len)
 {
-	if (writer->order->unique) {
-		if (writer->have_last && text_compare_lines(writer->order, writer->last,
-							    writer->last_len, line, len) == 0)
+	bool check = verifying(writer) && writer->to_output;
+	if (writer->order->unique || check) {
+		int order = writer->have_last ? text_compare_lines(writer->order, writer->last, writer->last_len,
+								   line, len) : -1;
+		bool dropped = writer->order->unique && order == 0;
+		if (verifying(writer))
+			verify_line(writer, line, len, order, dropped);
+		if (dropped)
 			return 0;
 		int err = remember(writer, line, len);
 		if (err)
@@ -159,27 +200,40 @@ static void measure_chunk(void *ctx, size_t chunk)
 	size_t begin, end;
 	chunk_lines(job, chunk, &begin, &end);
 	uint64_t bytes = 0;
+	struct text_writer *writer = job->writer;
+	bool verify = verifying(writer), check = verify && writer->to_output;
+	uint64_t started = verify ? sort_verify_clock() : 0, disorder = 0;
+	struct fingerprint print = {0, 0};
 	for (size_t i = begin; i < end; i++) {
 		size_t len;
 		const char *line = text_line(job->lines, job->sorted[i], &len);
-		if (job->keep) {
-			bool keep;
+		if (job->keep || check) {
+			/* each line against its predecessor: -u's decision and the order check */
+			int compared;
 			if (i > 0) {
 				size_t previous_len;
 				const char *previous = text_line(job->lines, job->sorted[i - 1], &previous_len);
-				keep = text_compare_lines(order, previous, previous_len, line, len) != 0;
+				compared = text_compare_lines(order, previous, previous_len, line, len);
 			} else {
-				keep = !job->writer->have_last ||
-				       text_compare_lines(order, job->writer->last, job->writer->last_len,
-							  line, len) != 0;
+				compared = writer->have_last ? text_compare_lines(order, writer->last, writer->last_len,
+										  line, len) : -1;
 			}
-			job->keep[i] = keep;
+			bool keep = !job->keep || compared != 0;
+			disorder += check && compared > 0;
+			if (verify && (check || !keep))
+				fingerprint_add(&print, line, len);
+			if (job->keep)
+				job->keep[i] = keep;
 			if (!keep)
 				continue;
 		}
 		bytes += len + 1;
 	}
 	job->offsets[chunk] = bytes;
+	if (verify) {
+		sort_verify_output(writer->verify, &print, disorder);
+		sort_verify_time(writer->verify, started);
+	}
 }
 
 static void gather_chunk(void *ctx, size_t chunk)

@@ -23,6 +23,11 @@ struct text_writer {
 	bool have_last;
 	uint64_t queued;           /* bytes handed to output_file_write */
 	uint64_t positional_bytes; /* bytes written at offsets (text_writer_sorted) */
+	/* The sort's self-check (verify.h), NULL for none: lines dropped by -u count as put
+	 * out; to_output: this writer's lines are the sort's output (or a range of it), so
+	 * they are counted and checked for order too. Set after init. */
+	struct sort_verify *verify;
+	bool to_output;
 };
 
 int text_writer_init(struct text_writer *writer, struct output_file *output,
@@ -33,7 +38,8 @@ int text_writer_init_memory(struct text_writer *writer, const struct text_order 
 			    size_t capacity);
 /* Empties a memory writer for reuse (it forgets the last line too). */
 void text_writer_clear(struct text_writer *writer);
-/* Writes bytes of whole lines as they are (no -u), after what is buffered. */
+/* Writes bytes of whole lines as they are (no -u), after what is buffered: the lines of
+ * another writer, which verified them; this one checks the seam to what it holds. */
 int text_writer_bytes(struct text_writer *writer, const char *data, size_t len);
 /* Writes the line unless -u and it equals the last one written. Returns 0 or a
  * negative errno. */

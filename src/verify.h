@@ -74,4 +74,9 @@ int sort_verify_finish(struct sort_verify *verify, char *what, size_t what_size)
 /* Seconds of verification per thread, for --stats. */
 double sort_verify_seconds(const struct sort_verify *verify, unsigned threads);
 
+/* For the tests of the self-check: GPUSORT_FAULT=sort_swap:SHORT or sort_duplicate:SHORT
+ * (io/fault_inject.h) spoils n sorted items of width bytes the way a faulty engine
+ * would: the first and last swapped, or the first overwritten by the second. */
+void sort_verify_plant_test_bug(void *items, size_t n, size_t width);
+
 #endif

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The self-check every binary sort makes: on correct sorts --stats reports it matched;
+# The self-check every sort makes (binary and text): on correct sorts --stats reports it matched;
 # a bug planted after the engine (GPUSORT_FAULT=sort_swap / sort_duplicate, see
 # io/fault_inject.h) is caught in memory, spilled, under -u and -r, for bare keys,
 # records and long byte keys: exit 2, "internal error", the old output untouched and no
@@ -12,6 +12,8 @@ export TMPDIR="$WORK/tmp"
 keygen --type=u32 --count=200001 -o "$WORK/u32"
 keygen --type=i64 --count=100003 --record-size=24 --key-offset=8 -o "$WORK/rec"
 keygen --type=u64 --count=50001 --record-size=100 --key-size=12 -o "$WORK/long"
+"$TESTS_BUILDDIR/textgen" 60001 11 > "$WORK/text"
+"$TESTS_BUILDDIR/textgen" 60001 12 4 3 8 > "$WORK/ties"
 
 untouched() {
 	test "$(cat "$WORK/out")" = "old output" && test -z "$(ls -A "$WORK/tmp")"
@@ -40,6 +42,10 @@ i64 records spilled -r|--type=i64 --record-size=24 --key-offset=8 -r -S 512K $WO
 i64 records -u|--type=i64 --record-size=24 --key-offset=8 -u $WORK/rec
 12-byte keys|--type=bytes --record-size=100 --key-size=12 $WORK/long
 12-byte keys spilled -u|--type=bytes --record-size=100 --key-size=12 -u -S 1M $WORK/long
+text lines|$WORK/text
+text lines with ties -n -u|-n -u $WORK/ties
+text lines spilled|-S 100K $WORK/text
+text lines with ties spilled -k2 -u, one thread|-k2 -u -S 100K --parallel=1 $WORK/ties
 LIST
 
 expect_status 0 "--no-verify: --stats says the check is off" "$GPUSORT" --no-verify --stats -k "$WORK/u32" -o "$WORK/out"
