@@ -141,6 +141,24 @@ extern "C" size_t gpu_backend_capacity(const struct gpu_backend *backend, enum i
 	return (size_t)(backend->budget / per_item);
 }
 
+extern "C" size_t gpu_backend_boundaries(int width, size_t *sizes, size_t max)
+{
+	size_t count = gpu_bucket_boundaries(width, sizes, max);
+	size_t tile_bytes = gpu_bucket_tile_items(width) * (size_t)width;
+	size_t chunk_items = (COPY_CHUNK_BYTES / tile_bytes) * tile_bytes / width;
+	const size_t copies[] = {
+		chunk_items,                            /* a second copy chunk */
+		2 * chunk_items,                        /* a third */
+		(size_t)MAX_CHUNKS * chunk_items,       /* chunks grow past MAX_CHUNKS */
+		4 * (size_t)STAGING_MIN_BYTES / width,  /* staging grows past its minimum */
+		4 * (size_t)COPY_CHUNK_BYTES / width,   /* staging reaches a whole chunk */
+		(size_t)STAGING_MIN_BYTES / width,      /* one staging piece (small sorts) */
+	};
+	for (size_t i = 0; i < sizeof copies / sizeof copies[0] && count < max; i++)
+		sizes[count++] = copies[i];
+	return count;
+}
+
 extern "C" const char *gpu_backend_device_name(const struct gpu_backend *backend)
 {
 	return backend->name;

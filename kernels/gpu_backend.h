@@ -42,6 +42,9 @@ void *gpu_backend_host_alloc(size_t bytes);
 void gpu_backend_host_free(void *buffer);
 
 /* "NVIDIA H100 80GB HBM3" */
+/* Item counts of width bytes at which the GPU sort changes shape: the bucket sort's
+ * (gpu_bucket_boundaries) and the copies' (chunks, staging); for the boundary sweep. */
+size_t gpu_backend_boundaries(int width, size_t *sizes, size_t max);
 const char *gpu_backend_device_name(const struct gpu_backend *backend);
 
 #ifdef __cplusplus

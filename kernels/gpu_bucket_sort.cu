@@ -461,6 +461,21 @@ static unsigned choose_buckets(uint64_t n, uint64_t m, uint64_t tile, int level)
 	return (unsigned)std::max<uint64_t>(2, std::min<uint64_t>(s, pow2_floor(m)));
 }
 
+size_t gpu_bucket_boundaries(int width, size_t *sizes, size_t max)
+{
+	size_t count = 0;
+	uint64_t capacities[SORT_CLASSES] = { 0 };
+	GPU_FOR_WIDTH(width, for (int c = 0; c < SORT_CLASSES; c++) capacities[c] = class_capacity<item_t>(c));
+	for (int c = 0; c < SORT_CLASSES && count < max; c++)
+		sizes[count++] = capacities[c]; /* the local sort's classes; the last is the tile */
+	uint64_t tile = capacities[TILE_CLASS], tile_pow2 = next_pow2(tile), most = tile_pow2 / 8;
+	/* level 0's bucket count doubles each time n passes tile_pow2 / 2 * 2^j (choose_buckets),
+	 * up to `most`, where a second level takes over */
+	for (uint64_t s = 2; s <= 2 * most && count < max; s *= 2)
+		sizes[count++] = tile_pow2 / 2 * s;
+	return count;
+}
+
 template <typename T>
 static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t stream,
 			       const gpu_input_arrival *arrival);

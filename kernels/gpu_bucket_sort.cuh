@@ -12,6 +12,12 @@
  * finished directly (1024 threads of 31, 15 or 7 items: about 120 KiB, not a power of two). */
 size_t gpu_bucket_tile_items(int width);
 
+/* Item counts at which the bucket sort changes its shape for items of width bytes: the
+ * local sort's size classes (the last is the tile) and each doubling of level 0's
+ * buckets up to the point where a second level starts. Returns how many it stored
+ * (at most max). For the boundary sweep of the tests. */
+size_t gpu_bucket_boundaries(int width, size_t *sizes, size_t max);
+
 /* Input that is still arriving: the local sort of chunk c waits for events[c]; each
  * chunk but the last holds chunk_items items (a multiple of the tile). */
 struct gpu_input_arrival {

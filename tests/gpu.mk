@@ -12,13 +12,19 @@ tests_test_gpu_nodevice_SOURCES = tests/test_gpu_nodevice.c
 tests_test_gpu_nodevice_LDADD = $(GPU_TEST_LINK)
 TESTS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice
 endif
-# The GPU through the command line against --device=cpu (skips without a GPU).
-TESTS += tests/test_gpu_cli.sh
-EXTRA_DIST += tests/test_gpu_cli.sh
+# The GPU through the command line against --device=cpu (skips without a GPU), and the
+# command line's boundary sweep.
+TESTS += tests/test_gpu_cli.sh tests/test_gpu_sweep.sh
+EXTRA_DIST += tests/test_gpu_cli.sh tests/test_gpu_sweep.sh
 # The seeds' other methods (sample, radix, bitonic, quick) against the CPU bucket sort.
 if HAVE_CUDA
 check_PROGRAMS += tests/test_gpu_algorithms
 tests_test_gpu_algorithms_SOURCES = tests/test_gpu_algorithms.c
 tests_test_gpu_algorithms_LDADD = $(GPU_TEST_LINK)
 TESTS += tests/test_gpu_algorithms
+# The boundary sweep (a seeded random subset here; GPUSORT_SWEEP=full for the grid).
+check_PROGRAMS += tests/test_gpu_sweep
+tests_test_gpu_sweep_SOURCES = tests/test_gpu_sweep.c
+tests_test_gpu_sweep_LDADD = $(GPU_TEST_LINK)
+TESTS += tests/test_gpu_sweep
 endif
