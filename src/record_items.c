@@ -134,23 +134,34 @@ struct build_job {
 	void *items;
 };
 
+/* The self-check works on pieces this small, each while the pass over it has it in
+ * cache, so that it adds no pass over memory of its own. */
+#define VERIFY_PIECE_RECORDS ((size_t)2048)
+
 static void build_slice(void *context, size_t slice)
 {
 	struct build_job *job = context;
 	size_t begin = slice * SLICE_RECORDS;
 	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
 	struct sort_verify *verify = job->layout->verify;
-	if (verify && verify->enabled) {
+	if (!verify || !verify->enabled) {
+		build_range(job->layout, job->form, job->records, begin, end, job->items);
+		return;
+	}
+	uint64_t spent = 0;
+	struct fingerprint print = {0, 0};
+	size_t size = job->layout->record_size;
+	for (size_t piece = begin; piece < end; piece += VERIFY_PIECE_RECORDS) {
+		size_t stop = piece + VERIFY_PIECE_RECORDS < end ? piece + VERIFY_PIECE_RECORDS : end;
 		/* before the build: bare keys are replaced by their images */
 		uint64_t started = sort_verify_clock();
-		struct fingerprint print = {0, 0};
-		size_t size = job->layout->record_size;
-		for (size_t i = begin; i < end; i++)
+		for (size_t i = piece; i < stop; i++)
 			fingerprint_add(&print, job->records + i * size, size);
-		sort_verify_input(verify, &print);
-		sort_verify_time(verify, started);
+		spent += sort_verify_clock() - started;
+		build_range(job->layout, job->form, job->records, piece, stop, job->items);
 	}
-	build_range(job->layout, job->form, job->records, begin, end, job->items);
+	sort_verify_input(verify, &print);
+	sort_verify_time(verify, sort_verify_clock() - spent);
 }
 
 void record_items_build(const struct record_layout *layout, enum record_form form,
@@ -265,20 +276,31 @@ static void restore_slice(void *context, size_t slice)
 	size_t begin = slice * SLICE_RECORDS;
 	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
 	struct sort_verify *verify = layout->verify && layout->verify->enabled && job->to_output ? layout->verify : NULL;
-	uint64_t started = verify ? sort_verify_clock() : 0, disorder = 0;
-	if (verify)
-		disorder = bare_disorder(job->form, job->records, begin, end, job->unique);
-	uint64_t spent = verify ? sort_verify_clock() - started : 0;
-	for (size_t i = begin; i < end; i++)
-		restore_key(layout, job->form, bare_image(job->form, job->records, i), job->records + i * size);
+	uint64_t spent = 0, disorder = 0;
+	struct fingerprint print = {0, 0};
+	for (size_t piece = begin; piece < end; piece += VERIFY_PIECE_RECORDS) {
+		size_t stop = piece + VERIFY_PIECE_RECORDS < end ? piece + VERIFY_PIECE_RECORDS : end;
+		uint64_t started = verify ? sort_verify_clock() : 0;
+		/* with the next piece's first image, before this piece is restored; the pair
+		 * across two slices emit checks */
+		if (verify)
+			disorder += bare_disorder(job->form, job->records, piece, stop < end ? stop + 1 : stop,
+						  job->unique);
+		if (verify)
+			spent += sort_verify_clock() - started;
+		for (size_t i = piece; i < stop; i++)
+			restore_key(layout, job->form, bare_image(job->form, job->records, i), job->records + i * size);
+		if (!verify)
+			continue;
+		started = sort_verify_clock();
+		for (size_t i = piece; i < stop; i++)
+			fingerprint_add(&print, job->records + i * size, size);
+		spent += sort_verify_clock() - started;
+	}
 	if (!verify)
 		return;
-	started = sort_verify_clock() - spent;
-	struct fingerprint print = {0, 0};
-	for (size_t i = begin; i < end; i++)
-		fingerprint_add(&print, job->records + i * size, size);
 	sort_verify_output(verify, &print, disorder);
-	sort_verify_time(verify, started);
+	sort_verify_time(verify, sort_verify_clock() - spent);
 }
 
 /* -u on sorted bare images: keeps the first of each run of equal images; the dropped

@@ -201,39 +201,64 @@ static void measure_chunk(void *ctx, size_t chunk)
 	chunk_lines(job, chunk, &begin, &end);
 	uint64_t bytes = 0;
 	struct text_writer *writer = job->writer;
-	bool verify = verifying(writer), check = verify && writer->to_output;
-	uint64_t started = verify ? sort_verify_clock() : 0, disorder = 0;
-	struct fingerprint print = {0, 0};
+	bool verify = verifying(writer);
+	struct fingerprint dropped = {0, 0};
 	for (size_t i = begin; i < end; i++) {
 		size_t len;
 		const char *line = text_line(job->lines, job->sorted[i], &len);
-		if (job->keep || check) {
-			/* each line against its predecessor: -u's decision and the order check */
-			int compared;
+		if (job->keep) {
+			bool keep;
 			if (i > 0) {
 				size_t previous_len;
 				const char *previous = text_line(job->lines, job->sorted[i - 1], &previous_len);
-				compared = text_compare_lines(order, previous, previous_len, line, len);
+				keep = text_compare_lines(order, previous, previous_len, line, len) != 0;
 			} else {
-				compared = writer->have_last ? text_compare_lines(order, writer->last, writer->last_len,
-										  line, len) : -1;
+				keep = !writer->have_last ||
+				       text_compare_lines(order, writer->last, writer->last_len, line, len) != 0;
 			}
-			bool keep = !job->keep || compared != 0;
-			disorder += check && compared > 0;
-			if (verify && (check || !keep))
-				fingerprint_add(&print, line, len);
-			if (job->keep)
-				job->keep[i] = keep;
-			if (!keep)
+			job->keep[i] = keep;
+			if (!keep) {
+				/* a dropped line counts as put out (the self-check) */
+				if (verify)
+					fingerprint_add(&dropped, line, len);
 				continue;
+			}
 		}
 		bytes += len + 1;
 	}
 	job->offsets[chunk] = bytes;
-	if (verify) {
-		sort_verify_output(writer->verify, &print, disorder);
-		sort_verify_time(writer->verify, started);
+	if (verify && dropped.count)
+		sort_verify_output(writer->verify, &dropped, 0);
+}
+
+/* The self-check of a chunk's gathered lines, while they are in cache: each against
+ * the one before it in the output (strictly after it under -u), and their fingerprint.
+ * The chunk's first line is compared with the line before it in the order. */
+static void verify_gathered(const struct gather_job *job, size_t begin, const char *start, const char *out)
+{
+	struct text_writer *writer = job->writer;
+	const struct text_order *order = writer->order;
+	uint64_t started = sort_verify_clock(), disorder = 0;
+	struct fingerprint print = {0, 0};
+	const char *previous = NULL;
+	size_t previous_len = 0;
+	if (begin > 0)
+		previous = text_line(job->lines, job->sorted[begin - 1], &previous_len);
+	else if (writer->have_last)
+		previous = writer->last, previous_len = writer->last_len;
+	for (const char *line = start; line < out;) {
+		const char *eol = memchr(line, order->eol, (size_t)(out - line));
+		size_t len = (size_t)(eol - line);
+		if (previous) {
+			int compared = text_compare_lines(order, previous, previous_len, line, len);
+			disorder += order->unique ? compared >= 0 : compared > 0;
+		}
+		fingerprint_add(&print, line, len);
+		previous = line, previous_len = len;
+		line = eol + 1;
 	}
+	sort_verify_output(writer->verify, &print, disorder);
+	sort_verify_time(writer->verify, started);
 }
 
 static void gather_chunk(void *ctx, size_t chunk)
@@ -253,6 +278,8 @@ static void gather_chunk(void *ctx, size_t chunk)
 		out[len] = eol;
 		out += len + 1;
 	}
+	if (verifying(job->writer) && job->writer->to_output)
+		verify_gathered(job, begin, start, out);
 	if (job->positional && out > start) {
 		int err = output_file_write_at(job->writer->output, start, (size_t)(out - start),
 					       (off_t)job->offsets[chunk]);

@@ -18,16 +18,26 @@ void sort_verify_init(struct sort_verify *verify, bool enabled)
 uint64_t fingerprint_hash_bytes(const void *bytes, size_t size)
 {
 	const unsigned char *p = bytes;
-	uint64_t hash = 0x243f6a8885a308d3ull ^ size, word;
-	/* one multiply a word (the full mix only at the end): text lines are long */
-	for (; size >= 8; p += 8, size -= 8) {
-		memcpy(&word, p, 8);
-		hash = (hash ^ word) * 0x9e3779b97f4a7c15ull;
-		hash ^= hash >> 29;
+	uint64_t hash = 0x243f6a8885a308d3ull ^ size, word = 0;
+	if (size >= 8) {
+		/* one multiply a word (the full mix only at the end): text lines are long; the
+		 * last word overlaps the one before it rather than being copied byte by byte */
+		const unsigned char *last = p + size - 8;
+		for (; p < last; p += 8) {
+			memcpy(&word, p, 8);
+			hash = (hash ^ word) * 0x9e3779b97f4a7c15ull;
+			hash ^= hash >> 29;
+		}
+		memcpy(&word, last, 8);
+	} else if (size >= 4) {
+		uint32_t low, high;
+		memcpy(&low, p, 4);
+		memcpy(&high, p + size - 4, 4);
+		word = (uint64_t)high << 32 | low;
+	} else if (size > 0) {
+		word = (uint64_t)p[0] << 16 | (uint64_t)p[size / 2] << 8 | p[size - 1];
 	}
-	word = 0;
-	memcpy(&word, p, size);
-	return fingerprint_mix(hash ^ word ^ ((uint64_t)size << 56));
+	return fingerprint_mix(hash ^ word);
 }
 
 void sort_verify_input(struct sort_verify *verify, const struct fingerprint *print)
