@@ -126,6 +126,36 @@ static int output_twin_create(struct output_file *file, const char *path)
 	return 0;
 }
 
+int output_file_check(const char *path)
+{
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		/* AT_EACCESS: the effective IDs decide, as they do for open. */
+		return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 ? 0 : -errno;
+	}
+	if (errno != ENOENT)
+		return -errno;
+	if (!*path || lstat(path, &st) == 0)
+		return 0; /* "" or a dangling symbolic link: the open at the output tells */
+	/* A new file: its directory must let us create it. */
+	char *dir = strdup(path);
+	if (!dir)
+		return -ENOMEM;
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0'; /* "/name": the root directory */
+	else if (slash)
+		*slash = '\0';
+	/* A directory that is missing fails here too, and that is the file's error. */
+	int error = faccessat(AT_FDCWD, slash ? dir : ".", W_OK | X_OK, AT_EACCESS) == 0 ? 0 : -errno;
+	free(dir);
+	return error;
+}
+
 int output_file_open(const char *path, struct output_file **result)
 {
 	struct output_file *file = calloc(1, sizeof *file);

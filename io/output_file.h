@@ -16,6 +16,10 @@
 
 struct output_file;
 
+/* Whether path may be written as the output, without changing anything: an existing file
+ * must be writable (-EACCES, -EROFS, -EISDIR otherwise), a new one's directory must let
+ * us create it. For a check before any input is read; NULL and "-" pass. */
+int output_file_check(const char *path);
 /* NULL or "-" is stdout. An existing file is opened for writing here (so a file we may
  * not write fails now) but changed only by commit. */
 int output_file_open(const char *path, struct output_file **file);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "memory_plan.h"
+#include "output_check.h"
 #include "report.h"
 #include "stats.h"
 #include "text_check.h"
@@ -241,6 +242,10 @@ int text_sort_run(const struct options *options)
 	}
 	struct text_job job = { .options = options, .order = &order };
 	stats_begin(&job.stats);
+	if (!options->check && output_check(options)) {
+		text_order_free(&order);
+		return 2;
+	}
 	int status = text_inputs_resolve(options, &job.inputs);
 	if (status) {
 		text_order_free(&order);

@@ -3,7 +3,8 @@
  * is free when write returns; stdout as a file and as a pipe without a reader (-EPIPE);
  * /dev/null and a symbolic link are written through. An existing file keeps its mode
  * (renamed over); one with two links is written in place at commit, cut to the new
- * length; so is one in a directory we may not write (as a user other than root). */
+ * length; so is one in a directory we may not write (as a user other than root);
+ * output_file_check refuses what open would refuse, and creates nothing. */
 #include "config.h"
 #include <dirent.h>
 #include <errno.h>
@@ -197,10 +198,14 @@ int main(void)
 	unlink(second);
 
 	/* A directory we may not write: the twin goes to $TMPDIR, commit copies. */
+	char new_path[256];
+	snprintf(new_path, sizeof new_path, "%s/new", dir);
 	if (geteuid() != 0) {
 		file_put(path, other, 1000, 0644);
 		inode = inode_of(path);
 		chmod(dir, 0555);
+		tap_ok(output_file_check(path) == 0 && output_file_check(new_path) == -EACCES,
+		       "check in a read-only directory: the file passes, a new file fails");
 		error = output_file_open(path, &file);
 		if (!error)
 			error = write_pieces(file, data, bytes);
@@ -208,12 +213,20 @@ int main(void)
 		       && inode_of(path) == inode, "a writable file in a read-only directory is written");
 		chmod(dir, 0700);
 		chmod(path, 0444);
-		tap_ok(output_file_open(path, &file) == -EACCES && file_is(path, data, bytes)
-		       && dir_entries() == 1, "a 0444 file: open fails with -EACCES, the file unchanged");
+		tap_ok(output_file_check(path) == -EACCES && output_file_open(path, &file) == -EACCES
+		       && file_is(path, data, bytes) && dir_entries() == 1,
+		       "a 0444 file: check and open fail with -EACCES, the file unchanged");
 		chmod(path, 0644);
 	} else {
-		tap_skip(2, "root writes any file and directory");
+		tap_skip(3, "root writes any file and directory");
 	}
+
+	tap_ok(output_file_check(path) == 0 && output_file_check(new_path) == 0
+	       && access(new_path, F_OK) != 0 && output_file_check(NULL) == 0
+	       && output_file_check("-") == 0,
+	       "check: an existing and a new file pass, stdout too, and nothing is created");
+	tap_ok(output_file_check(dir) == -EISDIR, "check: a directory is -EISDIR");
+	tap_ok(output_file_check(link_path) == -ENOENT, "check: a missing directory is -ENOENT");
 
 	/* stdout redirected to a file, already holding a prefix. */
 	fflush(stdout);
