@@ -12,3 +12,5 @@ TESTS += tests/test_external.sh tests/test_faults.sh
 EXTRA_DIST += tests/test_external.sh tests/test_faults.sh
 TESTS += tests/test_memory.sh
 EXTRA_DIST += tests/test_memory.sh
+TESTS += tests/test_output_file.sh
+EXTRA_DIST += tests/test_output_file.sh
