@@ -1,4 +1,5 @@
-# io/: reading and writing files (io_uring, with a plain fallback), temp files, run files.
+# io/: reading and writing files (io_uring, with a plain fallback), temp files, run files,
+# and how the output replaces a file (its attributes, the copy into it).
 noinst_LIBRARIES += libio.a
 libio_a_SOURCES = \
 	io/fault_inject.h io/fault_inject.c \
