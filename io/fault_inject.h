@@ -6,6 +6,8 @@
  *        output_open   creating the output's temp twin or opening the output
  *        output_write  writes of the output (output_file.c)
  *        output_rename the rename of the finished output into place
+ *        output_copy   the copy of the finished output into the file it replaces, where
+ *                      a rename would lose that file's links, owner or attributes
  *        temp_create   creating a temp file (temp_files.c)
  *        temp_write    writes of a run file (run_file.c)
  *        temp_read     reads of a run file (run_file.c)

@@ -1,4 +1,5 @@
-# io/: reading and writing files (io_uring, with a plain fallback), temp files, run files.
+# io/: reading and writing files (io_uring, with a plain fallback), temp files, run files,
+# and how the output replaces a file (its attributes, the copy into it).
 noinst_LIBRARIES += libio.a
 libio_a_SOURCES = \
 	io/fault_inject.h io/fault_inject.c \
@@ -6,6 +7,8 @@ libio_a_SOURCES = \
 	io/write_queue.h io/write_queue.c \
 	io/input_file.h io/input_file.c \
 	io/output_file.h io/output_file.c \
+	io/file_attributes.h io/file_attributes.c \
+	io/file_copy.h io/file_copy.c \
 	io/temp_files.h io/temp_files.c \
 	io/parallel_io.h io/parallel_io.c \
 	io/block_transform.h io/block_transform.c \

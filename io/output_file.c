@@ -1,6 +1,11 @@
-/* The output: stdout, or a temp twin beside the final path (registered with temp_files so
- * signals remove it) that is renamed into place on commit. Writes are copied into the
- * write queue's buffers, so the caller's buffer is free when output_file_write returns. */
+/* The output: stdout, or a temp twin that becomes the final file on commit. The twin lives
+ * beside the final path (registered with temp_files so that signals remove it) and is
+ * renamed over it when that loses nothing: a new file, or an existing one with one link
+ * whose owner, group, extended attributes and mode the twin could take on. Otherwise
+ * (hard links, an owner or attribute we cannot give, a directory we cannot write, where
+ * the twin goes to the -T directory) the existing file, opened for writing at the start,
+ * gets the twin's bytes copied into it on commit. Writes are copied into the write
+ * queue's buffers, so the caller's buffer is free when output_file_write returns. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fault_inject.h"
+#include "file_attributes.h"
+#include "file_copy.h"
 #include "output_file.h"
 #include "parallel_io.h"
 #include "temp_files.h"
@@ -25,32 +32,36 @@ struct output_file {
 	bool owns_fd;
 	char *final_path;     /* NULL: written in place (stdout, a device, a FIFO) */
 	char *temp_path;
+	/* >= 0: the existing output, open for writing, which commit copies the twin into
+	 * instead of renaming the twin over it */
+	int original_fd;
 	struct write_queue *queue;
 	unsigned char *buffer;   /* the queue buffer being filled */
 	size_t filled;
 	int error;
 };
 
-/* The temp twin lives in the final file's directory so that rename is atomic; a
- * symbolic link is followed, as writing through it would. */
-static int output_twin_create(struct output_file *file, const char *path)
+/* A symbolic link is followed, as writing through it would: the link stays, its target
+ * gets the new content. */
+static int output_final_path(struct output_file *file, const char *path)
 {
 	char *target = NULL;
 	struct stat st;
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 		target = realpath(path, NULL);
 	file->final_path = target ? target : strdup(path);
-	if (!file->final_path)
-		return -ENOMEM;
+	return file->final_path ? 0 : -ENOMEM;
+}
+
+/* The temp twin in the final file's directory, so that rename is atomic. */
+static int output_twin_beside(struct output_file *file)
+{
 	const char *slash = strrchr(file->final_path, '/');
 	int dir_len = slash ? (int)(slash - file->final_path) + 1 : 0;
 	if (asprintf(&file->temp_path, "%.*s.gpusort-out.XXXXXX", dir_len, file->final_path) < 0) {
 		file->temp_path = NULL;
 		return -ENOMEM;
 	}
-	int fault = fault_inject("output_open");
-	if (fault < 0)
-		return fault;
 	file->fd = temp_file_create_registered(file->temp_path, O_CLOEXEC);
 	if (file->fd < 0) {
 		int error = file->fd;
@@ -59,11 +70,90 @@ static int output_twin_create(struct output_file *file, const char *path)
 		return error;
 	}
 	file->owns_fd = true;
-	/* mkstemp makes 0600; a new output gets what open(O_CREAT, 0666) would give. */
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(file->fd, 0666 & ~mask);
 	return 0;
+}
+
+/* The temp twin in a -T directory (or $TMPDIR), for an output whose own directory does
+ * not let us create it; commit then copies, which works across file systems. */
+static int output_twin_in_temp_dir(struct output_file *file)
+{
+	char path[PATH_MAX];
+	file->fd = temp_file_create(path, sizeof path);
+	if (file->fd < 0)
+		return file->fd;
+	file->owns_fd = true;
+	if (!(file->temp_path = strdup(path))) {
+		temp_file_remove(path);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Opens an existing output for writing (it is not changed until commit) and makes the
+ * twin; keeps the original open only when a rename would lose one of its properties. */
+static int output_twin_create(struct output_file *file, const char *path)
+{
+	int error = output_final_path(file, path);
+	if (error)
+		return error;
+	int fault = fault_inject("output_open");
+	if (fault < 0)
+		return fault;
+	file->original_fd = open(file->final_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (file->original_fd < 0 && errno != ENOENT)
+		return -errno;
+	error = output_twin_beside(file);
+	if (file->original_fd < 0) {
+		if (error)
+			return error;
+		/* mkstemp makes 0600; a new output gets what open(O_CREAT, 0666) would give. */
+		mode_t mask = umask(0);
+		umask(mask);
+		fchmod(file->fd, 0666 & ~mask);
+		return 0;
+	}
+	if (error == -EACCES || error == -EPERM || error == -EROFS)
+		return output_twin_in_temp_dir(file);
+	if (error)
+		return error;
+	struct stat st;
+	if (fstat(file->original_fd, &st) != 0)
+		return -errno;
+	if (st.st_nlink == 1 && file_attributes_copy(file->original_fd, file->fd) == 0) {
+		close(file->original_fd);
+		file->original_fd = -1;
+	}
+	return 0;
+}
+
+int output_file_check(const char *path)
+{
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		/* AT_EACCESS: the effective IDs decide, as they do for open. */
+		return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 ? 0 : -errno;
+	}
+	if (errno != ENOENT)
+		return -errno;
+	if (!*path || lstat(path, &st) == 0)
+		return 0; /* "" or a dangling symbolic link: the open at the output tells */
+	/* A new file: its directory must let us create it. */
+	char *dir = strdup(path);
+	if (!dir)
+		return -ENOMEM;
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0'; /* "/name": the root directory */
+	else if (slash)
+		*slash = '\0';
+	/* A directory that is missing fails here too, and that is the file's error. */
+	int error = faccessat(AT_FDCWD, slash ? dir : ".", W_OK | X_OK, AT_EACCESS) == 0 ? 0 : -errno;
+	free(dir);
+	return error;
 }
 
 int output_file_open(const char *path, struct output_file **result)
@@ -71,6 +161,7 @@ int output_file_open(const char *path, struct output_file **result)
 	struct output_file *file = calloc(1, sizeof *file);
 	if (!file)
 		return -ENOMEM;
+	file->original_fd = -1;
 	int error = 0;
 	struct stat st;
 	if (!path || strcmp(path, "-") == 0) {
@@ -179,9 +270,23 @@ static void output_file_free(struct output_file *file)
 	write_queue_close(file->queue);
 	if (file->owns_fd && file->fd >= 0)
 		close(file->fd);
+	if (file->original_fd >= 0)
+		close(file->original_fd);
 	free(file->final_path);
 	free(file->temp_path);
 	free(file);
+}
+
+/* Copies the finished twin into the original; a signal meanwhile waits for the end. */
+static int output_copy_into_original(struct output_file *file)
+{
+	temp_signals_defer();
+	int error = file_copy_contents(file->fd, file->original_fd);
+	if (close(file->original_fd) != 0 && !error)
+		error = -errno;
+	file->original_fd = -1;
+	temp_signals_resume();
+	return error;
 }
 
 int output_file_commit(struct output_file *file)
@@ -193,19 +298,27 @@ int output_file_commit(struct output_file *file)
 		error = write_queue_flush(file->queue);
 	write_queue_close(file->queue);
 	file->queue = NULL;
+	bool copy = file->original_fd >= 0;
+	if (!error && copy)
+		error = output_copy_into_original(file);
 	if (file->owns_fd) {
-		/* close reports late write errors on some file systems (NFS). */
-		if (close(file->fd) != 0 && !error)
+		/* close reports late write errors on some file systems (NFS); after a copy the
+		 * twin's bytes were already read back, so its close no longer matters. */
+		if (close(file->fd) != 0 && !error && !copy)
 			error = -errno;
 		file->fd = -1;
 	}
 	if (!error && file->temp_path) {
-		int fault = fault_inject("output_rename");
-		if (fault < 0)
-			error = fault;
-		else if (rename(file->temp_path, file->final_path) != 0)
-			error = -errno;
+		if (!copy) {
+			int fault = fault_inject("output_rename");
+			if (fault < 0)
+				error = fault;
+			else if (rename(file->temp_path, file->final_path) != 0)
+				error = -errno;
+		}
 		if (!error) {
+			if (copy)
+				unlink(file->temp_path);
 			temp_file_forget(file->temp_path);
 			free(file->temp_path);
 			file->temp_path = NULL;

@@ -1,6 +1,11 @@
-/* The output: stdout, or a regular file written beside its final name and renamed into
- * place on commit, so a failed sort never leaves a half-written output or harms the old
- * file. Writes are queued behind the caller (io_uring; write where unavailable).
+/* The output: stdout, or a regular file written to a temp twin and put in place only on
+ * commit, so a failed sort never leaves a half-written output or harms the old file. An
+ * existing file keeps its mode, owner, group, extended attributes (ACLs) and hard links:
+ * the twin, given those, is renamed over it; where the twin cannot take them all (more
+ * than one link, an owner or attribute we may not give, a directory we may not write:
+ * then the twin lives in the -T directory) the twin's bytes are copied into the file
+ * itself on commit, with SIGINT, SIGTERM, SIGHUP and SIGPIPE held off meanwhile.
+ * Writes are queued behind the caller (io_uring; write where unavailable).
  * Functions return 0 or a negative errno. */
 #ifndef GPUSORT_OUTPUT_FILE_H
 #define GPUSORT_OUTPUT_FILE_H
@@ -11,7 +16,12 @@
 
 struct output_file;
 
-/* NULL or "-" is stdout. */
+/* Whether path may be written as the output, without changing anything: an existing file
+ * must be writable (-EACCES, -EROFS, -EISDIR otherwise), a new one's directory must let
+ * us create it. For a check before any input is read; NULL and "-" pass. */
+int output_file_check(const char *path);
+/* NULL or "-" is stdout. An existing file is opened for writing here (so a file we may
+ * not write fails now) but changed only by commit. */
 int output_file_open(const char *path, struct output_file **file);
 int output_file_write(struct output_file *file, const void *buffer, size_t len);
 /* True when the output is a regular file of our own (the temp twin), so that parts of
@@ -22,7 +32,8 @@ bool output_file_positional(const struct output_file *file);
  * output_file_write. */
 int output_file_write_at(struct output_file *file, const void *buffer, size_t len,
 			 off_t offset);
-/* Flushes and renames into place; the file is closed either way. */
+/* Flushes and renames into place, or copies into the existing file; the file is closed
+ * either way. */
 int output_file_commit(struct output_file *file);
 /* Removes the partial file; the old output (if any) stays as it was. */
 void output_file_abort(struct output_file *file);

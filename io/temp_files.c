@@ -37,6 +37,11 @@ static const int temp_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
  * is registered, and then removed, before the process dies. */
 static atomic_int temp_creating;
 static atomic_bool temp_dying;
+/* While the output is copied into the file it replaces, a signal waits: the handler notes
+ * it and returns, and temp_signals_resume removes the temp files and dies by it, so an
+ * interrupted copy never leaves that file half-written. */
+static atomic_bool temp_deferring;
+static atomic_int temp_deferred_signal;
 
 static int temp_file_creation_begin(void)
 {
@@ -63,6 +68,11 @@ static void temp_creations_wait(void)
 
 static void temp_files_on_signal(int signal_number)
 {
+	/* Noted before the flag is read: temp_signals_resume clears the flag before it
+	 * reads the note, so one of the two always acts on the signal. */
+	atomic_store(&temp_deferred_signal, signal_number);
+	if (atomic_load(&temp_deferring))
+		return;
 	temp_creations_wait();
 	temp_files_remove_all();
 	/* SA_RESETHAND restored the default action; the raised signal is delivered when the
@@ -228,6 +238,25 @@ void temp_file_remove(const char *path)
 {
 	unlink(path);
 	temp_file_forget(path);
+}
+
+void temp_signals_defer(void)
+{
+	atomic_store(&temp_deferred_signal, 0);
+	atomic_store(&temp_deferring, true);
+}
+
+void temp_signals_resume(void)
+{
+	atomic_store(&temp_deferring, false);
+	int signal_number = atomic_exchange(&temp_deferred_signal, 0);
+	if (signal_number) {
+		temp_creations_wait();
+		temp_files_remove_all();
+		/* The handler ran once, so SA_RESETHAND left the default action: this ends the
+		 * process the way the signal meant to. */
+		raise(signal_number);
+	}
 }
 
 void temp_files_remove_all(void)

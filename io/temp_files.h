@@ -18,6 +18,12 @@ int temp_file_register(const char *path);
 void temp_file_forget(const char *path);
 /* Unlinks and forgets. */
 void temp_file_remove(const char *path);
+/* Between these two, SIGINT, SIGTERM, SIGHUP and SIGPIPE wait: a step that must not be
+ * cut short (writing the sorted result into the file it replaces) runs to its end, and
+ * then a signal that came meanwhile removes the temp files and ends the process. One
+ * such step at a time. */
+void temp_signals_defer(void);
+void temp_signals_resume(void);
 /* Removes every remembered file; async-signal-safe. */
 void temp_files_remove_all(void);
 

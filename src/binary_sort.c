@@ -11,6 +11,7 @@
 #include "binary_sort.h"
 #include "external_sort.h"
 #include "memory_plan.h"
+#include "output_check.h"
 #include "record_items.h"
 #include "record_output.h"
 #include "record_reader.h"
@@ -131,6 +132,8 @@ int binary_sort_run(const struct options *options)
 		report("temporary directory: %s", strerror(-error));
 		return 2;
 	}
+	if (!options->check && output_check(options))
+		return 2;
 	if (record_reader_open(options->inputs, options->input_count, layout.record_size, &reader) < 0)
 		return 2;
 	if (options->check) {

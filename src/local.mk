@@ -13,6 +13,7 @@ libgpusort_a_SOURCES = \
 	src/binary_runs.h src/binary_runs.c \
 	src/range_merge.h src/range_merge.c \
 	src/record_output.h src/record_output.c \
+	src/output_check.h src/output_check.c \
 	src/external_sort.h src/external_sort.c \
 	src/merge.h src/merge.c \
 	src/verify.h src/verify.c \

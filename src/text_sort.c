@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "memory_plan.h"
+#include "output_check.h"
 #include "report.h"
 #include "stats.h"
 #include "text_check.h"
@@ -258,6 +259,10 @@ int text_sort_run(const struct options *options)
 	stats_begin(&job.stats);
 	/* -m merges inputs it takes as sorted and -c only reads: neither sorts anything */
 	sort_verify_init(&job.verify, !options->no_verify && !options->merge_only && !options->check);
+	if (!options->check && output_check(options)) {
+		text_order_free(&order);
+		return 2;
+	}
 	int status = text_inputs_resolve(options, &job.inputs);
 	if (status) {
 		text_order_free(&order);

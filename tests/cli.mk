@@ -14,3 +14,5 @@ TESTS += tests/test_memory.sh
 EXTRA_DIST += tests/test_memory.sh
 TESTS += tests/test_verify.sh
 EXTRA_DIST += tests/test_verify.sh
+TESTS += tests/test_output_file.sh
+EXTRA_DIST += tests/test_output_file.sh

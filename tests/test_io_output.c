@@ -1,10 +1,14 @@
 /* output_file: a new file and a replaced file appear whole only at commit, with mode
  * 0666 & ~umask; abort leaves the old file untouched and no temp twin; the caller's buffer
  * is free when write returns; stdout as a file and as a pipe without a reader (-EPIPE);
- * /dev/null and a symbolic link are written through. */
+ * /dev/null and a symbolic link are written through. An existing file keeps its mode
+ * (renamed over); one with two links is written in place at commit, cut to the new
+ * length; so is one in a directory we may not write (as a user other than root);
+ * output_file_check refuses what open would refuse, and creates nothing. */
 #include "config.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +70,20 @@ static int dir_entries(void)
 }
 
 /* Writes data in uneven pieces, scribbling over each piece once write returned. */
+static void file_put(const char *path, const void *data, size_t bytes, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	if (fd < 0 || write(fd, data, bytes) != (ssize_t)bytes || close(fd) != 0)
+		abort();
+	chmod(path, mode);
+}
+
+static ino_t inode_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
 static int write_pieces(struct output_file *file, const unsigned char *data, size_t bytes)
 {
 	unsigned char *scratch = malloc(bytes + 1);
@@ -140,6 +158,75 @@ int main(void)
 
 	snprintf(link_path, sizeof link_path, "%s/no/such/dir/out", dir);
 	tap_ok(output_file_open(link_path, &file) == -ENOENT, "a missing directory: -ENOENT");
+
+	/* An existing 0600 file: the twin takes its mode and is renamed over it. */
+	file_put(path, other, 1000, 0600);
+	ino_t inode = inode_of(path);
+	error = output_file_open(path, &file);
+	if (!error)
+		error = output_file_write(file, data, 4096);
+	tap_ok(error == 0 && output_file_commit(file) == 0 && file_is(path, data, 4096)
+	       && stat(path, &st) == 0 && (st.st_mode & 0777) == 0600 && st.st_ino != inode
+	       && dir_entries() == 1, "an existing 0600 file keeps its mode (renamed over)");
+
+	/* Two links: a rename would part them, so commit copies into the file itself. */
+	char second[256];
+	snprintf(second, sizeof second, "%s/second", dir);
+	link(path, second);
+	inode = inode_of(path);
+	error = output_file_open(path, &file);
+	if (!error)
+		error = write_pieces(file, data, bytes);
+	tap_ok(error == 0 && file_is(second, data, 4096), "two links: old content until commit");
+	tap_ok(output_file_commit(file) == 0 && file_is(second, data, bytes) && file_is(path, data, bytes)
+	       && stat(path, &st) == 0 && st.st_nlink == 2 && st.st_ino == inode
+	       && (st.st_mode & 0777) == 0600 && dir_entries() == 2,
+	       "two links: both names see the longer content, same inode and mode, no twin");
+	error = output_file_open(path, &file);
+	if (!error)
+		error = output_file_write(file, other, 100);
+	tap_ok(error == 0 && output_file_commit(file) == 0 && file_is(second, other, 100)
+	       && inode_of(path) == inode, "two links: a shorter content is cut to its length");
+	error = output_file_open(path, &file);
+	write_pieces(file, data, bytes);
+	output_file_abort(file);
+	tap_ok(error == 0 && file_is(second, other, 100) && dir_entries() == 2,
+	       "two links: abort leaves the file as it was, no twin");
+	error = output_file_open(path, &file);
+	tap_ok(error == 0 && output_file_commit(file) == 0 && file_is(second, "", 0)
+	       && inode_of(path) == inode, "two links: an empty output empties the file");
+	unlink(second);
+
+	/* A directory we may not write: the twin goes to $TMPDIR, commit copies. */
+	char new_path[256];
+	snprintf(new_path, sizeof new_path, "%s/new", dir);
+	if (geteuid() != 0) {
+		file_put(path, other, 1000, 0644);
+		inode = inode_of(path);
+		chmod(dir, 0555);
+		tap_ok(output_file_check(path) == 0 && output_file_check(new_path) == -EACCES,
+		       "check in a read-only directory: the file passes, a new file fails");
+		error = output_file_open(path, &file);
+		if (!error)
+			error = write_pieces(file, data, bytes);
+		tap_ok(error == 0 && output_file_commit(file) == 0 && file_is(path, data, bytes)
+		       && inode_of(path) == inode, "a writable file in a read-only directory is written");
+		chmod(dir, 0700);
+		chmod(path, 0444);
+		tap_ok(output_file_check(path) == -EACCES && output_file_open(path, &file) == -EACCES
+		       && file_is(path, data, bytes) && dir_entries() == 1,
+		       "a 0444 file: check and open fail with -EACCES, the file unchanged");
+		chmod(path, 0644);
+	} else {
+		tap_skip(3, "root writes any file and directory");
+	}
+
+	tap_ok(output_file_check(path) == 0 && output_file_check(new_path) == 0
+	       && access(new_path, F_OK) != 0 && output_file_check(NULL) == 0
+	       && output_file_check("-") == 0,
+	       "check: an existing and a new file pass, stdout too, and nothing is created");
+	tap_ok(output_file_check(dir) == -EISDIR, "check: a directory is -EISDIR");
+	tap_ok(output_file_check(link_path) == -ENOENT, "check: a missing directory is -ENOENT");
 
 	/* stdout redirected to a file, already holding a prefix. */
 	fflush(stdout);

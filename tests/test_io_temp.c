@@ -1,17 +1,59 @@
 /* temp_files: files go round-robin over the -T directories with names gpusort.XXXXXX,
  * $TMPDIR is the default, remove/forget/remove_all do what they say, a registered
- * foreign path is removed too. */
+ * foreign path is removed too; a signal between temp_signals_defer and _resume waits for
+ * the resume, then removes the temp files and ends the process. */
 #include "config.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "io/temp_files.h"
 #include "tests/tap.h"
+
+/* In a child: a temp file in dir, then signal_number (0: none) raised between defer and
+ * resume. The child reports on the pipe how far it got: 'd' after the raise (the signal
+ * waited), 'r' after the resume (the process lived on). Returns the child's wait status
+ * and what it wrote. */
+static int deferred_child(const char *dir, int signal_number, char *said, size_t room)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		char path[PATH_MAX];
+		temp_files_init(&dir, 1);
+		int fd = temp_file_create(path, sizeof path);
+		temp_signals_defer();
+		if (signal_number)
+			raise(signal_number);
+		(void)!write(fds[1], "d", 1);
+		temp_signals_resume();
+		(void)!write(fds[1], "r", 1);
+		close(fd);
+		_exit(0); /* without atexit: a temp file that outlives resume stays */
+	}
+	close(fds[1]);
+	ssize_t got = read(fds[0], said, room - 1);
+	while (got > 0 && (size_t)got < room - 1) {
+		ssize_t more = read(fds[0], said + got, room - 1 - (size_t)got);
+		if (more <= 0)
+			break;
+		got += more;
+	}
+	said[got > 0 ? got : 0] = '\0';
+	close(fds[0]);
+	int status = -1;
+	waitpid(pid, &status, 0);
+	return status;
+}
 
 static int entries(const char *dir)
 {
@@ -87,7 +129,26 @@ int main(void)
 	temp_files_remove_all();
 	tap_ok(access(made[0], F_OK) != 0, "and is removed again");
 
+	char said[8];
+	int status = deferred_child(dirs[0], SIGTERM, said, sizeof said);
+	tap_ok(strcmp(said, "d") == 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM
+	       && entries(dirs[0]) == 0,
+	       "SIGTERM while deferred: waits for resume, then removes the temp file and kills "
+	       "(said '%s', status %#x)", said, status);
+	status = deferred_child(dirs[0], 0, said, sizeof said);
+	tap_ok(strcmp(said, "dr") == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0
+	       && entries(dirs[0]) == 1, "no signal while deferred: resume returns (said '%s')", said);
+
 	unlink(made[1]);
+	DIR *d = opendir(dirs[0]);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char leftover[PATH_MAX];
+		snprintf(leftover, sizeof leftover, "%s/%s", dirs[0], e->d_name);
+		if (e->d_name[0] != '.')
+			unlink(leftover);
+	}
+	if (d)
+		closedir(d);
 	for (int i = 0; i < 4; i++)
 		rmdir(dirs[i]);
 	rmdir(base);

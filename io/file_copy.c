@@ -1,0 +1,91 @@
+/* file_copy_contents (see file_copy.h): copy_file_range lets the kernel move the bytes
+ * (or share the blocks) without a trip through user memory; where it cannot (another file
+ * system, an old kernel) pread and pwrite do. Old bytes are overwritten, and only the
+ * tail beyond the new length is cut at the end, so the copy asks for no more space than
+ * the new content needs beyond the old. */
+#include "config.h"
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fault_inject.h"
+#include "file_copy.h"
+
+#define COPY_BUFFER (1u << 20)
+
+/* May the copy go on with pread and pwrite after copy_file_range said error? */
+static bool copy_range_unsupported(int error)
+{
+	return error == EXDEV || error == ENOSYS || error == EINVAL || error == EOPNOTSUPP ||
+	       error == ENOTSUP;
+}
+
+/* Copies [offset, length) with pread and pwrite. */
+static int copy_by_buffer(int from_fd, int to_fd, off_t offset, off_t length)
+{
+	unsigned char *buffer = malloc(COPY_BUFFER);
+	if (!buffer)
+		return -ENOMEM;
+	int error = 0;
+	while (!error && offset < length) {
+		size_t want = length - offset < COPY_BUFFER ? (size_t)(length - offset) : COPY_BUFFER;
+		ssize_t got = pread(from_fd, buffer, want, offset);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			error = got < 0 ? -errno : -EIO; /* the twin shrank under us */
+			break;
+		}
+		for (ssize_t done = 0; !error && done < got;) {
+			int fault = fault_inject("output_copy");
+			if (fault < 0) {
+				error = fault;
+				break;
+			}
+			size_t part = fault == FAULT_SHORT && got - done > 1 ? (size_t)(got - done) / 2
+									     : (size_t)(got - done);
+			ssize_t wrote = pwrite(to_fd, buffer + done, part, offset + done);
+			if (wrote < 0 && errno == EINTR)
+				continue;
+			if (wrote <= 0)
+				error = wrote < 0 ? -errno : -EIO;
+			else
+				done += wrote;
+		}
+		offset += got;
+	}
+	free(buffer);
+	return error;
+}
+
+int file_copy_contents(int from_fd, int to_fd)
+{
+	struct stat st;
+	if (fstat(from_fd, &st) != 0)
+		return -errno;
+	off_t length = st.st_size, offset = 0;
+	int error = 0;
+	while (offset < length) {
+		int fault = fault_inject("output_copy");
+		if (fault < 0)
+			return fault;
+		size_t want = (size_t)(length - offset);
+		if (fault == FAULT_SHORT && want > 1)
+			want /= 2;
+		off_t in = offset, out = offset;
+		ssize_t moved = copy_file_range(from_fd, &in, to_fd, &out, want, 0);
+		if (moved < 0 && errno == EINTR)
+			continue;
+		if (moved < 0 && copy_range_unsupported(errno)) {
+			error = copy_by_buffer(from_fd, to_fd, offset, length);
+			break;
+		}
+		if (moved <= 0)
+			return moved < 0 ? -errno : -EIO;
+		offset += moved;
+	}
+	if (!error && ftruncate(to_fd, length) != 0)
+		error = -errno;
+	return error;
+}
