@@ -47,13 +47,17 @@ uint64_t fingerprint_hash_bytes(const void *bytes, size_t size);
 static inline void fingerprint_add(struct fingerprint *print, const void *record, size_t size)
 {
 	uint64_t word;
+	/* keys, the common records, take one multiply: the sum needs a non-linear image of
+	 * each, not a strong hash (it catches bugs, not adversaries) */
 	if (size == 4) {
 		uint32_t narrow;
 		__builtin_memcpy(&narrow, record, 4);
-		word = fingerprint_mix(narrow ^ 0x9e3779b97f4a7c15ull);
+		word = (narrow ^ 0x9e3779b97f4a7c15ull) * 0xd6e8feb86659fd93ull;
+		word ^= word >> 32;
 	} else if (size == 8) {
 		__builtin_memcpy(&word, record, 8);
-		word = fingerprint_mix(word ^ 0x6a09e667f3bcc909ull);
+		word = (word ^ (word >> 31) ^ 0x6a09e667f3bcc909ull) * 0xd6e8feb86659fd93ull;
+		word ^= word >> 32;
 	} else {
 		word = fingerprint_hash_bytes(record, size);
 	}
