@@ -184,6 +184,16 @@ static int usage_error(const char *format, const char *argument)
 	return 2;
 }
 
+/* A word option's bad argument, with the words it takes, as GNU's argmatch says it.
+ * (GNU sort then exits 1, which -c uses for disorder; gpusort keeps 2 for trouble.) */
+static int invalid_word(const char *argument, const char *option, const char *valid)
+{
+	fprintf(stderr, "gpusort: invalid argument '%s' for '%s'\nValid arguments are:\n%s", argument,
+		option, valid);
+	report_usage_hint();
+	return 2;
+}
+
 static int parse_count(const char *text, size_t minimum, size_t *value)
 {
 	char *end;
@@ -291,12 +301,10 @@ static int finish_binary(struct options *options, const struct given *given)
 	return 0;
 }
 
+static int parse_arguments(int argc, char **argv, struct options *options);
+
 int options_parse(int argc, char **argv, struct options *options)
 {
-	struct given given = {0};
-	size_t value;
-	int error;
-
 	memset(options, 0, sizeof *options);
 	options->mode = MODE_TEXT;
 	options->key_type = KEY_U32;
@@ -304,10 +312,28 @@ int options_parse(int argc, char **argv, struct options *options)
 	options->engine.device = SORT_DEVICE_AUTO;
 	options->engine.algorithm = SORT_BUCKET;
 
+	/* getopt_long words a bad option as GNU sort's messages do (it is the same code),
+	 * naming argv[0]: it gets a copy whose argv[0] is the name every other message
+	 * carries, however gpusort was started. The copy is permuted, not argv. */
+	char **args = malloc(((size_t)argc + 1) * sizeof *args);
+	if (!args)
+		return usage_error("%s", "out of memory");
+	memcpy(args, argv, ((size_t)argc + 1) * sizeof *args);
+	args[0] = (char *)"gpusort";
+	int status = parse_arguments(argc, args, options);
+	free(args);
+	return status;
+}
+
+static int parse_arguments(int argc, char **argv, struct options *options)
+{
+	struct given given = {0};
+	size_t value;
+	int error;
+
 	optind = 1;
-	opterr = 0;
+	opterr = 1;
 	for (;;) {
-		int previous = optind;
 		int option = getopt_long(argc, argv, short_options, long_options, NULL);
 		if (option == -1)
 			break;
@@ -325,7 +351,8 @@ int options_parse(int argc, char **argv, struct options *options)
 				if (strcmp(optarg, words[i]) == 0)
 					found = i;
 			if (found < 0)
-				return usage_error("invalid argument '%s' for '--sort'", optarg);
+				return invalid_word(optarg, "--sort", "  - 'general-numeric'\n  - 'human-numeric'\n"
+						    "  - 'month'\n  - 'numeric'\n  - 'version'\n");
 			key_ordering_set(&options->global_ordering, letters[found], false);
 			given.text_only = true;
 			given.text_only_option = letters[found];
@@ -385,7 +412,7 @@ int options_parse(int argc, char **argv, struct options *options)
 			else if (strcmp(optarg, "quiet") == 0 || strcmp(optarg, "silent") == 0)
 				options->check = 'C';
 			else
-				return usage_error("invalid argument '%s' for '--check'", optarg);
+				return invalid_word(optarg, "--check", "  - 'quiet', 'silent'\n  - 'diagnose-first'\n");
 			break;
 		case 'm':
 			options->merge_only = true;
@@ -466,19 +493,9 @@ int options_parse(int argc, char **argv, struct options *options)
 		case OPT_VERSION:
 			printf("gpusort (gpusort) %s\n", PACKAGE_VERSION);
 			return 1;
-		default: {
-			const char *word = argv[previous];
-			if (optopt && optopt < CHAR_MAX && strchr(short_options, optopt))
-				fprintf(stderr, "gpusort: option requires an argument -- '%c'\n", optopt);
-			else if (optopt && optopt < CHAR_MAX)
-				fprintf(stderr, "gpusort: invalid option -- '%c'\n", optopt);
-			else if (strncmp(word, "--", 2) == 0 && strchr(word, '=') && !optopt)
-				fprintf(stderr, "gpusort: unrecognized option '%s'\n", word);
-			else
-				fprintf(stderr, "gpusort: unrecognized option '%s'\n", word);
+		default: /* getopt_long has said what is wrong */
 			report_usage_hint();
 			return 2;
-		}
 		}
 	}
 	for (int i = optind; i < argc; i++)

@@ -2,11 +2,13 @@
 TESTS += \
 	tests/test_cli_options.sh \
 	tests/test_cli_binary.sh \
-	tests/test_cli_errors.sh
+	tests/test_cli_errors.sh \
+	tests/test_cli_usage.sh
 EXTRA_DIST += \
 	tests/test_cli_options.sh \
 	tests/test_cli_binary.sh \
 	tests/test_cli_errors.sh \
+	tests/test_cli_usage.sh \
 	tests/binary_oracle.py
 TESTS += tests/test_external.sh tests/test_faults.sh
 EXTRA_DIST += tests/test_external.sh tests/test_faults.sh

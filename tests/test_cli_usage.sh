@@ -1,0 +1,68 @@
+#!/bin/sh
+# Usage errors in GNU sort's words: an option missing its argument, an unknown or
+# ambiguous option, an argument given to an option that takes none, a bad word for
+# --check or --sort; each followed by the "Try" line, exit status 2, nothing on stdout.
+# Where the system sort is GNU's, gpusort's stderr must be sort's with the name changed.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+HINT="Try 'gpusort --help' for more information."
+
+# usage_is DESCRIPTION EXPECTED_FIRST_LINE ARGS...: exit 2, stdout empty, and stderr
+# exactly the line and the hint.
+usage_is() {
+	desc=$1 line=$2
+	shift 2
+	"$GPUSORT" "$@" </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
+	status=$?
+	printf '%s\n%s\n' "$line" "$HINT" >"$WORK/expected"
+	[ $status -eq 2 ] && [ ! -s "$WORK/stdout" ] && cmp -s "$WORK/expected" "$WORK/stderr"
+	tap_result $? "$desc (exit $status)"
+	cmp -s "$WORK/expected" "$WORK/stderr" || { echo "# stderr was:"; sed 's/^/#   /' "$WORK/stderr"; }
+}
+
+# Every long option that takes an argument, called without one.
+for option in sort key field-separator output buffer-size temporary-directory parallel \
+	files0-from type record-size key-offset key-size device gpu-memory algorithm; do
+	usage_is "--$option without its argument" \
+		"gpusort: option '--$option' requires an argument" "--$option"
+done
+# Every short option that takes an argument.
+for option in k o S t T; do
+	usage_is "-$option without its argument" "gpusort: option requires an argument -- '$option'" "-$option"
+done
+usage_is "unknown short option" "gpusort: invalid option -- 'j'" -j
+usage_is "unknown long option" "gpusort: unrecognized option '--foo'" --foo
+usage_is "unknown long option with a value" "gpusort: unrecognized option '--foo=3'" --foo=3
+usage_is "argument to --help" "gpusort: option '--help' doesn't allow an argument" --help=3
+usage_is "argument to an abbreviated --reverse" "gpusort: option '--reverse' doesn't allow an argument" --rev=x
+usage_is "argument to --stats" "gpusort: option '--stats' doesn't allow an argument" --stats=1
+usage_is "ambiguous abbreviation" "gpusort: option '--st' is ambiguous; possibilities: '--stable' '--stats'" --st
+
+"$GPUSORT" --check=x </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
+status=$?
+printf '%s\n' "gpusort: invalid argument 'x' for '--check'" "Valid arguments are:" \
+	"  - 'quiet', 'silent'" "  - 'diagnose-first'" "$HINT" >"$WORK/expected"
+[ $status -eq 2 ] && cmp -s "$WORK/expected" "$WORK/stderr"
+tap_result $? "bad --check word lists the valid ones (exit $status)"
+"$GPUSORT" --sort=x </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
+status=$?
+printf '%s\n' "gpusort: invalid argument 'x' for '--sort'" "Valid arguments are:" \
+	"  - 'general-numeric'" "  - 'human-numeric'" "  - 'month'" "  - 'numeric'" "  - 'version'" \
+	"$HINT" >"$WORK/expected"
+[ $status -eq 2 ] && cmp -s "$WORK/expected" "$WORK/stderr"
+tap_result $? "bad --sort word lists the valid ones (exit $status)"
+
+# The same mistakes against GNU sort itself, for the options both have.
+if sort --version 2>/dev/null | grep -q 'GNU coreutils'; then
+	for args in --parallel --output --key --buffer-size --temporary-directory --field-separator \
+		--files0-from --sort -k -o -S -t -T -j --foo --foo=3 --help=3 --rev=x --check=x; do
+		sort $args </dev/null 2>&1 | sed "s/^sort:/gpusort:/; s/'sort --help'/'gpusort --help'/" >"$WORK/expected"
+		"$GPUSORT" $args </dev/null >"$WORK/got" 2>&1
+		cmp -s "$WORK/expected" "$WORK/got"
+		tap_result $? "'$args' is worded as GNU sort words it"
+		cmp -s "$WORK/expected" "$WORK/got" || diff "$WORK/expected" "$WORK/got" | sed 's/^/# /'
+	done
+else
+	skip_test "the system sort is not GNU sort: no wording to compare with"
+fi
+done_testing
