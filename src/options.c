@@ -175,6 +175,20 @@ static void print_help(void)
 	stdout);
 }
 
+/* Laid out as coreutils' --version. The repository states no licence yet, so this
+ * says so rather than claim one (or claim "free software"); when the authors choose
+ * one, its line goes here, in the man page's COPYRIGHT and in the README. */
+static void print_version(void)
+{
+	printf("gpusort (gpusort) %s\n"
+	       "Copyright (C) 2026 the gpusort authors.\n"
+	       "License: none stated yet by the authors.\n"
+	       "There is NO WARRANTY, to the extent permitted by law.\n"
+	       "\n"
+	       "Written by the gpusort authors.\n",
+	       PACKAGE_VERSION);
+}
+
 static int usage_error(const char *format, const char *argument)
 {
 	fputs("gpusort: ", stderr);
@@ -491,7 +505,7 @@ static int parse_arguments(int argc, char **argv, struct options *options)
 			print_help();
 			return 1;
 		case OPT_VERSION:
-			printf("gpusort (gpusort) %s\n", PACKAGE_VERSION);
+			print_version();
 			return 1;
 		default: /* getopt_long has said what is wrong */
 			report_usage_hint();
