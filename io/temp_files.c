@@ -200,17 +200,20 @@ int temp_file_create(char *path, size_t path_size)
 		if (error)
 			return error;
 	}
-	int injected = fault_inject("temp_create");
-	if (injected < 0)
-		return injected;
 	const char *dir = temp_dirs[atomic_fetch_add(&temp_dir_next, 1) % temp_dir_count];
-	size_t dir_len = strlen(dir);
-	while (dir_len > 1 && dir[dir_len - 1] == '/')
-		dir_len--;
-	int length = snprintf(path, path_size, "%.*s/gpusort.XXXXXX", (int)dir_len, dir);
-	if (length < 0 || (size_t)length >= path_size)
-		return -ENAMETOOLONG;
-	return temp_file_create_registered(path, O_CLOEXEC);
+	int fd = fault_inject("temp_create");
+	if (fd >= 0) {
+		size_t dir_len = strlen(dir);
+		while (dir_len > 1 && dir[dir_len - 1] == '/')
+			dir_len--;
+		int length = snprintf(path, path_size, "%.*s/gpusort.XXXXXX", (int)dir_len, dir);
+		fd = length < 0 || (size_t)length >= path_size ? -ENAMETOOLONG
+			: temp_file_create_registered(path, O_CLOEXEC);
+	}
+	/* The message names the directory as the user gave it, which only we know. */
+	if (fd < 0 && path_size)
+		snprintf(path, path_size, "%s", dir);
+	return fd;
 }
 
 static struct temp_entry *temp_entry_find(const char *path)

@@ -7,8 +7,9 @@
 
 /* dirs may be empty: then $TMPDIR, else /tmp. Installs the signal handlers. */
 int temp_files_init(const char *const *dirs, size_t count);
-/* Creates and opens a new temp file (O_RDWR); path receives its name. Returns an fd or
- * a negative errno. */
+/* Creates and opens a new temp file (O_RDWR) in the next -T directory; path receives
+ * its name. Returns an fd, or a negative errno with the directory that refused in path
+ * (for "cannot create temporary file in DIR"). */
 int temp_file_create(char *path, size_t path_size);
 /* mkostemp(path, flags) and registration as one step that no signal can split, on any
  * thread: path is a template ending in XXXXXX. Returns an fd or a negative errno. */

@@ -86,7 +86,7 @@ int run_begin(struct run_list *list, const struct record_layout *layout, size_t 
 	run->fd = temp_file_create(run->path, sizeof run->path);
 	if (run->fd < 0) {
 		int error = run->fd;
-		report("cannot create a temporary file: %s", strerror(-error));
+		report_temp_create_error(run->path, error);
 		return error;
 	}
 	list->count++;

@@ -2,12 +2,21 @@
 #ifndef GPUSORT_REPORT_H
 #define GPUSORT_REPORT_H
 
+#include <stddef.h>
+
 /* "gpusort: <formatted>" and a newline. */
 void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* "gpusort: <name>: <strerror(-error)>"; "-" is shown as "standard input". */
 void report_file_error(const char *name, int error);
 /* How messages name the output: its path, or "standard output" for NULL and "-". */
 const char *report_output_name(const char *output);
+/* "gpusort: cannot create temporary file in 'DIR': <strerror(-error)>", GNU sort's
+ * words, with DIR quoted as GNU's quoteaf does for a shell. */
+void report_temp_create_error(const char *dir, int error);
+/* name in shell quotes as GNU's messages show names: 'name'; "name" when it holds a
+ * single quote and nothing a shell expands inside double quotes; control characters
+ * as $'\t' outside the quotes. Returns buffer (truncated to size). */
+const char *report_quote(const char *name, char *buffer, size_t size);
 /* "Try 'gpusort --help' for more information." */
 void report_usage_hint(void);
 

@@ -165,7 +165,6 @@ static int sort_inputs(struct text_job *job)
 			if (text_spill_room(&spill) > 0)
 				break; /* the input ended below the limit */
 			if ((err = text_spill_chunk(&spill)) != 0) {
-				report("%s", strerror(-err));
 				status = 2;
 				break;
 			}
@@ -179,8 +178,6 @@ static int sort_inputs(struct text_job *job)
 			struct output_file *output;
 			struct text_writer writer;
 			int err = text_spill_chunk(&spill);
-			if (err)
-				report("%s", strerror(-err));
 			if (err || open_output(job, &output, &writer)) {
 				status = 2;
 			} else {

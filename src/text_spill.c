@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "report.h"
 #include "text_compare.h"
 #include "text_line_sort.h"
 #include "text_run_merge.h"
@@ -126,15 +127,20 @@ int text_spill_chunk(struct text_spill *spill)
 		else
 			spill->runs = grown, spill->run_capacity = capacity;
 	}
+	if (err)
+		report("%s", strerror(-err));
 	if (!err) {
 		struct text_spill_run *run = &spill->runs[spill->run_count];
 		int fd = temp_file_create(run->path, sizeof run->path);
 		if (fd < 0) {
 			err = fd;
+			report_temp_create_error(run->path, err);
 		} else {
 			run->fd = fd;
 			spill->run_count++;
 			err = write_run(spill, lines, sorted, fd);
+			if (err)
+				report_file_error(run->path, err);
 		}
 	}
 	free(sorted);

@@ -37,7 +37,8 @@ void text_spill_init(struct text_spill *spill, const struct text_order *order,
 /* Bytes the chunk may still take before it must be spilled. */
 size_t text_spill_room(const struct text_spill *spill);
 /* Sorts the chunk's complete lines and spills them as a run, keeping a trailing partial
- * line for the next chunk (a chunk with no complete line just grows). */
+ * line for the next chunk (a chunk with no complete line just grows). Reports its own
+ * errors, naming the temp directory or run file where one is to blame. */
 int text_spill_chunk(struct text_spill *spill);
 /* Merges all runs into writer (the chunk's memory is released first). */
 int text_spill_merge(struct text_spill *spill, struct text_writer *writer);

@@ -18,3 +18,6 @@ TESTS += tests/test_verify.sh
 EXTRA_DIST += tests/test_verify.sh
 TESTS += tests/test_output_file.sh
 EXTRA_DIST += tests/test_output_file.sh
+# -T directories that cannot take a temp file: GNU sort's message, at GNU's moment.
+TESTS += tests/test_temp_dirs.sh
+EXTRA_DIST += tests/test_temp_dirs.sh

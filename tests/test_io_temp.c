@@ -4,6 +4,7 @@
  * the resume, then removes the temp files and ends the process. */
 #include "config.h"
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -138,6 +139,15 @@ int main(void)
 	status = deferred_child(dirs[0], 0, said, sizeof said);
 	tap_ok(strcmp(said, "dr") == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0
 	       && entries(dirs[0]) == 1, "no signal while deferred: resume returns (said '%s')", said);
+	/* A directory that cannot take the file: the error, and the directory as given
+	 * (the trailing slash kept) for the caller's message. */
+	char missing[PATH_MAX];
+	snprintf(missing, sizeof missing, "%s/missing/", base);
+	const char *bad[] = {missing};
+	tap_ok(temp_files_init(bad, 1) == 0, "init with a missing directory succeeds (GNU fails only on use)");
+	fd = temp_file_create(path, sizeof path);
+	tap_ok(fd == -ENOENT && strcmp(path, missing) == 0,
+	       "creating in it fails with -ENOENT and names it as given (%d, %s)", fd, path);
 
 	unlink(made[1]);
 	DIR *d = opendir(dirs[0]);
