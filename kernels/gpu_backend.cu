@@ -50,7 +50,9 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 	int count = 0;
 	cudaError_t error = cudaGetDeviceCount(&count);
 	if (error != cudaSuccess) {
-		gpu_error_report(error, "cudaGetDeviceCount", reason, reason_size);
+		/* No driver, an old one, no device: CUDA's words alone say it to a user. */
+		if (reason && reason_size)
+			snprintf(reason, reason_size, "%s", cudaGetErrorString(error));
 		return -ENODEV;
 	}
 	if (ordinal < 0 || ordinal >= count) {

@@ -151,19 +151,11 @@ double sort_engine_open_seconds(const struct sort_engine *engine)
 	return engine->open_seconds;
 }
 
-int sort_engine_open(const struct sort_engine_config *config, struct sort_engine **result)
+/* Fills in a new engine, or frees it and returns the error (with the GPU's reason). */
+static int engine_start(struct sort_engine *engine, const struct sort_engine_config *config,
+			char *reason, size_t reason_size)
 {
-	struct sort_engine *engine;
-	char reason[256] = "";
 	int error;
-
-	if ((size_t)config->algorithm >= ALGORITHM_COUNT ||
-	    (config->device < 0 && config->device != SORT_DEVICE_AUTO &&
-	     config->device != SORT_DEVICE_CPU))
-		return -EINVAL;
-	engine = calloc(1, sizeof(*engine));
-	if (!engine)
-		return -ENOMEM;
 	engine->config = *config;
 	engine->gpu_ordinal = -1;
 	pthread_mutex_init(&engine->fallback_lock, NULL);
@@ -179,11 +171,10 @@ int sort_engine_open(const struct sort_engine_config *config, struct sort_engine
 		if (!engine->opening)
 			open_first_gpu(engine);
 	} else if (config->device >= 0) {
-		error = open_gpu(engine, config->device, reason, sizeof(reason));
+		error = open_gpu(engine, config->device, reason, reason_size);
 		if (error < 0)
 			goto fail;
 	}
-	*result = engine;
 	return 0;
 fail:
 	thread_pool_destroy(engine->pool);
@@ -191,6 +182,37 @@ fail:
 	pthread_mutex_destroy(&engine->open_lock);
 	free(engine);
 	return error;
+}
+
+int sort_engine_open(const struct sort_engine_config *config, struct sort_engine **result)
+{
+	return sort_engine_open_explained(config, result, NULL, 0);
+}
+
+int sort_engine_open_explained(const struct sort_engine_config *config, struct sort_engine **result,
+			       char *why, size_t why_size)
+{
+	struct sort_engine *engine = NULL;
+	char reason[256] = "";
+	int error;
+
+	if (why && why_size)
+		why[0] = '\0';
+	if ((size_t)config->algorithm >= ALGORITHM_COUNT ||
+	    (config->device < 0 && config->device != SORT_DEVICE_AUTO &&
+	     config->device != SORT_DEVICE_CPU))
+		error = -EINVAL;
+	else if (!(engine = calloc(1, sizeof(*engine))))
+		error = -ENOMEM;
+	else
+		error = engine_start(engine, config, reason, sizeof(reason));
+	if (error < 0) {
+		if (why && why_size)
+			snprintf(why, why_size, "%s", reason[0] ? reason : strerror(-error));
+		return error;
+	}
+	*result = engine;
+	return 0;
 }
 
 #ifdef HAVE_CUDA

@@ -33,6 +33,12 @@ struct sort_engine;
  * engine runs on the CPU and sort_engine_fallback_reason() says why. An explicit device
  * ordinal that cannot be used is an error (-ENODEV). */
 int sort_engine_open(const struct sort_engine_config *config, struct sort_engine **engine);
+/* sort_engine_open, saying on failure why in reason (when given): for a device that
+ * cannot be used CUDA's own words ("CUDA driver version is insufficient for CUDA
+ * runtime version", "no CUDA-capable device is detected"), or "built without CUDA";
+ * otherwise strerror's. */
+int sort_engine_open_explained(const struct sort_engine_config *config, struct sort_engine **engine,
+			       char *reason, size_t reason_size);
 void sort_engine_close(struct sort_engine *engine);
 /* The caller has no more sorts for the GPU: its context is destroyed on a thread of its
  * own while the caller goes on (writing the output), instead of at exit. Does nothing

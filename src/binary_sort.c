@@ -86,12 +86,15 @@ static int open_engine(const struct options *options, const struct record_layout
 			*small = "items below 256 MiB: the CPU threads finish before a GPU would start";
 		}
 	}
-	int error = sort_engine_open(&config, engine);
+	char reason[256];
+	int error = sort_engine_open_explained(&config, engine, reason, sizeof reason);
 	if (error) {
+		/* the driver's own reason ("CUDA driver version is insufficient ..."), which
+		 * strerror's "No such device" would hide */
 		if (options->engine.device >= 0)
-			report("device %d: %s", options->engine.device, strerror(-error));
+			report("device %d: %s", options->engine.device, reason);
 		else
-			report("sort engine: %s", strerror(-error));
+			report("sort engine: %s", reason);
 		return error;
 	}
 	return 0;

@@ -220,12 +220,15 @@ static int open_engine(struct text_job *job)
 		config.device = SORT_DEVICE_CPU;
 		small = "input below 1 GiB: the CPU threads finish before a GPU would start";
 	}
-	int err = sort_engine_open(&config, &job->engine);
+	char reason[256];
+	int err = sort_engine_open_explained(&config, &job->engine, reason, sizeof reason);
 	if (err) {
+		/* the driver's own reason ("CUDA driver version is insufficient ..."), which
+		 * strerror's "No such device" would hide */
 		if (options->engine.device >= 0)
-			report("device %d: %s", options->engine.device, strerror(-err));
+			report("device %d: %s", options->engine.device, reason);
 		else
-			report("sort engine: %s", strerror(-err));
+			report("sort engine: %s", reason);
 		return err;
 	}
 	job->stats.engine = sort_engine_describe(job->engine);

@@ -28,3 +28,6 @@ tests_test_gpu_sweep_SOURCES = tests/test_gpu_sweep.c
 tests_test_gpu_sweep_LDADD = $(GPU_TEST_LINK)
 TESTS += tests/test_gpu_sweep
 endif
+# --device=N that cannot be used: the driver's reason, or "built without CUDA".
+TESTS += tests/test_device_reason.sh
+EXTRA_DIST += tests/test_device_reason.sh

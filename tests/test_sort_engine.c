@@ -2,6 +2,7 @@
  * CPU, saying why, where there is no usable GPU), explicit devices that cannot be used,
  * sorts against qsort for every width and algorithm, host buffers, the descriptions,
  * and algorithm names. */
+#include "config.h"
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -129,6 +130,32 @@ int main(void)
 	} else {
 		tap_ok(error == -ENODEV, "device 0 without a usable GPU is -ENODEV");
 	}
+	/* Why a device cannot be used, in the driver's words rather than "No such device". */
+	char why[256] = "unset";
+	error = sort_engine_open_explained(&explicit, &engine, why, sizeof why);
+	if (error == 0) {
+		tap_ok(why[0] == '\0', "device 0 opens, with no reason");
+		sort_engine_close(engine);
+	} else {
+#ifdef HAVE_CUDA
+		tap_ok(why[0] && strcmp(why, strerror(ENODEV)) != 0 && strcmp(why, "built without CUDA") != 0,
+		       "device 0 fails with CUDA's reason: %s", why);
+#else
+		tap_ok(strcmp(why, "built without CUDA") == 0, "device 0 fails: %s", why);
+#endif
+	}
+	explicit.device = 4096;
+	error = sort_engine_open_explained(&explicit, &engine, why, sizeof why);
+#ifdef HAVE_CUDA
+	tap_ok(error == -ENODEV && why[0] && strcmp(why, strerror(ENODEV)) != 0,
+	       "device 4096 is -ENODEV, with a reason: %s", why);
+#else
+	tap_ok(error == -ENODEV && strcmp(why, "built without CUDA") == 0,
+	       "device 4096 is -ENODEV: %s", why);
+#endif
+	explicit.device = -7;
+	error = sort_engine_open_explained(&explicit, &engine, why, sizeof why);
+	tap_ok(error == -EINVAL && strcmp(why, strerror(EINVAL)) == 0, "device -7 is -EINVAL: %s", why);
 	explicit.device = 4096;
 	tap_ok(sort_engine_open(&explicit, &engine) == -ENODEV, "device 4096 is -ENODEV");
 	explicit.device = -7;

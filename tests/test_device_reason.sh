@@ -1,0 +1,55 @@
+#!/bin/sh
+# --device=N that cannot be used says why in the driver's words: "gpusort: device N:
+# REASON", exit 2, in text and binary mode alike. Built without CUDA the reason is
+# "built without CUDA"; with CUDA and no usable driver or device it is CUDA's own
+# string (e.g. "CUDA driver version is insufficient for CUDA runtime version", "no
+# CUDA-capable device is detected"), never strerror's "No such device". Where a GPU
+# works, device 0 sorts and a device past the last one is named with the count.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+printf 'b\na\n' > "$WORK/text"
+keygen --type=u64 --count=1000 --seed=9 -o "$WORK/keys"
+"$GPUSORT" --device=cpu "$WORK/text" -o "$WORK/text.sorted"
+"$GPUSORT" --device=cpu --type=u64 "$WORK/keys" -o "$WORK/keys.sorted"
+
+# one_line_reason DEVICE: stderr is one line "gpusort: device DEVICE: REASON"; prints REASON.
+one_line_reason() {
+	[ "$(wc -l < "$WORK/stderr")" -eq 1 ] && sed -n "s/^gpusort: device $1: \(..*\)$/\1/p" "$WORK/stderr"
+}
+
+for mode in text binary; do
+	if [ $mode = text ]; then input="$WORK/text" options=""; else input="$WORK/keys" options="--type=u64"; fi
+	"$GPUSORT" --device=0 $options "$input" -o "$WORK/got" 2>"$WORK/stderr"
+	status=$?
+	reason=$(one_line_reason 0)
+	case "$GPUSORT_CUDA:$status" in
+	no:*)
+		[ $status -eq 2 ] && [ "$reason" = "built without CUDA" ]
+		tap_result $? "$mode: without CUDA, --device=0 says 'built without CUDA' (exit $status)"
+		;;
+	yes:0)
+		cmp -s "$WORK/got" "$WORK/$(basename "$input").sorted"
+		tap_result $? "$mode: --device=0 sorts on the GPU as on the CPU"
+		"$GPUSORT" --device=999 $options "$input" -o "$WORK/got" 2>"$WORK/stderr"
+		status=$?
+		reason=$(one_line_reason 999)
+		[ $status -eq 2 ] && expr "$reason" : 'no CUDA device 999 ([0-9]* found)$' >/dev/null
+		tap_result $? "$mode: --device=999 is named with the devices found: $reason (exit $status)"
+		;;
+	*)
+		[ $status -eq 2 ] && [ -n "$reason" ] && [ "$reason" != "No such device" ] &&
+			[ "$reason" != "built without CUDA" ] && ! expr "$reason" : 'cuda[A-Z]' >/dev/null
+		tap_result $? "$mode: --device=0 without a usable GPU gives CUDA's reason: $reason (exit $status)"
+		;;
+	esac
+	[ $status -eq 0 ] || sed 's/^/# /' "$WORK/stderr"
+	[ $status -eq 0 ] || test ! -e "$WORK/got"
+	tap_result $? "$mode: no output file when the device cannot be used"
+	rm -f "$WORK/got"
+done
+
+# --device=auto is not an error without a GPU: it sorts.
+"$GPUSORT" --device=auto --type=u64 "$WORK/keys" -o "$WORK/got" 2>"$WORK/stderr" &&
+	cmp -s "$WORK/got" "$WORK/keys.sorted"
+tap_result $? "--device=auto sorts whatever the GPU"
+done_testing
