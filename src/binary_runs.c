@@ -12,6 +12,14 @@
 #include "merge.h"
 #include "report.h"
 
+uint64_t run_list_bytes(const struct run_list *list)
+{
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < list->count; i++)
+		bytes += list->runs[i].bytes;
+	return bytes;
+}
+
 void run_list_remove_all(struct run_list *list, struct sort_stats *stats)
 {
 	for (size_t i = 0; i < list->count; i++) {
@@ -83,6 +91,7 @@ int run_begin(struct run_list *list, const struct record_layout *layout, size_t 
 	struct run *run = &list->runs[list->count];
 	run->reader = NULL;
 	run->file_bytes = 0;
+	run->bytes = 0;
 	run->fd = temp_file_create(run->path, sizeof run->path);
 	if (run->fd < 0) {
 		int error = run->fd;
@@ -125,6 +134,7 @@ int run_end(struct run_list *list, struct run_sink *sink, int error)
 	}
 	sink->stats->runs++;
 	run->file_bytes = file_stats.file_bytes;
+	run->bytes = file_stats.bytes;
 	stats_temp_add(sink->stats, file_stats.file_bytes);
 	sink->stats->temp_bytes += file_stats.file_bytes;
 	sink->stats->temp_raw_bytes += file_stats.bytes;
@@ -191,6 +201,7 @@ int merge_passes(const struct record_layout *layout, bool unique, struct run_lis
 	while (list->count > fan_in) {
 		struct run_list merged = {NULL, 0};
 		double started = stats_now();
+		uint64_t pass_bytes = run_list_bytes(list);
 		int error = 0;
 		for (size_t first = 0; first < list->count && !error; first += fan_in) {
 			size_t k = list->count - first < fan_in ? list->count - first : fan_in;
@@ -205,7 +216,7 @@ int merge_passes(const struct record_layout *layout, bool unique, struct run_lis
 		run_list_remove_all(list, stats);
 		*list = merged;
 		stats->merge_passes++;
-		stats_add(stats, STAGE_MERGE, started, 0);
+		stats_add(stats, STAGE_MERGE, started, pass_bytes);
 		if (error)
 			return error;
 	}

@@ -17,6 +17,7 @@ struct run {
 	int fd;
 	struct run_reader *reader;
 	uint64_t file_bytes;
+	uint64_t bytes;      /* its records' bytes, uncompressed */
 };
 
 struct run_list {
@@ -33,6 +34,9 @@ struct run_sink {
 	size_t filled;
 	struct sort_stats *stats;
 };
+
+/* The records' bytes in all runs of the list (what merging them reads). */
+uint64_t run_list_bytes(const struct run_list *list);
 
 /* Closes and removes every run of the list and empties it. */
 void run_list_remove_all(struct run_list *list, struct sort_stats *stats);

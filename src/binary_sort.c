@@ -51,8 +51,10 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 	}
 	/* the one sort is done: the GPU's teardown overlaps the write */
 	sort_engine_release_gpu(engine);
+	/* The write stage is all of it: opening, gathering the records, writing, commit. */
+	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	struct record_output output;
-	if (record_output_open(&output, options, layout->record_size, true, stats))
+	if (record_output_open(&output, options, layout->record_size, stats))
 		return 2;
 	output.verify = layout->verify;
 	void *items = record_form_in_place(form) ? (void *)records : items_buffer;
@@ -61,9 +63,8 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 	/* an error of the emit itself (not of a write) still needs its message */
 	if (error && !output.reported)
 		report_file_error(output.name, error);
-	double started = stats_now();
 	error = record_output_finish(&output, error);
-	stats_add(stats, STAGE_WRITE, started, 0);
+	stats_add_enclosing(stats, STAGE_WRITE, started, recorded, 0);
 	return error ? 2 : 0;
 }
 

@@ -24,16 +24,18 @@ static int merge_sources_into_output(const struct options *options,
 				     struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, options, layout->record_size, false, stats);
+	int error = record_output_open(&output, options, layout->record_size, stats);
 	if (error)
 		return error;
 	output.verify = layout->verify;
-	double started = stats_now();
+	double started = stats_now(), recorded = stats_seconds_recorded(stats);
+	uint64_t read_before = stats->bytes[STAGE_READ];
 	error = merge_records(layout, sources, k, options->unique, true, block_bytes, record_output_write,
 			      &output);
 	stats->merge_passes++;
 	error = record_output_finish(&output, error);
-	stats_add(stats, STAGE_MERGE, started, 0);
+	/* the sources' reads and the output's writes counted in their own stages */
+	stats_add_enclosing(stats, STAGE_MERGE, started, recorded, stats->bytes[STAGE_READ] - read_before);
 	return error;
 }
 
@@ -45,11 +47,11 @@ static int merge_into_output(const struct options *options, const struct record_
 			     size_t block_bytes, struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, options, layout->record_size, false, stats);
+	int error = record_output_open(&output, options, layout->record_size, stats);
 	if (error)
 		return error;
 	output.verify = layout->verify;
-	double started = stats_now();
+	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	error = -ENOTSUP;
 	if (plan->threads > 1)
 		error = range_merge_into(layout, list, plan, options->unique, output.file, output.name, stats);
@@ -60,7 +62,8 @@ static int merge_into_output(const struct options *options, const struct record_
 				   record_output_write, &output);
 	stats->merge_passes++;
 	error = record_output_finish(&output, error);
-	stats_add(stats, STAGE_MERGE, started, 0);
+	/* the output's writes counted in the write stage */
+	stats_add_enclosing(stats, STAGE_MERGE, started, recorded, run_list_bytes(list));
 	return error;
 }
 
@@ -210,14 +213,19 @@ struct input_source {
 	struct record_reader *reader;
 	unsigned char *buffer;
 	size_t block_records;
+	size_t record_size;
+	struct sort_stats *stats;
 };
 
 static int input_source_next(void *context, const unsigned char **records, size_t *count)
 {
 	struct input_source *source = context;
+	double started = stats_now();
 	int64_t got = record_reader_read(source->reader, source->buffer, source->block_records);
 	if (got < 0)
 		return (int)got;
+	source->stats->records += (uint64_t)got;
+	stats_add(source->stats, STAGE_READ, started, (uint64_t)got * source->record_size);
 	*records = source->buffer;
 	*count = (size_t)got;
 	return 0;
@@ -244,6 +252,8 @@ int external_merge_inputs(const struct options *options, const struct record_lay
 		report("%s", strerror(ENOMEM));
 	for (size_t i = 0; i < k && !error; i++) {
 		contexts[i].block_records = block_bytes / layout->record_size ? block_bytes / layout->record_size : 1;
+		contexts[i].record_size = layout->record_size;
+		contexts[i].stats = stats;
 		contexts[i].buffer = malloc(contexts[i].block_records * layout->record_size);
 		if (!contexts[i].buffer) {
 			report("%s", strerror(ENOMEM));

@@ -8,10 +8,10 @@
 #include "verify.h"
 
 int record_output_open(struct record_output *output, const struct options *options,
-		       size_t record_size, bool timed, struct sort_stats *stats)
+		       size_t record_size, struct sort_stats *stats)
 {
 	*output = (struct record_output){NULL, report_output_name(options->output), record_size, stats,
-					 timed, false, NULL};
+					 false, NULL};
 	int error = output_file_open(options->output, &output->file);
 	if (error)
 		report_file_error(output->name, error);
@@ -22,16 +22,9 @@ int record_output_write(void *context, const unsigned char *records, size_t coun
 {
 	struct record_output *output = context;
 	size_t bytes = count * output->record_size;
-	int error;
-	if (output->timed) {
-		double started = stats_now();
-		error = output_file_write(output->file, records, bytes);
-		stats_add(output->stats, STAGE_WRITE, started, bytes);
-	} else {
-		output->stats->bytes[STAGE_WRITE] += bytes;
-		stats_progress_update(output->stats, UINT64_MAX);
-		error = output_file_write(output->file, records, bytes);
-	}
+	double started = stats_now();
+	int error = output_file_write(output->file, records, bytes);
+	stats_add(output->stats, STAGE_WRITE, started, bytes);
 	if (error) {
 		report_file_error(output->name, error);
 		output->reported = true;
@@ -48,7 +41,9 @@ int record_output_finish(struct record_output *output, int error)
 		output_file_abort(output->file);
 		return error;
 	}
-	error = output_file_commit(output->file);
+	double started = stats_now();
+	error = output_file_commit(output->file); /* the queued writes finish here */
+	stats_add(output->stats, STAGE_WRITE, started, 0);
 	if (error)
 		report_file_error(output->name, error);
 	return error;

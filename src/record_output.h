@@ -16,10 +16,7 @@ struct record_output {
 	struct output_file *file;
 	const char *name;
 	size_t record_size;
-	struct sort_stats *stats;
-	/* true: each write's time goes to the write stage; false: a stage around the
-	 * writes (the merge) times them, and only their bytes are counted */
-	bool timed;
+	struct sort_stats *stats; /* each write and the commit count in the write stage */
 	/* a write error was reported (by record_output_write) */
 	bool reported;
 	/* the sort's self-check, settled before the output is committed; NULL: none */
@@ -28,7 +25,7 @@ struct record_output {
 
 /* Opens the output; reports and returns a negative errno on failure. */
 int record_output_open(struct record_output *output, const struct options *options,
-		       size_t record_size, bool timed, struct sort_stats *stats);
+		       size_t record_size, struct sort_stats *stats);
 
 /* record_sink: writes count records; reports its own errors. */
 int record_output_write(void *context, const unsigned char *records, size_t count);

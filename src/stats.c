@@ -39,6 +39,24 @@ double stats_add(struct sort_stats *stats, enum stats_stage stage, double since,
 	return now;
 }
 
+double stats_seconds_recorded(const struct sort_stats *stats)
+{
+	double seconds = 0;
+	for (int i = 0; i < STAGE_COUNT; i++)
+		seconds += stats->seconds[i];
+	return seconds;
+}
+
+double stats_add_enclosing(struct sort_stats *stats, enum stats_stage stage, double since,
+			   double recorded_before, uint64_t bytes)
+{
+	double inner = stats_seconds_recorded(stats) - recorded_before;
+	double now = stats_now(), own = now - since - inner;
+	stats->seconds[stage] += own > 0 ? own : 0;
+	stats->bytes[stage] += bytes;
+	return now;
+}
+
 void stats_temp_add(struct sort_stats *stats, uint64_t bytes)
 {
 	stats->temp_live_bytes += bytes;

@@ -45,6 +45,14 @@ double stats_now(void);
 void stats_begin(struct sort_stats *stats);
 /* Adds the time since `since` and the bytes to a stage; returns the current time. */
 double stats_add(struct sort_stats *stats, enum stats_stage stage, double since, uint64_t bytes);
+/* A stage that encloses others (a merge around the reads of its inputs and the writes
+ * of its output, an output's gathering around its writes) takes the time they leave:
+ * note stats_seconds_recorded() when it begins, and stats_add_enclosing() adds the
+ * time since `since` less what every stage recorded meanwhile, so no second is
+ * counted twice and the rows add up. Returns the current time. */
+double stats_seconds_recorded(const struct sort_stats *stats);
+double stats_add_enclosing(struct sort_stats *stats, enum stats_stage stage, double since,
+			   double recorded_before, uint64_t bytes);
 /* Temp files: bytes added when a run is finished, removed when it is deleted. */
 void stats_temp_add(struct sort_stats *stats, uint64_t bytes);
 void stats_temp_remove(struct sort_stats *stats, uint64_t bytes);

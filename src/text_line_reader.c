@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stats.h"
 #include "../io/input_file.h"
 
 #define READER_BLOCK (1u << 20)
@@ -36,9 +37,12 @@ static int refill(struct text_line_reader *reader)
 		reader->capacity *= 2;
 	}
 	size_t want = reader->capacity - reader->end;
+	double started = stats_now();
 	ssize_t got = input_file_read(reader->file, reader->buffer + reader->end, want);
+	reader->read_seconds += stats_now() - started;
 	if (got < 0)
 		return (int)got;
+	reader->bytes_read += (uint64_t)got;
 	reader->end += (size_t)got;
 	if ((size_t)got < want)
 		reader->at_end = true;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct input_file;
 
@@ -14,6 +15,8 @@ struct text_line_reader {
 	size_t begin, end, capacity; /* unread bytes are buffer[begin, end) */
 	bool at_end;
 	unsigned char eol;
+	uint64_t bytes_read;  /* from the file so far, and the time it took (--stats) */
+	double read_seconds;
 };
 
 /* Takes ownership of file. Returns 0 or -ENOMEM. */

@@ -108,7 +108,7 @@ static int next_from_reader(void *state, const char **line, size_t *len)
 }
 
 int text_merge_files(const struct text_order *order, const char *const *names, size_t count,
-		     struct text_writer *writer, const char **failed)
+		     struct text_writer *writer, const char **failed, struct sort_stats *stats)
 {
 	*failed = NULL;
 	struct text_line_reader *readers = calloc(count ? count : 1, sizeof *readers);
@@ -135,8 +135,13 @@ int text_merge_files(const struct text_order *order, const char *const *names, s
 		if (err && failed_index < count)
 			*failed = names[failed_index];
 	}
-	for (size_t i = 0; i < opened; i++)
+	for (size_t i = 0; i < opened; i++) {
+		if (stats) {
+			stats->seconds[STAGE_READ] += readers[i].read_seconds;
+			stats->bytes[STAGE_READ] += readers[i].bytes_read;
+		}
 		text_line_reader_close(&readers[i]);
+	}
 	free(readers);
 	free(sources);
 	return err;

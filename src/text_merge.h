@@ -4,6 +4,7 @@
 #define GPUSORT_TEXT_MERGE_H
 
 #include <stddef.h>
+#include "stats.h"
 #include "text_order.h"
 #include "text_write.h"
 
@@ -20,8 +21,9 @@ int text_merge_sources(const struct text_order *order, struct text_source *sourc
 		       size_t count, struct text_writer *writer, size_t *failed);
 
 /* Merges the named inputs into writer. Returns 0, or a negative errno with *failed set
- * to the name that failed (NULL when it was the output or memory). */
+ * to the name that failed (NULL when it was the output or memory). The inputs' reads
+ * count in stats' read stage (stats may be NULL). */
 int text_merge_files(const struct text_order *order, const char *const *names, size_t count,
-		     struct text_writer *writer, const char **failed);
+		     struct text_writer *writer, const char **failed, struct sort_stats *stats);
 
 #endif

@@ -87,16 +87,26 @@ static int merge_inputs(struct text_job *job)
 	if (open_output(job, &output, &writer))
 		return 2;
 	const char *failed;
-	double started = stats_now();
-	int err = text_merge_files(job->order, job->inputs.names, job->inputs.count, &writer, &failed);
-	stats_add(&job->stats, STAGE_MERGE, started, 0);
+	double started = stats_now(), recorded = stats_seconds_recorded(&job->stats);
+	uint64_t read_before = job->stats.bytes[STAGE_READ];
+	int err = text_merge_files(job->order, job->inputs.names, job->inputs.count, &writer, &failed,
+				   &job->stats);
+	/* the inputs' reads and the output's writes in their own stages */
+	job->stats.bytes[STAGE_WRITE] += text_writer_total(&writer);
+	job->stats.seconds[STAGE_WRITE] += writer.output_seconds;
+	stats_add_enclosing(&job->stats, STAGE_MERGE, started, recorded,
+			    job->stats.bytes[STAGE_READ] - read_before);
+	job->stats.merge_passes++;
 	if (err && failed) {
 		report_file_error(failed, err);
 		text_writer_free(&writer);
 		output_file_abort(output);
 		return 2;
 	}
-	return close_output(job, output, &writer, err);
+	started = stats_now();
+	int status = close_output(job, output, &writer, err);
+	stats_add(&job->stats, STAGE_WRITE, started, 0);
+	return status;
 }
 
 /* Sorts the lines in memory and writes them to the output. */
@@ -127,8 +137,9 @@ static int sort_and_write(struct text_job *job, struct text_lines *lines)
 	}
 	err = text_writer_sorted(&writer, lines, sorted, lines->count, job->pool);
 	free(sorted);
+	uint64_t written = text_writer_total(&writer);
 	int status = close_output(job, output, &writer, err);
-	stats_add(&job->stats, STAGE_WRITE, started, lines->size);
+	stats_add(&job->stats, STAGE_WRITE, started, written);
 	return status;
 }
 
@@ -182,7 +193,9 @@ static int sort_inputs(struct text_job *job)
 				status = 2;
 			} else {
 				err = text_spill_merge(&spill, &writer);
+				double started = stats_now();
 				status = close_output(job, output, &writer, err);
+				stats_add(&job->stats, STAGE_WRITE, started, 0);
 			}
 		}
 	}

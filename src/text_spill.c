@@ -49,8 +49,9 @@ size_t text_spill_room(const struct text_spill *spill)
  * into memory, then cut into blocks of whole lines, each block's first line being its
  * index entry (the merge's samples and cut points). */
 static int write_run(struct text_spill *spill, const struct text_lines *lines,
-		     const uint64_t *sorted, int fd)
+		     const uint64_t *sorted, struct text_spill_run *run)
 {
+	int fd = run->fd;
 	const unsigned char eol = spill->order->eol;
 	struct text_writer *memory = &spill->run_text;
 	int err = 0;
@@ -91,6 +92,8 @@ static int write_run(struct text_spill *spill, const struct text_lines *lines,
 			err = run_writer_finish(writer, &stats);
 		spill->stats->temp_bytes += stats.file_bytes;
 		spill->stats->temp_raw_bytes += stats.bytes;
+		run->file_bytes = stats.file_bytes;
+		stats_temp_add(spill->stats, stats.file_bytes);
 	}
 	return err;
 }
@@ -110,6 +113,7 @@ int text_spill_chunk(struct text_spill *spill)
 	lines->size = complete;
 	double started = stats_now();
 	int err = text_lines_index(lines, spill->pool);
+	started = stats_add(spill->stats, STAGE_PREPARE, started, complete);
 	uint64_t *sorted = NULL;
 	if (!err)
 		text_lines_fingerprint(lines, spill->pool, spill->verify);
@@ -137,8 +141,9 @@ int text_spill_chunk(struct text_spill *spill)
 			report_temp_create_error(run->path, err);
 		} else {
 			run->fd = fd;
+			run->file_bytes = 0;
 			spill->run_count++;
-			err = write_run(spill, lines, sorted, fd);
+			err = write_run(spill, lines, sorted, run);
 			if (err)
 				report_file_error(run->path, err);
 		}
@@ -163,10 +168,17 @@ int text_spill_merge(struct text_spill *spill, struct text_writer *writer)
 	int err = readers ? 0 : -ENOMEM;
 	for (size_t i = 0; i < count && !err; i++)
 		err = run_reader_open(spill->runs[i].fd, &readers[i]);
-	double started = stats_now();
+	double started = stats_now(), recorded = stats_seconds_recorded(spill->stats);
+	double output_seconds = writer->output_seconds;
+	uint64_t output_bytes = text_writer_total(writer);
 	if (!err)
 		err = text_run_merge(spill->order, readers, count, writer, spill->pool, spill->budget);
-	stats_add(spill->stats, STAGE_MERGE, started, spill->stats->temp_raw_bytes);
+	/* The merge hands each round to the writer in turn: the writes are the write
+	 * stage's, the rest the merge's, which read every run once. */
+	spill->stats->bytes[STAGE_WRITE] += text_writer_total(writer) - output_bytes;
+	spill->stats->seconds[STAGE_WRITE] += writer->output_seconds - output_seconds;
+	stats_add_enclosing(spill->stats, STAGE_MERGE, started, recorded, spill->stats->temp_raw_bytes);
+	spill->stats->merge_passes++;
 	for (size_t i = 0; readers && i < count; i++)
 		if (readers[i])
 			run_reader_close(readers[i]);
@@ -179,6 +191,7 @@ void text_spill_free(struct text_spill *spill)
 	for (size_t i = 0; i < spill->run_count; i++) {
 		close(spill->runs[i].fd);
 		temp_file_remove(spill->runs[i].path);
+		stats_temp_remove(spill->stats, spill->runs[i].file_bytes);
 	}
 	free(spill->runs);
 	text_lines_free(&spill->lines);

@@ -5,6 +5,7 @@
 #define GPUSORT_TEXT_SPILL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "stats.h"
 #include "text_lines.h"
 #include "text_order.h"
@@ -15,6 +16,7 @@
 struct text_spill_run {
 	char path[4096];
 	int fd;
+	uint64_t file_bytes; /* on disk, for --stats' temp peak */
 };
 
 struct text_spill {
@@ -40,7 +42,8 @@ size_t text_spill_room(const struct text_spill *spill);
  * line for the next chunk (a chunk with no complete line just grows). Reports its own
  * errors, naming the temp directory or run file where one is to blame. */
 int text_spill_chunk(struct text_spill *spill);
-/* Merges all runs into writer (the chunk's memory is released first). */
+/* Merges all runs into writer (the chunk's memory is released first); the merge and
+ * the writes it makes count in their own stages. */
 int text_spill_merge(struct text_spill *spill, struct text_writer *writer);
 /* Closes and removes the runs. */
 void text_spill_free(struct text_spill *spill);

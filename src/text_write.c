@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stats.h"
 #include "text_compare.h"
 #include "text_memory.h"
 #include "../io/output_file.h"
@@ -46,6 +47,15 @@ void text_writer_clear(struct text_writer *writer)
 	writer->have_last = false;
 }
 
+/* output_file_write, timed for --stats (the callers time the stages around it). */
+static int output(struct text_writer *writer, const void *data, size_t len)
+{
+	double started = stats_now();
+	int err = output_file_write(writer->output, data, len);
+	writer->output_seconds += stats_now() - started;
+	return err;
+}
+
 int text_writer_bytes(struct text_writer *writer, const char *data, size_t len)
 {
 	if (len && verifying(writer) && writer->to_output) {
@@ -66,7 +76,7 @@ int text_writer_bytes(struct text_writer *writer, const char *data, size_t len)
 	}
 	int err = text_writer_flush(writer);
 	if (!err && len)
-		err = output_file_write(writer->output, data, len);
+		err = output(writer, data, len);
 	writer->queued += len;
 	return err;
 }
@@ -75,10 +85,15 @@ int text_writer_flush(struct text_writer *writer)
 {
 	if (writer->used == 0 || !writer->output)
 		return 0;
-	int err = output_file_write(writer->output, writer->buffer, writer->used);
+	int err = output(writer, writer->buffer, writer->used);
 	writer->queued += writer->used;
 	writer->used = 0;
 	return err;
+}
+
+uint64_t text_writer_total(const struct text_writer *writer)
+{
+	return writer->queued + writer->positional_bytes + (writer->output ? writer->used : 0);
 }
 
 /* Makes room for len more bytes in a memory writer's buffer. */
@@ -108,9 +123,9 @@ static int emit(struct text_writer *writer, const char *line, size_t len)
 		if (err)
 			return err;
 		if (len + 1 > writer->capacity) {
-			err = output_file_write(writer->output, line, len);
+			err = output(writer, line, len);
 			if (!err)
-				err = output_file_write(writer->output, &writer->order->eol, 1);
+				err = output(writer, &writer->order->eol, 1);
 			writer->queued += len + 1;
 			return err;
 		}
@@ -366,7 +381,7 @@ int text_writer_sorted(struct text_writer *writer, const struct text_lines *line
 		err = job.error;
 		uint64_t bytes = job.offsets[c] - job.offsets[first];
 		if (!err && !job.positional && bytes)
-			err = output_file_write(writer->output, job.round, (size_t)bytes);
+			err = output(writer, job.round, (size_t)bytes);
 	}
 	free(job.round);
 	if (!err && job.positional)

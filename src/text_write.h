@@ -28,6 +28,7 @@ struct text_writer {
 	 * they are counted and checked for order too. Set after init. */
 	struct sort_verify *verify;
 	bool to_output;
+	double output_seconds;     /* spent in output_file_write, for --stats */
 };
 
 int text_writer_init(struct text_writer *writer, struct output_file *output,
@@ -50,6 +51,8 @@ int text_writer_line(struct text_writer *writer, const char *line, size_t len);
 int text_writer_sorted(struct text_writer *writer, const struct text_lines *lines,
 		       const uint64_t *sorted, size_t n, struct thread_pool *pool);
 int text_writer_flush(struct text_writer *writer);
+/* The bytes given to the writer so far, written or still buffered. */
+uint64_t text_writer_total(const struct text_writer *writer);
 void text_writer_free(struct text_writer *writer);
 
 #endif

@@ -21,3 +21,6 @@ EXTRA_DIST += tests/test_output_file.sh
 # -T directories that cannot take a temp file: GNU sort's message, at GNU's moment.
 TESTS += tests/test_temp_dirs.sh
 EXTRA_DIST += tests/test_temp_dirs.sh
+# --stats: every stage's bytes and time, merge passes and temp peak, in every mode.
+TESTS += tests/test_stats.sh
+EXTRA_DIST += tests/test_stats.sh
