@@ -176,7 +176,7 @@ int binary_sort_run(const struct options *options)
 	else
 		status = external_sort_binary(options, &layout, engine, reader, &plan, &records, &items, &stats);
 out:
-	stats_progress_finish(&stats);
+	stats_progress_finish(&stats, status == 0);
 	if (engine)
 		note_engine(options, engine, small, &stats);
 	stats.verified = verify.enabled && status == 0;

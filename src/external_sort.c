@@ -121,8 +121,6 @@ int external_sort_binary(const struct options *options, const struct record_layo
 	int64_t total = record_reader_total_bytes(reader);
 	size_t expected_runs = total > 0 ? (size_t)total / size / chunk + 1 : 0;
 	size_t block_bytes = memory_plan_run_block_bytes(plan, expected_runs);
-	stats_progress_start(stats, options->progress, total);
-	stats_progress_update(stats, UINT64_MAX);
 
 	/* The second chunk lets chunk i spill while chunk i + 1 is read and sorted; without
 	 * the memory for it, the chunks take turns in one buffer. */
@@ -204,7 +202,6 @@ int external_sort_binary(const struct options *options, const struct record_layo
 	if (!error)
 		error = merge_into_output(options, layout, &list, plan, block_bytes, stats);
 	run_list_remove_all(&list, stats);
-	stats_progress_finish(stats);
 	return error ? 2 : 0;
 }
 

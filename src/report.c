@@ -6,15 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
+#include "stats.h"
 
 void report(const char *format, ...)
 {
 	va_list args;
+	stats_progress_interrupt(); /* the message gets a line of its own */
 	fputs("gpusort: ", stderr);
 	va_start(args, format);
 	vfprintf(stderr, format, args);
 	va_end(args);
 	fputc('\n', stderr);
+	stats_progress_resume();
 }
 
 void report_file_error(const char *name, int error)

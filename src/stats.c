@@ -2,15 +2,35 @@
  * on a terminal, redrawn from the same byte counts (see stats.h). */
 #include "config.h"
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "stats.h"
 
-/* About four redraws a second: often enough to look alive, rare enough to cost nothing. */
-#define PROGRESS_INTERVAL 0.25
+/* About four redraws a second: often enough to look alive (at least twice a second
+ * even on a busy machine), rare enough to cost nothing. */
+#define PROGRESS_INTERVAL_NANOSECONDS 250000000L
 #define PROGRESS_BAR 20
+
+/* One progress line per process: the lock orders its draws, its erasures and the
+ * messages that interrupt it; `progress_line` is the sort whose line is on the
+ * terminal now (NULL: none is). */
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t progress_wake;
+static pthread_once_t progress_wake_once = PTHREAD_ONCE_INIT;
+static struct sort_stats *progress_line;
+
+static void progress_wake_init(void)
+{
+	pthread_condattr_t attributes;
+	pthread_condattr_init(&attributes);
+	pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
+	pthread_cond_init(&progress_wake, &attributes);
+	pthread_condattr_destroy(&attributes);
+}
 
 static const char *const stage_names[STAGE_COUNT] = {
 	"read", "prepare", "sort", "spill", "merge", "write",
@@ -69,14 +89,6 @@ void stats_temp_remove(struct sort_stats *stats, uint64_t bytes)
 	stats->temp_live_bytes -= bytes < stats->temp_live_bytes ? bytes : stats->temp_live_bytes;
 }
 
-void stats_progress_start(struct sort_stats *stats, bool wanted, int64_t total_bytes)
-{
-	stats->progress = wanted && isatty(STDERR_FILENO);
-	stats->progress_total = total_bytes;
-	stats->progress_last = 0;
-	stats->progress_shown = false;
-}
-
 /* 1536 MiB as "1.5 GiB": the unit that keeps the number short. */
 static void format_bytes(char *text, size_t size, double bytes)
 {
@@ -89,31 +101,28 @@ static void format_bytes(char *text, size_t size, double bytes)
 	snprintf(text, size, unit ? "%.1f %s" : "%.0f %s", bytes, units[unit]);
 }
 
-void stats_progress_update(struct sort_stats *stats, uint64_t done_bytes)
+/* Draws the line for done bytes of total (total <= 0: unknown; complete: 100% of what
+ * was done). The caller holds the lock, or has stopped the thread. */
+static void progress_draw(struct sort_stats *stats, uint64_t done, int64_t total, bool complete)
 {
-	if (!stats->progress)
-		return;
-	double now = stats_now();
-	if (now - stats->progress_last < PROGRESS_INTERVAL)
-		return;
-	stats->progress_last = now;
-	uint64_t done = done_bytes != UINT64_MAX ? done_bytes
-		: (stats->bytes[STAGE_READ] + stats->bytes[STAGE_WRITE]) / 2;
-	double elapsed = now - stats->started, rate = elapsed > 0 ? (double)done / elapsed : 0;
+	double elapsed = stats_now() - stats->started, rate = elapsed > 0 ? (double)done / elapsed : 0;
 	char done_text[32], rate_text[32], line[256];
 	format_bytes(done_text, sizeof done_text, (double)done);
 	format_bytes(rate_text, sizeof rate_text, rate);
-	if (stats->progress_total > 0) {
-		double fraction = (double)done / (double)stats->progress_total;
+	if (total > 0 || complete) {
+		double fraction = complete ? 1 : (double)done / (double)total;
 		if (fraction > 1)
 			fraction = 1;
+		if (complete)
+			total = (int64_t)done;
 		char bar[PROGRESS_BAR + 1], total_text[32];
 		int filled = (int)(fraction * PROGRESS_BAR);
 		for (int i = 0; i < PROGRESS_BAR; i++)
 			bar[i] = i < filled ? '#' : '.';
 		bar[PROGRESS_BAR] = '\0';
-		format_bytes(total_text, sizeof total_text, (double)stats->progress_total);
-		long eta = rate > 0 ? (long)(((double)stats->progress_total - (double)done) / rate + 0.5) : 0;
+		format_bytes(total_text, sizeof total_text, (double)total);
+		double left = (double)total - (double)done;
+		long eta = rate > 0 && left > 0 ? (long)(left / rate + 0.5) : 0;
 		snprintf(line, sizeof line, "gpusort: [%s] %3d%% %s of %s, %s/s, ETA %ld:%02ld", bar,
 			 (int)(fraction * 100), done_text, total_text, rate_text, eta / 60, eta % 60);
 	} else {
@@ -122,17 +131,88 @@ void stats_progress_update(struct sort_stats *stats, uint64_t done_bytes)
 	/* \r back to the start, the line, then erase whatever a longer line left */
 	fprintf(stderr, "\r%s\033[K", line);
 	fflush(stderr);
-	stats->progress_shown = true;
+	progress_line = stats;
 }
 
-void stats_progress_finish(struct sort_stats *stats)
+static void *progress_main(void *argument)
 {
-	if (stats->progress && stats->progress_shown) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
+	struct sort_stats *stats = argument;
+	pthread_mutex_lock(&progress_lock);
+	while (!stats->progress_stop) {
+		progress_draw(stats, atomic_load(&stats->progress_done), stats->progress_total, false);
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += PROGRESS_INTERVAL_NANOSECONDS;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		while (!stats->progress_stop &&
+		       pthread_cond_timedwait(&progress_wake, &progress_lock, &until) == 0)
+			;
 	}
+	pthread_mutex_unlock(&progress_lock);
+	return NULL;
+}
+
+void stats_progress_start(struct sort_stats *stats, bool wanted, int64_t total_bytes)
+{
+	if (stats->progress || !wanted || !isatty(STDERR_FILENO))
+		return;
+	pthread_once(&progress_wake_once, progress_wake_init);
+	stats->progress_total = total_bytes;
+	stats->progress_stop = false;
+	atomic_init(&stats->progress_done, 0);
+	stats_progress_update(stats, UINT64_MAX);
+	/* without a thread there is no line; the sort itself goes on */
+	stats->progress = pthread_create(&stats->progress_thread, NULL, progress_main, stats) == 0;
+}
+
+void stats_progress_update(struct sort_stats *stats, uint64_t done_bytes)
+{
+	if (done_bytes == UINT64_MAX)
+		done_bytes = (stats->bytes[STAGE_READ] + stats->bytes[STAGE_WRITE]) / 2;
+	atomic_store_explicit(&stats->progress_done, done_bytes, memory_order_relaxed);
+}
+
+void stats_progress_finish(struct sort_stats *stats, bool completed)
+{
+	if (!stats->progress)
+		return;
+	pthread_mutex_lock(&progress_lock);
+	stats->progress_stop = true;
+	pthread_cond_signal(&progress_wake);
+	pthread_mutex_unlock(&progress_lock);
+	pthread_join(stats->progress_thread, NULL);
+	pthread_mutex_lock(&progress_lock);
+	if (completed) {
+		/* All of the input went through: 100%, of the input's size as read when it
+		 * was not known (a pipe), and the line stays. */
+		uint64_t total = stats->progress_total > 0 ? (uint64_t)stats->progress_total
+							   : stats->bytes[STAGE_READ];
+		progress_draw(stats, total, (int64_t)total, true);
+		fputc('\n', stderr);
+	} else if (progress_line) {
+		fputs("\r\033[K", stderr);
+	}
+	fflush(stderr);
+	progress_line = NULL;
+	pthread_mutex_unlock(&progress_lock);
 	stats->progress = false;
-	stats->progress_shown = false;
+}
+
+void stats_progress_interrupt(void)
+{
+	pthread_mutex_lock(&progress_lock);
+	if (progress_line) {
+		fputs("\r\033[K", stderr);
+		progress_line = NULL;
+	}
+}
+
+void stats_progress_resume(void)
+{
+	pthread_mutex_unlock(&progress_lock);
 }
 
 void stats_print(const struct sort_stats *stats)

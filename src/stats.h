@@ -2,6 +2,8 @@
 #ifndef GPUSORT_STATS_H
 #define GPUSORT_STATS_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,11 +28,13 @@ struct sort_stats {
 	uint64_t temp_live_bytes;  /* temp bytes on disk now (the runs not yet removed) */
 	uint64_t temp_peak_bytes;  /* the most that were on disk at once */
 	double started;
-	/* --progress on a terminal: fed by stats_add's read and write bytes */
+	/* --progress on a terminal: a thread redraws the line from progress_done, which
+	 * stats_add's read and write bytes (or the caller) keep up to date */
 	bool progress;
 	int64_t progress_total;    /* input bytes, -1 when unknown */
-	double progress_last;      /* when the line was last drawn */
-	bool progress_shown;
+	atomic_uint_least64_t progress_done;
+	bool progress_stop;
+	pthread_t progress_thread;
 	const char *engine;        /* the sort engine's description */
 	double engine_seconds;     /* opening it (a GPU: creating the CUDA context) */
 	const char *fallback;      /* why the GPU was not used, or NULL */
@@ -58,15 +62,22 @@ void stats_temp_add(struct sort_stats *stats, uint64_t bytes);
 void stats_temp_remove(struct sort_stats *stats, uint64_t bytes);
 
 /* Starts the progress line when wanted and stderr is a terminal; total_bytes is the
- * input's size (-1 when unknown). Progress counts half the bytes read plus half the
- * bytes written, so that the line reaches the input's size when the output is done.
- * Call from one thread only (the one driving the sort). */
+ * input's size (-1 when unknown). A thread redraws it four times a second, also while
+ * a long stage (a GPU sort, a merge pass, a slow pipe) moves no bytes. Progress counts
+ * half the bytes read plus half the bytes written, so that the line reaches the
+ * input's size when the output is done. Call from the thread driving the sort. */
 void stats_progress_start(struct sort_stats *stats, bool wanted, int64_t total_bytes);
-/* Redraws the line (at most about 4 times a second) from the read and write bytes, or
- * from done_bytes when the caller counts on its own (pass UINT64_MAX to use stats). */
+/* Sets the bytes done from the read and write bytes, or to done_bytes when the caller
+ * counts on its own (pass UINT64_MAX to use stats); the thread draws them. */
 void stats_progress_update(struct sort_stats *stats, uint64_t done_bytes);
-/* Erases the line. */
-void stats_progress_finish(struct sort_stats *stats);
+/* Stops the thread. After a sort that completed, the line is drawn a last time at
+ * 100% and kept (a newline ends it); otherwise it is erased. Does nothing twice. */
+void stats_progress_finish(struct sort_stats *stats, bool completed);
+/* Takes the progress line off the terminal, if one is drawn, and holds it off until
+ * stats_progress_resume(), so that a message prints on a line of its own; the next
+ * redraw puts the line back below it. Any thread. */
+void stats_progress_interrupt(void);
+void stats_progress_resume(void);
 
 /* Writes the table to stderr. */
 void stats_print(const struct sort_stats *stats);

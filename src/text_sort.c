@@ -45,6 +45,7 @@ static int open_output(struct text_job *job, struct output_file **output, struct
 		return err;
 	}
 	err = text_writer_init(writer, *output, job->order);
+	writer->progress = &job->stats;
 	if (err) {
 		output_file_abort(*output);
 		report("%s", strerror(-err));
@@ -166,13 +167,12 @@ static int sort_inputs(struct text_job *job)
 			/* Only the reading counts here: text_spill_chunk counts its own stages. */
 			double started = stats_now();
 			ssize_t got = text_lines_append(lines, file, text_spill_room(&spill));
-			stats_add(&job->stats, STAGE_READ, started, 0);
+			stats_add(&job->stats, STAGE_READ, started, got > 0 ? (uint64_t)got : 0);
 			if (got < 0) {
 				report_file_error(name, (int)got);
 				status = 2;
 				break;
 			}
-			job->stats.bytes[STAGE_READ] += (uint64_t)got;
 			if (text_spill_room(&spill) > 0)
 				break; /* the input ended below the limit */
 			if ((err = text_spill_chunk(&spill)) != 0) {
@@ -289,7 +289,10 @@ int text_sort_run(const struct options *options)
 	} else if (open_engine(&job) != 0) {
 		status = 2;
 	} else {
+		if (!options->merge_only)
+			stats_progress_start(&job.stats, options->progress, inputs_size(&job.inputs));
 		status = options->merge_only ? merge_inputs(&job) : sort_inputs(&job);
+		stats_progress_finish(&job.stats, status == 0);
 		job.stats.verified = job.verify.enabled && status == 0;
 		job.stats.verify_seconds = sort_verify_seconds(&job.verify, thread_pool_size(job.pool));
 		job.stats.verified_records = atomic_load(&job.verify.input_count);

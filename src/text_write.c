@@ -53,6 +53,9 @@ static int output(struct text_writer *writer, const void *data, size_t len)
 	double started = stats_now();
 	int err = output_file_write(writer->output, data, len);
 	writer->output_seconds += stats_now() - started;
+	if (writer->progress) /* half the bytes read and half the bytes written, as stats.h says */
+		stats_progress_update(writer->progress, (writer->progress->bytes[STAGE_READ] +
+							 text_writer_total(writer)) / 2);
 	return err;
 }
 

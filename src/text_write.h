@@ -11,6 +11,7 @@
 #include "../kernels/thread_pool.h"
 
 struct output_file;
+struct sort_stats;
 
 /* A buffered writer; the last written line is kept for -u's comparison. */
 struct text_writer {
@@ -29,6 +30,7 @@ struct text_writer {
 	struct sort_verify *verify;
 	bool to_output;
 	double output_seconds;     /* spent in output_file_write, for --stats */
+	struct sort_stats *progress; /* when set, each write moves --progress on */
 };
 
 int text_writer_init(struct text_writer *writer, struct output_file *output,

@@ -24,3 +24,6 @@ EXTRA_DIST += tests/test_temp_dirs.sh
 # --stats: every stage's bytes and time, merge passes and temp peak, in every mode.
 TESTS += tests/test_stats.sh
 EXTRA_DIST += tests/test_stats.sh
+# --progress on a terminal (a pty): redrawn at least twice a second, ends at 100%.
+TESTS += tests/test_progress.sh
+EXTRA_DIST += tests/test_progress.sh
