@@ -23,10 +23,11 @@ tests_test_gpu_algorithms_SOURCES = tests/test_gpu_algorithms.c
 tests_test_gpu_algorithms_LDADD = $(GPU_TEST_LINK)
 TESTS += tests/test_gpu_algorithms
 # The boundary sweep (a seeded random subset here; GPUSORT_SWEEP=full for the grid).
-check_PROGRAMS += tests/test_gpu_sweep
-tests_test_gpu_sweep_SOURCES = tests/test_gpu_sweep.c
-tests_test_gpu_sweep_LDADD = $(GPU_TEST_LINK)
-TESTS += tests/test_gpu_sweep
+# (Not test_gpu_sweep: that log name belongs to test_gpu_sweep.sh.)
+check_PROGRAMS += tests/test_gpu_boundaries
+tests_test_gpu_boundaries_SOURCES = tests/test_gpu_boundaries.c
+tests_test_gpu_boundaries_LDADD = $(GPU_TEST_LINK)
+TESTS += tests/test_gpu_boundaries
 endif
 # --device=N that cannot be used: the driver's reason, or "built without CUDA".
 TESTS += tests/test_device_reason.sh
