@@ -2,12 +2,10 @@
  * first line that sorts before it (or equal to it under -u). */
 #include "text_check.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include "report.h"
 #include "text_compare.h"
+#include "text_line_copy.h"
 #include "text_line_reader.h"
 #include "../io/input_file.h"
 
@@ -25,15 +23,15 @@ int text_check(const struct text_order *order, const char *name, int mode)
 		report_file_error(name, err);
 		return 2;
 	}
-	char *previous = NULL;
-	size_t previous_len = 0, previous_capacity = 0, number = 0;
+	struct text_line_copy previous = {0};
+	size_t number = 0;
 	int status = 0;
 	const char *line;
 	size_t len;
 	while ((err = text_line_reader_next(&reader, &line, &len)) == 1) {
 		number++;
 		if (number > 1) {
-			int diff = text_compare_lines(order, previous, previous_len, line, len);
+			int diff = text_compare_lines(order, previous.data, previous.len, line, len);
 			if (diff > 0 || (order->unique && diff == 0)) {
 				if (mode == 'c') {
 					fprintf(stderr, "gpusort: %s:%zu: disorder: ", name, number);
@@ -44,23 +42,14 @@ int text_check(const struct text_order *order, const char *name, int mode)
 				break;
 			}
 		}
-		if (len > previous_capacity) {
-			previous_capacity = len * 2;
-			char *grown = realloc(previous, previous_capacity);
-			if (!grown) {
-				err = -ENOMEM;
-				break;
-			}
-			previous = grown;
-		}
-		memcpy(previous, line, len);
-		previous_len = len;
+		if ((err = text_line_copy_set(&previous, line, len)) != 0)
+			break;
 	}
 	if (err < 0) {
 		report_file_error(name, err);
 		status = 2;
 	}
-	free(previous);
+	text_line_copy_free(&previous);
 	text_line_reader_close(&reader);
 	return status;
 }

@@ -65,8 +65,8 @@ int text_writer_bytes(struct text_writer *writer, const char *data, size_t len)
 		/* the seam: the first line given against the last one written */
 		const char *eol = memchr(data, writer->order->eol, len);
 		size_t first = eol ? (size_t)(eol - data) : len;
-		int order = writer->have_last ? text_compare_lines(writer->order, writer->last, writer->last_len,
-								   data, first) : -1;
+		int order = writer->have_last ? text_compare_lines(writer->order, writer->last.data,
+								   writer->last.len, data, first) : -1;
 		struct fingerprint none = {0, 0};
 		sort_verify_output(writer->verify, &none, writer->order->unique ? order >= 0 : order > 0);
 		/* and the last line given becomes the last one written */
@@ -141,17 +141,10 @@ static int emit(struct text_writer *writer, const char *line, size_t len)
 
 static int remember(struct text_writer *writer, const char *line, size_t len)
 {
-	if (len > writer->last_capacity) {
-		char *grown = realloc(writer->last, len);
-		if (!grown)
-			return -ENOMEM;
-		writer->last = grown;
-		writer->last_capacity = len;
-	}
-	memcpy(writer->last, line, len);
-	writer->last_len = len;
-	writer->have_last = true;
-	return 0;
+	int err = text_line_copy_set(&writer->last, line, len);
+	if (!err)
+		writer->have_last = true;
+	return err;
 }
 
 /* The self-check of one line given to a writer whose last line compared to it as
@@ -170,8 +163,8 @@ int text_writer_line(struct text_writer *writer, const char *line, size_t len)
 {
 	bool check = verifying(writer) && writer->to_output;
 	if (writer->order->unique || check) {
-		int order = writer->have_last ? text_compare_lines(writer->order, writer->last, writer->last_len,
-								   line, len) : -1;
+		int order = writer->have_last ? text_compare_lines(writer->order, writer->last.data,
+								   writer->last.len, line, len) : -1;
 		bool dropped = writer->order->unique && order == 0;
 		if (verifying(writer))
 			verify_line(writer, line, len, order, dropped);
@@ -232,7 +225,7 @@ static void measure_chunk(void *ctx, size_t chunk)
 				keep = text_compare_lines(order, previous, previous_len, line, len) != 0;
 			} else {
 				keep = !writer->have_last ||
-				       text_compare_lines(order, writer->last, writer->last_len, line, len) != 0;
+				       text_compare_lines(order, writer->last.data, writer->last.len, line, len) != 0;
 			}
 			job->keep[i] = keep;
 			if (!keep) {
@@ -263,7 +256,7 @@ static void verify_gathered(const struct gather_job *job, size_t begin, const ch
 	if (begin > 0)
 		previous = text_line(job->lines, job->sorted[begin - 1], &previous_len);
 	else if (writer->have_last)
-		previous = writer->last, previous_len = writer->last_len;
+		previous = writer->last.data, previous_len = writer->last.len;
 	for (const char *line = start; line < out;) {
 		const char *eol = memchr(line, order->eol, (size_t)(out - line));
 		size_t len = (size_t)(eol - line);
@@ -411,6 +404,6 @@ done:
 void text_writer_free(struct text_writer *writer)
 {
 	free(writer->buffer);
-	free(writer->last);
+	text_line_copy_free(&writer->last);
 	memset(writer, 0, sizeof *writer);
 }

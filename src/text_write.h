@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "text_line_copy.h"
 #include "text_lines.h"
 #include "text_order.h"
 #include "../kernels/thread_pool.h"
@@ -19,8 +20,7 @@ struct text_writer {
 	const struct text_order *order;
 	char *buffer;
 	size_t used, capacity;
-	char *last;          /* copy of the last line written (for -u across calls) */
-	size_t last_len, last_capacity;
+	struct text_line_copy last; /* the last line written (for -u across calls) */
 	bool have_last;
 	uint64_t queued;           /* bytes handed to output_file_write */
 	uint64_t positional_bytes; /* bytes written at offsets (text_writer_sorted) */

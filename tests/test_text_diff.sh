@@ -139,6 +139,12 @@ empty|
 empty|-n
 oneempty|
 oneempty|-u
+oneempty|-u -S 100b
+oneempty|-c
+emptyfirst|-c
+emptyfirst|-u
+emptyfirst|-u -S 100b
+emptyfirst|-m -u
 zero|-z
 zero|-z -r
 zero|-z -k2

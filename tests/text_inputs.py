@@ -106,10 +106,12 @@ write("dups", [("%s %s%d" % (pick(["a", "A", "b", "B", " a", "10", "9", "010"]),
 # Huge lines among short ones.
 write("huge", [(pick("abc") * rng.randint(1, 3)).encode() * (rng.choice([1, 1, 1, 30000, 100000])) for _ in range(40)])
 
-# No final newline; an empty file; a file of one empty line.
+# No final newline; an empty file; a file of one empty line; an empty first line (the
+# line -c and -u keep a copy of is then empty).
 write("nonl", [word_line() for _ in range(50)], final_newline=False)
 write("empty", [])
 write("oneempty", [b""])
+write("emptyfirst", [b"", b"b"])
 
 # NUL-terminated records that contain newlines.
 write("zero", [word_line().replace(b" ", b"\n") for _ in range(2000)], eol=b"\0")
