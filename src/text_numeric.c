@@ -1,21 +1,30 @@
-/* -n and -h as GNU sort's strnumcmp and find_unit_order with no thousands separator:
- * a number is parsed into sign, integer digits (leading zeros dropped) and fraction
- * digits (trailing zeros dropped) and compared digit by digit, so any length works. */
+/* -n and -h as GNU sort's strnumcmp and find_unit_order under LC_ALL=C: a number is
+ * parsed into sign, integer digits (leading zeros dropped) and fraction digits (trailing
+ * zeros dropped) and compared digit by digit, so any length works.
+ *
+ * The C locale has no thousands separator, and sort 9.1 marks that with CHAR_MAX + 1,
+ * which strnumcmp compares with unsigned bytes: so byte 0x80 acts as a thousands
+ * separator there (skipped among the leading zeros and after any integer digit). The
+ * unit scan of -h compares signed chars with it, so there 0x80 ends the number. */
 #include "text_numeric.h"
 
 #include <stdbool.h>
 #include "text_fields.h"
 
+#define THOUSANDS_SEPARATOR 0x80
+
 struct decimal {
 	bool negative;
-	const char *integer;  /* significant integer digits */
-	size_t integer_len;
+	const char *integer;  /* from the first significant digit, separators included */
+	size_t integer_len;   /* significant integer digits, separators not counted */
 	const char *fraction; /* fraction digits without trailing zeros */
 	size_t fraction_len;
 	const char *after;    /* the first byte after the number */
+	bool separated;       /* a separator was skipped */
 };
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_separator(char c) { return (unsigned char)c == THOUSANDS_SEPARATOR; }
 
 static void parse_decimal(const char *p, const char *end, struct decimal *d)
 {
@@ -24,12 +33,17 @@ static void parse_decimal(const char *p, const char *end, struct decimal *d)
 	d->negative = p < end && *p == '-';
 	if (d->negative)
 		p++;
-	while (p < end && *p == '0')
-		p++;
+	d->separated = false;
+	for (; p < end && (*p == '0' || is_separator(*p)); p++)
+		d->separated |= is_separator(*p);
 	d->integer = p;
-	while (p < end && is_digit(*p))
-		p++;
-	d->integer_len = (size_t)(p - d->integer);
+	d->integer_len = 0;
+	for (; p < end && (is_digit(*p) || is_separator(*p)); p++) {
+		if (is_digit(*p))
+			d->integer_len++;
+		else
+			d->separated = true;
+	}
 	d->fraction = p;
 	d->fraction_len = 0;
 	if (p < end && *p == '.') {
@@ -47,13 +61,25 @@ static void parse_decimal(const char *p, const char *end, struct decimal *d)
 		d->negative = false; /* -0 equals 0 */
 }
 
+/* The next integer digit from *p (which starts at d->integer), separators skipped;
+ * called at most integer_len times, so it never passes the integer digits. */
+static char next_integer_digit(const char **p)
+{
+	while (is_separator(**p))
+		(*p)++;
+	return *(*p)++;
+}
+
 static int compare_magnitude(const struct decimal *a, const struct decimal *b)
 {
 	if (a->integer_len != b->integer_len)
 		return a->integer_len < b->integer_len ? -1 : 1;
-	for (size_t i = 0; i < a->integer_len; i++)
-		if (a->integer[i] != b->integer[i])
-			return a->integer[i] < b->integer[i] ? -1 : 1;
+	const char *pa = a->integer, *pb = b->integer;
+	for (size_t i = 0; i < a->integer_len; i++) {
+		char da = next_integer_digit(&pa), db = next_integer_digit(&pb);
+		if (da != db)
+			return da < db ? -1 : 1;
+	}
 	size_t common = a->fraction_len < b->fraction_len ? a->fraction_len : b->fraction_len;
 	for (size_t i = 0; i < common; i++)
 		if (a->fraction[i] != b->fraction[i])
@@ -85,21 +111,44 @@ int text_numeric_compare(const char *a, size_t alen, const char *b, size_t blen)
 	return compare_decimal(&da, &db);
 }
 
-/* find_unit_order: the suffix right after the digits counts only for nonzero numbers,
- * and negative numbers get negative orders. */
-static int unit_order(const struct decimal *d, const char *end)
+/* find_unit_order's scan: the byte after the number ('-', digits, then '.' and digits,
+ * no separators), and whether one of those digits is nonzero. */
+static const char *unit_position(const char *p, const char *end, bool *negative, bool *nonzero)
 {
-	if (sign_of(d) == 0 || d->after >= end)
+	while (p < end && text_is_blank(*p))
+		p++;
+	*negative = p < end && *p == '-';
+	if (*negative)
+		p++;
+	*nonzero = false;
+	for (; p < end && is_digit(*p); p++)
+		*nonzero |= *p != '0';
+	if (p < end && *p == '.')
+		for (p++; p < end && is_digit(*p); p++)
+			*nonzero |= *p != '0';
+	return p;
+}
+
+/* find_unit_order: that byte is the unit of a nonzero number, and negative numbers get
+ * negative orders. Without separators the parse already found it; with them the scan
+ * differs, so it runs from the key's start again. */
+static int unit_order(const struct decimal *d, const char *key, const char *end)
+{
+	const char *p = d->after;
+	bool negative = d->negative, nonzero = sign_of(d) != 0;
+	if (d->separated)
+		p = unit_position(key, end, &negative, &nonzero);
+	if (!nonzero || p == end)
 		return 0;
 	static const char units[] = "KMGTPEZYRQ"; /* R and Q: GNU sort since coreutils 9.2 */
 	int order = 0;
-	if (*d->after == 'k')
+	if (*p == 'k')
 		order = 1;
 	else
 		for (int i = 0; units[i]; i++)
-			if (*d->after == units[i])
+			if (*p == units[i])
 				order = i + 1;
-	return d->negative ? -order : order;
+	return negative ? -order : order;
 }
 
 int text_human_compare(const char *a, size_t alen, const char *b, size_t blen)
@@ -107,7 +156,7 @@ int text_human_compare(const char *a, size_t alen, const char *b, size_t blen)
 	struct decimal da, db;
 	parse_decimal(a, a + alen, &da);
 	parse_decimal(b, b + blen, &db);
-	int oa = unit_order(&da, a + alen), ob = unit_order(&db, b + blen);
+	int oa = unit_order(&da, a, a + alen), ob = unit_order(&db, b, b + blen);
 	if (oa != ob)
 		return oa < ob ? -1 : 1;
 	return compare_decimal(&da, &db);
@@ -134,10 +183,11 @@ static uint64_t decimal_image(const struct decimal *d, unsigned bits)
 	} else {
 		uint64_t digits = 0;
 		unsigned slots = digit_bits / 4;
+		const char *integer = d->integer;
 		for (unsigned i = 0; i < slots; i++) {
 			unsigned digit = 0;
 			if (i < d->integer_len)
-				digit = (unsigned)(d->integer[i] - '0');
+				digit = (unsigned)(next_integer_digit(&integer) - '0');
 			else if (i - d->integer_len < d->fraction_len)
 				digit = (unsigned)(d->fraction[i - d->integer_len] - '0');
 			digits = digits << 4 | digit;
@@ -162,6 +212,6 @@ uint64_t text_human_image(const char *key, size_t len)
 	struct decimal d;
 	parse_decimal(key, key + len, &d);
 	/* Orders -10..10 in the top 5 bits, the number below them. */
-	uint64_t order = (uint64_t)(unit_order(&d, key + len) + 10);
+	uint64_t order = (uint64_t)(unit_order(&d, key, key + len) + 10);
 	return order << 59 | decimal_image(&d, 59);
 }

@@ -109,6 +109,14 @@ static void test_parsers(void)
 	expect("-n", text_numeric_compare, "-.5", "-", -1);
 	expect("-n", text_numeric_compare, "0001", "1", 0);
 	expect("-n", text_numeric_compare, "123456789012345678901234567890", "123456789012345678901234567891", -1);
+	/* sort 9.1 skips byte 0x80 among integer digits as a thousands separator */
+	expect("-n", text_numeric_compare, "\x80" "1", "1", 0);
+	expect("-n", text_numeric_compare, "1\x80" "2", "13", -1);
+	expect("-n", text_numeric_compare, "1\x80" "2", "11", 1);
+	expect("-n", text_numeric_compare, "-\x80" "1", "-2", 1);
+	expect("-n", text_numeric_compare, "0\x80\x80" "0", "", 0);
+	expect("-n", text_numeric_compare, "1\x80.5", "1.4", 1);
+	expect("-n", text_numeric_compare, "1.\x80" "5", "1.4", -1);
 	expect("-h", text_human_compare, "1K", "999", 1);
 	expect("-h", text_human_compare, "1k", "1K", 0);
 	expect("-h", text_human_compare, "-1K", "-5", -1);
@@ -118,6 +126,10 @@ static void test_parsers(void)
 	expect("-h", text_human_compare, "1R", "999Y", 1);
 	expect("-h", text_human_compare, "1Q", "2R", 1);
 	expect("-h", text_human_compare, "-1Q", "-1R", -1);
+	/* but -h's unit scan ends at 0x80: 11 with no unit, and 1 with no unit */
+	expect("-h", text_human_compare, "1\x80" "1K", "99", -1);
+	expect("-h", text_human_compare, "0\x80" "1K", "2", -1);
+	expect("-h", text_human_compare, "1\x80" "2", "13", -1);
 	expect("-g", text_general_compare, "abc", "nan", -1);
 	expect("-g", text_general_compare, "nan", "-inf", -1);
 	expect("-g", text_general_compare, "1e3", "999", 1);
@@ -199,7 +211,7 @@ static void test_prefix_property(void)
 {
 	static const char *const globals[] = { "", "f", "d", "i", "n", "h", "g", "M", "fn", "hf", "b",
 					       "V", "Vf", "Vd" };
-	static const char alphabet[] = "0123456789-.+ \tkKMeEabxyjanFEBnaif\x01\xff~.00";
+	static const char alphabet[] = "0123456789-.+ \tkKMeEabxyjanFEBnaif\x01\xff~.00\x80\x80";
 	srand(7);
 	for (size_t g = 0; g < sizeof globals / sizeof globals[0]; g++) {
 		for (int reverse = 0; reverse < 2; reverse++) {

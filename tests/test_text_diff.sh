@@ -74,6 +74,16 @@ human|-hs
 human|-hf
 human|-k1,1h -k1,1r
 human|-n
+numbers80|-n
+numbers80|-nr
+numbers80|-nu
+numbers80|-nf
+numbers80|-k1bn,1
+numbers80|-h
+numbers80|-hu
+numbers80|-hs
+numbers80z|-z -h
+numbers80z|-z -n
 general|-g
 general|-gr
 general|-gu

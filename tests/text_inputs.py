@@ -67,6 +67,17 @@ def human():
     return (n + pick(["", "", "K", "k", "M", "G", "T", "P", "E", "Z", "Y", "m", "Ki", "KB", "x"])).encode()
 write("human", [human() for _ in range(3000)])
 
+# Byte 0x80 in numbers, which sort 9.1 skips among integer digits as a thousands
+# separator (but not in -h's unit scan).
+def with_0x80(n):
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randint(0, len(n))
+        n = n[:at] + b"\x80" + n[at:]
+    return n
+numbers_0x80 = [with_0x80(human()) for _ in range(2000)]
+write("numbers80", numbers_0x80)
+write("numbers80z", numbers_0x80, eol=b"\0")
+
 # -g: floats, exponents, hex, inf, nan, junk.
 def general():
     kind = rng.random()
