@@ -8,18 +8,20 @@
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 static bool is_alpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 
-/* The length of s without its longest suffix matching (\.[A-Za-z~][A-Za-z0-9~]*)*$ . */
+/* The length of s without its longest suffix matching (\.[A-Za-z~][A-Za-z0-9~]*)*$ .
+ * As in sort 9.1, the suffix may be all of a dot name (".a", ".tar.gz"): such a name
+ * then compares as empty in the first pass. (Later gnulib keeps at least one byte.) */
 static size_t prefix_length(const char *s, size_t n)
 {
 	size_t prefix = 0;
-	for (size_t i = 0; i != n;) {
-		i++;
-		prefix = i;
+	for (size_t i = 0;;) {
 		while (i + 1 < n && s[i] == '.' && (is_alpha(s[i + 1]) || s[i + 1] == '~'))
 			for (i += 2; i < n && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '~'); i++)
 				continue;
+		if (i == n)
+			return prefix;
+		prefix = ++i;
 	}
-	return prefix;
 }
 
 static int weight(const char *s, size_t pos, size_t len)

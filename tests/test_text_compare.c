@@ -146,6 +146,12 @@ static void test_parsers(void)
 	expect("-V", text_version_compare, ".z", "a", -1);
 	expect("-V", text_version_compare, "a.tar.gz", "a.tar", 1);
 	expect("-V", text_version_compare, "1.01", "1.1", 0);
+	/* sort 9.1: a dot name can be all suffix, and then compares as empty first */
+	expect("-V", text_version_compare, ".a", ".5", -1);
+	expect("-V", text_version_compare, ".n", ".0", -1);
+	expect("-V", text_version_compare, ".ab", ".5", -1);
+	expect("-V", text_version_compare, ".T", ".0", -1);
+	expect("-V", text_version_compare, ".5a", ".a", 1);
 }
 
 /* Orders built from command-line-like settings. */

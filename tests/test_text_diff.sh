@@ -106,6 +106,10 @@ versions|-k1,1V
 versions|-Vf
 versions|-Vd
 versions|-Vi
+dotnames|-V
+dotnames|-Vr
+dotnames|-Vu
+dotnames|-k1V,2
 fields|
 fields|-t '	' -k2,2n
 fields|-t '	' -k2,2n -k1,1

@@ -102,6 +102,9 @@ def version():
     parts = [str(rng.randint(0, 20)).zfill(rng.choice([1, 1, 2])) for _ in range(rng.randint(1, 4))]
     return (pick(["", "v", "lib", "pkg-"]) + ".".join(parts) + pick(["", "", "a", "~rc1", "-2", ".tar.gz", ".txt", "b3"])).encode()
 write("versions", [version() for _ in range(2000)])
+# Dot names, whose suffix (.a, .tar.gz) may be the whole name.
+write("dotnames", [("." + "".join(pick(".aZ50~-") for _ in range(rng.randint(0, 6)))).encode()
+                   for _ in range(1500)])
 
 # Fields separated by tabs, colons and blanks; some fields missing, some lines empty.
 def fields_line():
