@@ -21,6 +21,6 @@ libgpusort_a_SOURCES = \
 	src/report.h src/report.c
 
 bin_PROGRAMS += gpusort
-gpusort_SOURCES = src/main.c
+gpusort_SOURCES = src/main.c src/close_stdout.h src/close_stdout.c
 gpusort_LDADD = $(LINK_ALL)
 include src/text_local.mk

@@ -3,6 +3,7 @@
 #include "config.h"
 #include <stdio.h>
 #include "binary_sort.h"
+#include "close_stdout.h"
 #include "options.h"
 #include "text_sort.h"
 #include "../io/temp_files.h"
@@ -16,7 +17,7 @@ int main(int argc, char **argv)
 	else if (status == 0)
 		status = options.mode == MODE_BINARY ? binary_sort_run(&options) : text_sort_run(&options);
 	temp_files_remove_all();
-	if (fflush(stdout) != 0 && status == 0)
+	if (close_stdout() != 0)
 		status = 2;
 	options_free(&options);
 	return status;

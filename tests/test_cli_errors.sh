@@ -65,6 +65,28 @@ else
 	skip_test "no /dev/full"
 fi
 
+# --help and --version write through stdio: its write errors are reported at exit as
+# GNU's close_stdout reports them, in sort's words. (A long --help loses its reason, in
+# sort too: stdio drops the block it could not write, and the final flush succeeds.)
+same_as_sort() { # OPTION REDIRECTION
+	sh -c "sort $1 $2" 2>"$WORK/std-sort.err"
+	want=$?
+	sh -c "'$GPUSORT' $1 $2" 2>"$WORK/std-gpusort.err"
+	got=$?
+	sed 's/^sort:/gpusort:/' "$WORK/std-sort.err" | cmp -s - "$WORK/std-gpusort.err" && [ $got -eq $want ]
+	tap_result $? "$1 $2: exit $got, '$(cat "$WORK/std-gpusort.err")' as sort"
+}
+if [ -w /dev/full ]; then
+	same_as_sort --version ">/dev/full"
+	expect_status 2 "--help to a full stdout" sh -c "'$GPUSORT' --help >/dev/full"
+	stderr_has "gpusort: write error" "--help: the write error is reported"
+else
+	skip_test "no /dev/full"
+fi
+same_as_sort --version ">&-"
+same_as_sort --help ">&-"
+expect_status 0 "a closed stdout that nothing is written to is no error" sh -c "'$GPUSORT' --type=u64 '$WORK/good' -o '$WORK/std.out' >&-"
+
 : > "$WORK/empty"
 expect_status 0 "empty input" "$GPUSORT" --type=u64 "$WORK/empty" -o "$WORK/empty.out"
 test -f "$WORK/empty.out" && test ! -s "$WORK/empty.out"
