@@ -10,6 +10,7 @@
 #include "binary_check.h"
 #include "binary_sort.h"
 #include "external_sort.h"
+#include "input_list.h"
 #include "memory_plan.h"
 #include "output_check.h"
 #include "record_items.h"
@@ -120,6 +121,7 @@ int binary_sort_run(const struct options *options)
 	struct record_reader *reader = NULL;
 	struct sort_engine *engine = NULL;
 	struct memory_plan plan = {0};
+	struct input_list inputs;
 	unsigned char *records = NULL;
 	void *items = NULL;
 	const char *small = NULL;
@@ -138,18 +140,21 @@ int binary_sort_run(const struct options *options)
 	}
 	if (!options->check && output_check(options))
 		return 2;
-	if (record_reader_open(options->inputs, options->input_count, layout.record_size, &reader) < 0)
+	if (input_list_resolve(options, &inputs) != 0)
 		return 2;
+	if (record_reader_open(inputs.names, inputs.count, layout.record_size, &reader) < 0)
+		goto out;
 	if (options->check) {
 		status = binary_check(options, &layout, reader);
 		record_reader_close(reader);
+		input_list_free(&inputs);
 		return status;
 	}
 	if (open_engine(options, &layout, record_reader_total_bytes(reader), &engine, &small) < 0)
 		goto out;
 	layout.pool = sort_engine_thread_pool(engine);
 	if (options->merge_only) {
-		status = external_merge_inputs(options, &layout, engine, &stats);
+		status = external_merge_inputs(options, &layout, inputs.names, inputs.count, &stats);
 		goto out;
 	}
 
@@ -191,5 +196,6 @@ out:
 	record_reader_close(reader);
 	if (engine)
 		sort_engine_close(engine);
+	input_list_free(&inputs);
 	return status;
 }

@@ -229,12 +229,8 @@ static int input_source_next(void *context, const unsigned char **records, size_
 }
 
 int external_merge_inputs(const struct options *options, const struct record_layout *layout,
-			  struct sort_engine *engine, struct sort_stats *stats)
+			  const char *const *names, size_t k, struct sort_stats *stats)
 {
-	(void)engine;
-	static const char *const standard_input[] = {"-"};
-	const char *const *names = options->input_count ? options->inputs : standard_input;
-	size_t k = options->input_count ? options->input_count : 1;
 	size_t budget = options->memory_budget ? options->memory_budget : (size_t)256 << 20;
 	/* a quarter of the budget for the inputs' blocks, between 64 KiB and 1 MiB each */
 	size_t block_bytes = budget / 4 / k;

@@ -6,6 +6,7 @@ libgpusort_a_SOURCES = \
 	src/size_parse.h src/size_parse.c \
 	src/key_image.h src/key_image.c \
 	src/record_items.h src/record_items.c \
+	src/input_list.h src/input_list.c \
 	src/record_reader.h src/record_reader.c \
 	src/memory_plan.h src/memory_plan.c \
 	src/binary_check.h src/binary_check.c \

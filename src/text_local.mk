@@ -3,7 +3,6 @@ libgpusort_a_SOURCES += \
 	src/keydef.c \
 	src/text_sort.h src/text_sort.c \
 	src/text_order.h src/text_order.c \
-	src/text_inputs.h src/text_inputs.c \
 	src/text_fields.h src/text_fields.c \
 	src/text_compare.h src/text_compare.c \
 	src/text_numeric.h src/text_numeric.c \

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "input_list.h"
 #include "memory_plan.h"
 #include "output_check.h"
 #include "report.h"
 #include "stats.h"
 #include "text_check.h"
-#include "text_inputs.h"
 #include "text_line_sort.h"
 #include "text_lines.h"
 #include "text_merge.h"
@@ -29,7 +29,7 @@
 struct text_job {
 	const struct options *options;
 	const struct text_order *order;
-	struct text_inputs inputs;
+	struct input_list inputs;
 	struct sort_engine *engine;
 	struct thread_pool *pool;
 	struct sort_stats stats;
@@ -210,7 +210,7 @@ static int sort_inputs(struct text_job *job)
 #define TEXT_GPU_MIN_BYTES ((off_t)1 << 30)
 
 /* The inputs' total size, or -1 when one is not a regular file (a pipe, stdin). */
-static off_t inputs_size(const struct text_inputs *inputs)
+static off_t inputs_size(const struct input_list *inputs)
 {
 	off_t total = 0;
 	for (size_t i = 0; i < inputs->count; i++) {
@@ -276,7 +276,7 @@ int text_sort_run(const struct options *options)
 		text_order_free(&order);
 		return 2;
 	}
-	int status = text_inputs_resolve(options, &job.inputs);
+	int status = input_list_resolve(options, &job.inputs);
 	if (status) {
 		text_order_free(&order);
 		return status;
@@ -303,7 +303,7 @@ int text_sort_run(const struct options *options)
 		thread_pool_destroy(job.pool);
 	if (job.engine)
 		sort_engine_close(job.engine);
-	text_inputs_free(&job.inputs);
+	input_list_free(&job.inputs);
 	text_order_free(&order);
 	return status;
 }

@@ -69,6 +69,35 @@ cp "$WORK/ab" "$WORK/inplace"
 "$GPUSORT" --type=u64 --record-size=16 "$WORK/inplace" -o "$WORK/inplace"
 check "-o naming the input" cmp "$WORK/inplace" "$WORK/want"
 
+# --files0-from: the inputs are the names in the list, as in text mode
+printf '%s\0%s\0' "$WORK/a" "$WORK/b" > "$WORK/list"
+"$GPUSORT" --type=u64 --record-size=16 --files0-from="$WORK/list" > "$WORK/got"
+check "--files0-from names the inputs" cmp "$WORK/got" "$WORK/want"
+"$GPUSORT" --type=u64 --record-size=16 --files0-from=- < "$WORK/list" > "$WORK/got"
+check "--files0-from=- reads the list from stdin" cmp "$WORK/got" "$WORK/want"
+oracle --type=u64 --record-size=16 "$WORK/a" "$WORK/sorted_a"
+oracle --type=u64 --record-size=16 "$WORK/b" "$WORK/sorted_b"
+printf '%s\0%s\0' "$WORK/sorted_a" "$WORK/sorted_b" > "$WORK/sorted_list"
+"$GPUSORT" --type=u64 --record-size=16 -m --files0-from="$WORK/sorted_list" > "$WORK/got"
+check "-m --files0-from merges the inputs of the list" cmp "$WORK/got" "$WORK/want"
+# A bad list: sort's message (its text inputs fail the same way) and exit status.
+same_list_error() { # DESCRIPTION LIST STDIN [OPTION]
+	sort $4 --files0-from="$2" < "$3" > /dev/null 2> "$WORK/sort.err"
+	want=$?
+	"$GPUSORT" --type=u64 $4 --files0-from="$2" < "$3" > "$WORK/got" 2> "$WORK/stderr"
+	got=$?
+	sed 's/^sort:/gpusort:/' "$WORK/sort.err" | cmp -s - "$WORK/stderr" && [ $got -eq $want ] && [ ! -s "$WORK/got" ]
+	tap_result $? "$1: exit $got, '$(cat "$WORK/stderr")' as sort"
+}
+: > "$WORK/empty_list"
+same_list_error "an empty list" "$WORK/empty_list" /dev/null
+printf '%s\0\0' "$WORK/a" > "$WORK/zero_list"
+same_list_error "a zero-length name" "$WORK/zero_list" /dev/null
+same_list_error "a list that is missing" "$WORK/missing_list" /dev/null
+printf -- '-\0' > "$WORK/dash_list"
+same_list_error "'-' in a list read from stdin" - "$WORK/dash_list"
+same_list_error "-c with two names in the list" "$WORK/list" /dev/null -c
+
 # -c and -C
 expect_status 0 "-c on sorted input" "$GPUSORT" -c --type=u64 --record-size=16 "$WORK/want"
 expect_status 1 "-c on unsorted input" "$GPUSORT" -c --type=u64 --record-size=16 "$WORK/ab"

@@ -174,7 +174,7 @@ CASES
 n=0
 fail=0
 total=$(wc -l < cases)
-echo "1..$((total + 12))"
+echo "1..$((total + 13))"
 check() { # name
 	n=$((n + 1))
 	if cmp -s expected actual && [ "$expected_rc" = "$actual_rc" ]; then
@@ -200,6 +200,10 @@ printf 'words\0nonl\0dups\0' > names
 sort --files0-from=names > expected; expected_rc=$?
 "$GPUSORT" --files0-from=names > actual; actual_rc=$?
 check "--files0-from"
+sort -c --files0-from=names > expected 2>&1; expected_rc=$?
+"$GPUSORT" -c --files0-from=names 2>&1 | sed 's/^gpusort:/sort:/' > actual; actual_rc=$(
+	"$GPUSORT" -c --files0-from=names >/dev/null 2>&1; echo $?)
+check "-c --files0-from with several names"
 cp words inout
 sort words > expected; expected_rc=$?
 "$GPUSORT" -o inout inout; actual_rc=$?

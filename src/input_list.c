@@ -1,6 +1,7 @@
 /* --files0-from: every name must be non-empty, and "-" cannot name stdin when the list
- * itself came from stdin. With no operands the input is stdin. */
-#include "text_inputs.h"
+ * itself came from stdin. With no operands the input is stdin. The list is read as
+ * NUL-terminated text lines. */
+#include "input_list.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 
 static const char *const standard_input[] = { "-" };
 
-int text_inputs_resolve(const struct options *options, struct text_inputs *inputs)
+int input_list_resolve(const struct options *options, struct input_list *inputs)
 {
 	memset(inputs, 0, sizeof *inputs);
 	if (!options->files0_from) {
@@ -23,7 +24,7 @@ int text_inputs_resolve(const struct options *options, struct text_inputs *input
 	struct input_file *file;
 	int err = input_file_open(list, &file);
 	if (err) {
-		report("cannot open '%s' for reading: %s", list, strerror(-err));
+		report("open failed: %s: %s", list, strerror(-err));
 		return 2;
 	}
 	struct text_lines text;
@@ -52,12 +53,12 @@ int text_inputs_resolve(const struct options *options, struct text_inputs *input
 		size_t len = strlen(name);
 		if (len == 0) {
 			report("%s:%zu: invalid zero-length file name", list, i + 1);
-			text_inputs_free(inputs);
+			input_list_free(inputs);
 			return 2;
 		}
 		if (from_stdin && strcmp(name, "-") == 0) {
-			report("when reading file names from standard input, no file name of '-' allowed");
-			text_inputs_free(inputs);
+			report("when reading file names from stdin, no file name of '-' allowed");
+			input_list_free(inputs);
 			return 2;
 		}
 		inputs->names[i] = name;
@@ -66,13 +67,18 @@ int text_inputs_resolve(const struct options *options, struct text_inputs *input
 	inputs->count = count;
 	if (count == 0) {
 		report("no input from '%s'", list);
-		text_inputs_free(inputs);
+		input_list_free(inputs);
+		return 2;
+	}
+	if (options->check && count > 1) {
+		report("extra operand '%s' not allowed with -%c", inputs->names[1], options->check);
+		input_list_free(inputs);
 		return 2;
 	}
 	return 0;
 }
 
-void text_inputs_free(struct text_inputs *inputs)
+void input_list_free(struct input_list *inputs)
 {
 	if (inputs->storage)
 		free(inputs->names);
