@@ -69,6 +69,16 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 	return error ? 2 : 0;
 }
 
+bool binary_record_fits(const struct options *options, const struct record_layout *layout)
+{
+	size_t budget, limit = memory_plan_record_limit(options, &budget);
+	if (layout->record_size <= limit)
+		return true;
+	report("%s: records of %zu bytes do not fit the memory budget of %zu bytes (-S)",
+	       options->record_size_option, layout->record_size, budget);
+	return false;
+}
+
 /* With --device=auto, an input whose items (the keys as the engine sorts them) come to
  * less than this is sorted on the CPU threads: the GPU's fixed costs, about 0.25 s to
  * create the CUDA context and 0.1 s to tear it down at exit on the H100 machine, exceed
@@ -144,11 +154,20 @@ int binary_sort_run(const struct options *options)
 		return 2;
 	if (record_reader_open(inputs.names, inputs.count, layout.record_size, &reader) < 0)
 		goto out;
+	/* Sizes are judged against the input before anything is planned, and no input
+	 * costs nothing whatever the sizes. (-m judges each of its inputs itself.) */
+	int empty = options->merge_only ? 0 : record_reader_empty(reader);
+	if (empty < 0 || (!empty && !options->merge_only && !binary_record_fits(options, &layout)))
+		goto out;
 	if (options->check) {
-		status = binary_check(options, &layout, reader);
+		status = empty ? 0 : binary_check(options, &layout, reader);
 		record_reader_close(reader);
 		input_list_free(&inputs);
 		return status;
+	}
+	if (empty) {
+		status = record_output_empty(options, layout.record_size, &stats) ? 2 : 0;
+		goto out;
 	}
 	if (open_engine(options, &layout, record_reader_total_bytes(reader), &engine, &small) < 0)
 		goto out;

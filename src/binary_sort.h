@@ -2,6 +2,7 @@
 #ifndef GPUSORT_BINARY_SORT_H
 #define GPUSORT_BINARY_SORT_H
 
+#include <stdbool.h>
 #include "../kernels/sort_engine.h"
 #include "options.h"
 #include "record_items.h"
@@ -9,6 +10,10 @@
 
 /* Runs the whole binary sort (or -c check, or -m merge); returns the exit status. */
 int binary_sort_run(const struct options *options);
+
+/* Whether a record fits the memory budget at all (checked once the input is known to
+ * hold one); if not, reports which option made it that big. */
+bool binary_record_fits(const struct options *options, const struct record_layout *layout);
 
 /* Sorts one chunk: builds items (in records for in-place forms, else in items_buffer),
  * sorts them on the engine and finishes prefix ties. Returns 0 or a negative errno. */

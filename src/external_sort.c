@@ -208,6 +208,7 @@ int external_sort_binary(const struct options *options, const struct record_layo
 /* -m reads each input as one sorted source. */
 struct input_source {
 	struct record_reader *reader;
+	bool empty;             /* holds no record, so needs no buffer */
 	unsigned char *buffer;
 	size_t block_records;
 	size_t record_size;
@@ -243,7 +244,28 @@ int external_merge_inputs(const struct options *options, const struct record_lay
 	int error = contexts && sources ? 0 : -ENOMEM;
 	if (error)
 		report("%s", strerror(ENOMEM));
+	/* The record size is judged once an input is known to hold a record; empty inputs
+	 * cost nothing whatever the sizes. */
+	bool any_record = false;
 	for (size_t i = 0; i < k && !error; i++) {
+		error = record_reader_open(&names[i], 1, layout->record_size, &contexts[i].reader);
+		int empty = error ? 0 : record_reader_empty(contexts[i].reader);
+		if (empty < 0)
+			error = empty;
+		contexts[i].empty = empty == 1;
+		any_record |= empty == 0;
+		sources[i].next_block = input_source_next;
+		sources[i].context = &contexts[i];
+	}
+	if (!error && !any_record) {
+		error = record_output_empty(options, layout->record_size, stats);
+		goto done;
+	}
+	if (!error && !binary_record_fits(options, layout))
+		error = -EFBIG;
+	for (size_t i = 0; i < k && !error; i++) {
+		if (contexts[i].empty)
+			continue;
 		contexts[i].block_records = block_bytes / layout->record_size ? block_bytes / layout->record_size : 1;
 		contexts[i].record_size = layout->record_size;
 		contexts[i].stats = stats;
@@ -251,14 +273,11 @@ int external_merge_inputs(const struct options *options, const struct record_lay
 		if (!contexts[i].buffer) {
 			report("%s", strerror(ENOMEM));
 			error = -ENOMEM;
-			break;
 		}
-		error = record_reader_open(&names[i], 1, layout->record_size, &contexts[i].reader);
-		sources[i].next_block = input_source_next;
-		sources[i].context = &contexts[i];
 	}
 	if (!error)
 		error = merge_sources_into_output(options, layout, sources, k, block_bytes, stats);
+done:
 	for (size_t i = 0; contexts && i < k; i++) {
 		if (contexts[i].reader)
 			record_reader_close(contexts[i].reader);

@@ -43,14 +43,30 @@ size_t memory_plan_read_ahead(size_t budget)
 	return read_ahead;
 }
 
+static size_t binary_budget(const struct options *options)
+{
+	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
+	return budget < MINIMUM_BUDGET ? MINIMUM_BUDGET : budget;
+}
+
+static size_t chunk_budget_of(size_t budget)
+{
+	return budget - budget / 8;
+}
+
+size_t memory_plan_record_limit(const struct options *options, size_t *budget)
+{
+	*budget = binary_budget(options);
+	/* a chunk holds at least one record and the one read after it */
+	return chunk_budget_of(*budget) / 2;
+}
+
 void memory_plan_binary(const struct options *options, const struct record_layout *layout,
 			const struct sort_engine *engine, int64_t total_bytes, struct memory_plan *plan)
 {
-	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
-	if (budget < MINIMUM_BUDGET)
-		budget = MINIMUM_BUDGET;
+	size_t budget = binary_budget(options);
 	size_t read_ahead = memory_plan_read_ahead(budget);
-	size_t chunk_budget = budget - budget / 8;
+	size_t chunk_budget = chunk_budget_of(budget);
 	size_t upper = budget / layout->record_size;
 	enum record_form form = record_form_choose(layout, upper);
 	size_t width = record_form_width(form), size = layout->record_size;

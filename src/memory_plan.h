@@ -27,6 +27,10 @@ size_t memory_budget_default(void);
  * returns it. */
 size_t memory_plan_read_ahead(size_t budget);
 
+/* The largest record the budget holds (sets *budget to the budget): binary mode checks
+ * the record size against it before it plans or allocates anything. */
+size_t memory_plan_record_limit(const struct options *options, size_t *budget);
+
 /* Plans run formation for total_bytes of input (-1 when unknown), and sets the input
  * read-ahead for inputs read from now on. */
 void memory_plan_binary(const struct options *options, const struct record_layout *layout,

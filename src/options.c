@@ -312,6 +312,12 @@ static int finish_binary(struct options *options, const struct given *given)
 			 options->key_offset, options->key_size, options->record_size);
 		return usage_error("%s", message);
 	}
+	if (given->record_size)
+		options->record_size_option = "--record-size";
+	else if (options->key_offset > options->key_size)
+		options->record_size_option = "--key-offset";
+	else
+		options->record_size_option = given->key_size ? "--key-size" : "--type";
 	return 0;
 }
 

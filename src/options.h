@@ -19,6 +19,7 @@ struct options {
 	size_t record_size;      /* bytes per record */
 	size_t key_offset;       /* key position inside a record */
 	size_t key_size;         /* key bytes */
+	const char *record_size_option; /* the option that set the record size, for messages */
 
 	/* text keys */
 	struct keydef *keys;

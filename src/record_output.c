@@ -48,3 +48,10 @@ int record_output_finish(struct record_output *output, int error)
 		report_file_error(output->name, error);
 	return error;
 }
+
+int record_output_empty(const struct options *options, size_t record_size, struct sort_stats *stats)
+{
+	struct record_output output;
+	int error = record_output_open(&output, options, record_size, stats);
+	return error ? error : record_output_finish(&output, 0);
+}

@@ -35,4 +35,8 @@ int record_output_write(void *context, const unsigned char *records, size_t coun
  * file, if any, as it was. Returns the error, or the check's or the commit's. */
 int record_output_finish(struct record_output *output, int error);
 
+/* An input without records: opens and commits an empty output, reporting a failure.
+ * Returns 0 or a negative errno. */
+int record_output_empty(const struct options *options, size_t record_size, struct sort_stats *stats);
+
 #endif

@@ -15,6 +15,7 @@ struct record_reader {
 	const char *const *names;
 	struct input_file **files;
 	uint64_t bytes_of_current; /* read so far from the current input */
+	int lookahead;             /* the byte record_reader_empty took from a pipe, or -1 */
 };
 
 static const char *const standard_input[] = {"-"};
@@ -40,6 +41,7 @@ int record_reader_open(const char *const *names, size_t count, size_t record_siz
 		return -ENOMEM;
 	}
 	reader->record_size = record_size;
+	reader->lookahead = -1;
 	reader->count = count;
 	reader->names = names;
 	for (size_t i = 0; i < count; i++) {
@@ -78,9 +80,41 @@ const char *record_reader_current_name(const struct record_reader *reader)
 	return reader->names[i];
 }
 
+int record_reader_empty(struct record_reader *reader)
+{
+	if (reader->lookahead >= 0)
+		return 0;
+	for (; reader->current < reader->count; reader->current++) {
+		struct input_file *file = reader->files[reader->current];
+		off_t size = input_file_size(file);
+		if (size > 0)
+			return 0;
+		if (size == 0)
+			continue;
+		/* A pipe says whether it holds anything only by a read; the byte is kept
+		 * for the next record_reader_read. */
+		unsigned char byte;
+		ssize_t got = input_file_read(file, &byte, 1);
+		if (got < 0) {
+			report_file_error(reader->names[reader->current], (int)got);
+			return (int)got;
+		}
+		if (got == 1) {
+			reader->lookahead = byte;
+			reader->bytes_of_current = 1;
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records)
 {
 	size_t want = max_records * reader->record_size, have = 0;
+	if (reader->lookahead >= 0 && want > 0) {
+		buffer[have++] = (unsigned char)reader->lookahead;
+		reader->lookahead = -1;
+	}
 	while (have < want && reader->current < reader->count) {
 		ssize_t got = input_file_read(reader->files[reader->current], buffer + have, want - have);
 		if (got < 0) {

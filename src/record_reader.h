@@ -16,6 +16,10 @@ int record_reader_open(const char *const *names, size_t count, size_t record_siz
 		       struct record_reader **reader);
 /* Total bytes of all inputs when every one is a regular file, else -1. */
 int64_t record_reader_total_bytes(const struct record_reader *reader);
+/* 1 when the inputs hold no byte at all, 0 when they hold some, or a negative errno
+ * (reported). Costs no memory: a pipe is asked for one byte, which the next read
+ * returns first. */
+int record_reader_empty(struct record_reader *reader);
 /* Reads up to max_records whole records; returns the count (0 at the end) or a negative
  * errno, after reporting it with the file's name. */
 int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records);
