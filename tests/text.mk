@@ -8,3 +8,6 @@ noinst_PROGRAMS += tests/textgen
 tests_textgen_SOURCES = tests/textgen.c
 TESTS += tests/test_text_compare tests/test_text_diff.sh tests/test_text_spill.sh
 EXTRA_DIST += tests/test_text_diff.sh tests/test_text_spill.sh tests/text_inputs.py
+# Differential fuzzing against the system sort: a fixed seed in CI, any seed by hand.
+TESTS += tests/test_text_fuzz.sh
+EXTRA_DIST += tests/test_text_fuzz.sh tests/text_fuzz.py
