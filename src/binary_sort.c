@@ -45,6 +45,9 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 			  void *items_buffer, struct sort_stats *stats)
 {
 	enum record_form form;
+	/* in memory, records that travel by position are checked by their positions */
+	if (layout->verify)
+		layout->verify->by_position = true;
 	int error = binary_sort_chunk(engine, layout, records, n, items_buffer, &form, stats);
 	if (error) {
 		report("sort engine (%s): %s", sort_engine_describe(engine), strerror(-error));

@@ -150,15 +150,23 @@ static void build_slice(void *context, size_t slice)
 	}
 	uint64_t spent = 0;
 	struct fingerprint print = {0, 0};
-	size_t size = job->layout->record_size;
+	const struct record_layout *layout = job->layout;
+	size_t size = layout->record_size;
+	bool bare = record_form_in_place(job->form), by_position = !bare && verify->by_position;
 	for (size_t piece = begin; piece < end; piece += VERIFY_PIECE_RECORDS) {
 		size_t stop = piece + VERIFY_PIECE_RECORDS < end ? piece + VERIFY_PIECE_RECORDS : end;
 		/* before the build: bare keys are replaced by their images */
 		uint64_t started = sort_verify_clock();
-		for (size_t i = piece; i < stop; i++)
-			fingerprint_add(&print, job->records + i * size, size);
+		for (size_t i = piece; i < stop; i++) {
+			if (by_position)
+				fingerprint_add_position(&print, i);
+			else if (bare)
+				fingerprint_add(&print, job->records + i * size, size);
+			else
+				fingerprint_add(&print, job->records + i * size + layout->key_offset, layout->key_size);
+		}
 		spent += sort_verify_clock() - started;
-		build_range(job->layout, job->form, job->records, piece, stop, job->items);
+		build_range(layout, job->form, job->records, piece, stop, job->items);
 	}
 	sort_verify_input(verify, &print);
 	sort_verify_time(verify, sort_verify_clock() - spent);
@@ -223,11 +231,6 @@ void record_items_finish_ties(const struct record_layout *layout, enum record_fo
 			qsort_r(sorted + start, end - start, sizeof *sorted, qsort_tie_compare, &context);
 		start = end;
 	}
-}
-
-static bool same_key(const struct record_layout *layout, const unsigned char *a, const unsigned char *b)
-{
-	return key_compare(layout->type, layout->key_size, a + layout->key_offset, b + layout->key_offset) == 0;
 }
 
 /* The image of bare record i (its key's image, before restoring). */
@@ -375,18 +378,22 @@ struct gather_job {
 	bool to_output;
 };
 
-/* True when item i - 1 sorts before item i, as the sort must have left them: positions
- * make every item distinct, and a prefix tie is ordered by the full key, then position. */
-static bool item_follows(const struct record_layout *layout, enum record_form form,
-			 const unsigned char *records, const void *items, size_t i)
+/* Two records' keys in output order (-r applied): <0, 0, >0. */
+static int record_key_order(const struct record_layout *layout, const unsigned char *a, const unsigned char *b)
 {
-	if (form == FORM_KEY32_POS32)
-		return ((const uint64_t *)items)[i - 1] < ((const uint64_t *)items)[i];
-	const item_u128 *wide = items;
-	if (form != FORM_PREFIX64_POS64 || item_u128_high(wide[i - 1]) != item_u128_high(wide[i]))
-		return wide[i - 1] < wide[i];
-	struct tie_context context = {layout, records};
-	return compare_full_keys(&context, item_u128_low(wide[i - 1]), item_u128_low(wide[i])) < 0;
+	int order = key_compare(layout->type, layout->key_size, a + layout->key_offset, b + layout->key_offset);
+	return layout->reverse ? -order : order;
+}
+
+/* A record of a positional form put out: by its position in an in-memory sort, else by
+ * its key's bytes (verify.h). */
+static inline void record_fingerprint(const struct record_layout *layout, const struct sort_verify *verify,
+				      struct fingerprint *print, const unsigned char *record, size_t position)
+{
+	if (verify->by_position)
+		fingerprint_add_position(print, position);
+	else
+		fingerprint_add(print, record + layout->key_offset, layout->key_size);
 }
 
 static void gather_slice(void *context, size_t slice)
@@ -403,11 +410,15 @@ static void gather_slice(void *context, size_t slice)
 		return;
 	uint64_t started = sort_verify_clock(), disorder = 0;
 	struct fingerprint print = {0, 0};
+	const struct record_layout *layout = job->layout;
 	for (size_t i = begin; i < end; i++) {
 		size_t at = job->first + i;
-		if (at > 0)
-			disorder += !item_follows(job->layout, job->form, job->records, job->items, at);
-		fingerprint_add(&print, job->out + i * size, size);
+		/* the gathered records in key order (the one before the slice from its source) */
+		const unsigned char *before = i > begin ? job->out + (i - 1) * size
+				: at > 0 ? job->records + item_position(job->form, job->items, at - 1) * size : NULL;
+		if (before)
+			disorder += record_key_order(layout, before, job->out + i * size) > 0;
+		record_fingerprint(layout, verify, &print, job->out + i * size, item_position(job->form, job->items, at));
 	}
 	sort_verify_output(verify, &print, disorder);
 	sort_verify_time(verify, started);
@@ -492,12 +503,14 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 	size_t filled = 0;
 	int error = 0;
 	for (size_t i = 0; i < n && !error; i++) {
-		const unsigned char *record = records + item_position(form, items, i) * size;
-		bool drop = previous && same_key(layout, previous, record);
+		size_t position = item_position(form, items, i);
+		const unsigned char *record = records + position * size;
+		int order = previous ? record_key_order(layout, previous, record) : -1;
+		bool drop = order == 0;
 		if (verify && (to_output || drop)) {
 			/* every item, kept or dropped, is put out once */
-			disorder += to_output && i > 0 && !item_follows(layout, form, records, items, i);
-			fingerprint_add(&print, record, size);
+			disorder += to_output && order > 0;
+			record_fingerprint(layout, verify, &print, record, position);
 		}
 		if (drop)
 			continue;

@@ -186,6 +186,10 @@ static void fingerprint_slice(void *ctx, size_t slice)
 	uint64_t started = sort_verify_clock();
 	struct fingerprint print = {0, 0};
 	for (size_t i = begin; i < end; i++) {
+		if (job->verify->by_position) {
+			fingerprint_add_position(&print, i);
+			continue;
+		}
 		size_t len;
 		const char *line = text_line(job->lines, i, &len);
 		fingerprint_add(&print, line, len);

@@ -36,8 +36,9 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool);
 size_t text_count_terminators(const char *data, size_t len, unsigned char eol);
 
 struct sort_verify;
-/* Adds every indexed line (without its terminator) to the self-check's fingerprint of
- * the sort's input (verify.h), on pool. */
+/* Adds every indexed line to the self-check's fingerprint of the sort's input
+ * (verify.h), on pool: its index when verify->by_position, else its bytes without the
+ * terminator. */
 void text_lines_fingerprint(const struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify);
 
 static inline const char *text_line(const struct text_lines *lines, size_t i, size_t *len)

@@ -213,10 +213,14 @@ static void measure_chunk(void *ctx, size_t chunk)
 	uint64_t bytes = 0;
 	struct text_writer *writer = job->writer;
 	bool verify = verifying(writer);
+	/* an in-memory sort's output lines count by their indices, all of them, here */
+	bool by_position = verify && writer->to_output && writer->verify->by_position;
 	struct fingerprint dropped = {0, 0};
 	for (size_t i = begin; i < end; i++) {
 		size_t len;
 		const char *line = text_line(job->lines, job->sorted[i], &len);
+		if (by_position)
+			fingerprint_add_position(&dropped, job->sorted[i]);
 		if (job->keep) {
 			bool keep;
 			if (i > 0) {
@@ -230,7 +234,7 @@ static void measure_chunk(void *ctx, size_t chunk)
 			job->keep[i] = keep;
 			if (!keep) {
 				/* a dropped line counts as put out (the self-check) */
-				if (verify)
+				if (verify && !by_position)
 					fingerprint_add(&dropped, line, len);
 				continue;
 			}
@@ -264,7 +268,8 @@ static void verify_gathered(const struct gather_job *job, size_t begin, const ch
 			int compared = text_compare_lines(order, previous, previous_len, line, len);
 			disorder += order->unique ? compared >= 0 : compared > 0;
 		}
-		fingerprint_add(&print, line, len);
+		if (!writer->verify->by_position) /* else measure_chunk counted it */
+			fingerprint_add(&print, line, len);
 		previous = line, previous_len = len;
 		line = eol + 1;
 	}

@@ -23,6 +23,10 @@ struct sort_verify {
 	bool enabled;
 	bool ordered; /* the output must be in order */
 	int64_t expected; /* records the inputs held when opened (regular files), or -1 */
+	/* An in-memory sort counts records that travel by position (records behind items,
+	 * text lines) by their positions, a permutation check that reads no record; a
+	 * spilled sort, whose runs keep no positions, by their keys' bytes (text: lines). */
+	bool by_position;
 	_Atomic uint64_t input_count, input_sum;
 	_Atomic uint64_t output_count, output_sum;
 	_Atomic uint64_t disorder;    /* adjacent output records found out of order */
@@ -63,6 +67,13 @@ static inline void fingerprint_add(struct fingerprint *print, const void *record
 	}
 	print->count++;
 	print->sum += word;
+}
+
+static inline void fingerprint_add_position(struct fingerprint *print, uint64_t position)
+{
+	uint64_t word = (position ^ 0x2545f4914f6cdd1dull) * 0xd6e8feb86659fd93ull;
+	print->count++;
+	print->sum += word ^ (word >> 32);
 }
 
 /* Adds a thread's fingerprint of records in, or out, and the disorder it found. */
