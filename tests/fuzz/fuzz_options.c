@@ -1,0 +1,291 @@
+/* libFuzzer harness for the command line: the input, split at NUL bytes, is an argv
+ * after "gpusort". options_parse must not crash or leak, must give the same answer
+ * twice, and every option set it accepts must be self-consistent (binary layout inside
+ * the record, text keys that reparse to themselves, pointers into argv, the combined
+ * text order). Each argument also goes through keydef_parse and size_parse against
+ * their own rules. Run: tests/fuzz/fuzz_options CORPUS_DIR */
+#include "config.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "src/keydef.h"
+#include "src/options.h"
+#include "src/size_parse.h"
+#include "src/text_order.h"
+
+#define MAX_ARGS 48
+
+/* A failed check is a crash, which libFuzzer reports with the input that caused it. */
+/* gpusort's messages (usage errors, --help) go to /dev/null; the harness's own and
+ * libFuzzer's to the real stderr. */
+static FILE *harness_stderr;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	harness_stderr = stderr;
+	FILE *null = fopen("/dev/null", "w");
+	if (null)
+		stdout = stderr = null;
+	return 0;
+}
+
+#define require(condition) \
+	do { \
+		if (!(condition)) { \
+			fprintf(harness_stderr, "fuzz_options: %s:%d: check failed: %s\n", __FILE__, \
+				__LINE__, #condition); \
+			abort(); \
+		} \
+	} while (0)
+
+static bool inside_argv(const char *p, char **argv, int argc)
+{
+	for (int i = 0; i < argc; i++)
+		if (p >= argv[i] && p <= argv[i] + strlen(argv[i]))
+			return true;
+	return false;
+}
+
+static bool same_ordering(const struct key_ordering *a, const struct key_ordering *b)
+{
+	return a->skip_start_blanks == b->skip_start_blanks
+	    && a->skip_end_blanks == b->skip_end_blanks && a->dictionary == b->dictionary
+	    && a->fold_case == b->fold_case && a->general_numeric == b->general_numeric
+	    && a->human_numeric == b->human_numeric
+	    && a->ignore_nonprinting == b->ignore_nonprinting && a->month == b->month
+	    && a->numeric == b->numeric && a->reverse == b->reverse && a->version == b->version;
+}
+
+static bool same_key(const struct keydef *a, const struct keydef *b)
+{
+	return a->start_field == b->start_field && a->start_char == b->start_char
+	    && a->end_field == b->end_field && a->end_char == b->end_char
+	    && a->has_ordering == b->has_ordering && same_ordering(&a->ordering, &b->ordering);
+}
+
+/* The canonical KEYDEF text of a parsed key: parsing it again gives the same key. */
+static void format_key(const struct keydef *key, char *text, size_t size)
+{
+	const struct key_ordering *o = &key->ordering;
+	int n = snprintf(text, size, "%zu.%zu%s%s%s%s%s%s%s%s%s%s", key->start_field,
+			 key->start_char, o->skip_start_blanks ? "b" : "", o->dictionary ? "d" : "",
+			 o->fold_case ? "f" : "", o->general_numeric ? "g" : "",
+			 o->human_numeric ? "h" : "", o->ignore_nonprinting ? "i" : "",
+			 o->month ? "M" : "", o->numeric ? "n" : "", o->reverse ? "r" : "",
+			 o->version ? "V" : "");
+	if (key->end_field)
+		snprintf(text + n, size - (size_t)n, ",%zu.%zu%s", key->end_field, key->end_char,
+			 o->skip_end_blanks ? "b" : "");
+}
+
+static void check_key(const struct keydef *key)
+{
+	require(key->start_field >= 1 && key->start_char >= 1);
+	require(key->end_field != 0 || key->end_char == 0);
+	require(key->has_ordering == key_ordering_any(&key->ordering));
+	char text[160];
+	struct keydef again;
+	const char *reason = NULL;
+	format_key(key, text, sizeof text);
+	require(keydef_parse(text, &again, &reason) == 0);
+	require(same_key(key, &again));
+}
+
+/* keydef_parse and keydef_error_message are one parser: they agree on every text. */
+static void check_keydef_text(const char *text)
+{
+	struct keydef key;
+	const char *reason = NULL;
+	char message[512];
+	int error = keydef_parse(text, &key, &reason);
+	keydef_error_message(text, message, sizeof message);
+	if (error == 0) {
+		require(strcmp(message, "no error") == 0);
+		check_key(&key);
+	} else {
+		require(error == -EINVAL && reason && strstr(message, reason) == message);
+	}
+}
+
+/* size_parse against its documented grammar: digits, then nothing (KiB), or one of
+ * b K M G T P E Z Y (either case) or %. */
+static void check_size_text(const char *text)
+{
+	size_t bytes = 0;
+	int error = size_parse(text, 1024, &bytes);
+	size_t digits = strspn(text, "0123456789");
+	const char *suffix = text + digits;
+	bool grammar = digits > 0 && (suffix[0] == '\0'
+				      || (suffix[1] == '\0' && strchr("bBkKmMgGtTpPeEzZyY%", suffix[0])));
+	if (!grammar) {
+		require(error == -EINVAL);
+		return;
+	}
+	if (suffix[0] == '%') {
+		/* % of physical memory: up to 100 */
+		require(error == 0 || error == -ERANGE);
+		if (error == 0)
+			require(bytes <= physical_memory_bytes());
+		return;
+	}
+	/* value * unit without overflow, in 128 bits */
+	static const char units[] = "bkmgtpezy";
+	unsigned power = 1;
+	if (suffix[0])
+		power = (unsigned)(strchr(units, suffix[0] | 0x20) - units);
+	unsigned __int128 value = 0;
+	bool overflow = false;
+	for (size_t i = 0; i < digits; i++) {
+		value = value * 10 + (unsigned)(text[i] - '0');
+		if (value > (unsigned __int128)UINT64_MAX) {
+			overflow = true;
+			break;
+		}
+	}
+	for (unsigned i = 0; i < power && !overflow; i++) {
+		value *= 1024;
+		overflow = value > (unsigned __int128)SIZE_MAX;
+	}
+	if (value > (unsigned __int128)SIZE_MAX)
+		overflow = true;
+	if (overflow) {
+		require(error == -ERANGE);
+	} else {
+		require(error == 0);
+		require(bytes == (size_t)value);
+	}
+}
+
+static void check_accepted(const struct options *o, char **argv, int argc)
+{
+	require(o->mode == MODE_TEXT || o->mode == MODE_BINARY);
+	if (o->mode == MODE_BINARY) {
+		require(o->key_count == 0);
+		require(!key_ordering_any(&o->global_ordering));
+		require(o->field_separator == -1 && !o->zero_terminated);
+		require(o->record_size >= 1 && o->key_size >= 1);
+		require(o->key_offset <= o->record_size
+			&& o->key_size <= o->record_size - o->key_offset);
+		if (o->key_type != KEY_BYTES)
+			require(o->key_size == key_type_size(o->key_type));
+		else
+			require(o->key_size >= 1);
+	} else {
+		require(o->record_size == 0 && o->key_offset == 0 && o->key_size == 0);
+		require(o->field_separator >= -1 && o->field_separator <= 255);
+		for (size_t i = 0; i < o->key_count; i++)
+			check_key(&o->keys[i]);
+		/* The effective order: built, or refused for clashing letters only. */
+		struct text_order order;
+		char letters[32] = "";
+		int error = text_order_init(&order, o, letters, sizeof letters);
+		if (error == 0) {
+			require(order.key_count >= o->key_count && order.key_count <= o->key_count + 1);
+			for (size_t i = 0; i < order.key_count; i++) {
+				char again[32];
+				require(!key_ordering_conflict(&order.keys[i].ordering, again, sizeof again));
+				require(order.keys[i].start_field >= 1 && order.keys[i].start_char >= 1);
+			}
+			require(order.separator == o->field_separator);
+			require(order.eol == (o->zero_terminated ? '\0' : '\n'));
+			text_order_free(&order);
+		} else {
+			require(error == -EINVAL && letters[0] && strlen(letters) >= 2);
+		}
+	}
+	require(o->check == 0 || o->check == 'c' || o->check == 'C');
+	if (o->check)
+		require(o->input_count <= 1 && !o->output);
+	if (o->files0_from)
+		require(o->input_count == 0 && inside_argv(o->files0_from, argv, argc));
+	require(o->engine.threads <= 4096);
+	require(o->engine.device == SORT_DEVICE_AUTO || o->engine.device == SORT_DEVICE_CPU
+		|| (o->engine.device >= 0 && o->engine.device < 1024));
+	require(strcmp(sort_algorithm_name(o->engine.algorithm), "unknown") != 0);
+	require(o->input_count == 0 || o->inputs);
+	for (size_t i = 0; i < o->input_count; i++)
+		require(inside_argv(o->inputs[i], argv, argc));
+	for (size_t i = 0; i < o->temp_dir_count; i++)
+		require(inside_argv(o->temp_dirs[i], argv, argc));
+	if (o->output)
+		require(inside_argv(o->output, argv, argc));
+}
+
+/* Two parses of one argv give the same options. */
+static void check_same(const struct options *a, const struct options *b)
+{
+	require(a->mode == b->mode && a->key_type == b->key_type);
+	require(a->record_size == b->record_size && a->key_offset == b->key_offset
+		&& a->key_size == b->key_size);
+	require(a->key_count == b->key_count);
+	for (size_t i = 0; i < a->key_count; i++)
+		require(same_key(&a->keys[i], &b->keys[i]));
+	require(same_ordering(&a->global_ordering, &b->global_ordering));
+	require(a->field_separator == b->field_separator && a->zero_terminated == b->zero_terminated
+		&& a->stable == b->stable && a->reverse == b->reverse && a->unique == b->unique
+		&& a->check == b->check && a->merge_only == b->merge_only);
+	require(a->files0_from == b->files0_from && a->output == b->output);
+	require(a->memory_budget == b->memory_budget);
+	require(a->engine.device == b->engine.device && a->engine.threads == b->engine.threads
+		&& a->engine.gpu_memory == b->engine.gpu_memory
+		&& a->engine.algorithm == b->engine.algorithm);
+	require(a->input_count == b->input_count && a->temp_dir_count == b->temp_dir_count);
+	for (size_t i = 0; i < a->input_count; i++)
+		require(a->inputs[i] == b->inputs[i]);
+	for (size_t i = 0; i < a->temp_dir_count; i++)
+		require(a->temp_dirs[i] == b->temp_dirs[i]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* argv: "gpusort", then the input's NUL-separated pieces, each in its own
+	 * allocation so that reading past one is caught. */
+	char *argv[MAX_ARGS + 2];
+	int argc = 0;
+	argv[argc++] = strdup("gpusort");
+	size_t start = 0;
+	while (start <= size && argc <= MAX_ARGS) {
+		const uint8_t *nul = memchr(data + start, '\0', size - start);
+		size_t len = nul ? (size_t)(nul - (data + start)) : size - start;
+		char *arg = malloc(len + 1);
+		memcpy(arg, data + start, len);
+		arg[len] = '\0';
+		argv[argc++] = arg;
+		start += len + 1;
+	}
+	argv[argc] = NULL;
+	/* getopt may permute argv; both parses must see the same vector. */
+	char *original[MAX_ARGS + 2];
+	memcpy(original, argv, sizeof original);
+
+	for (int i = 1; i < argc; i++) {
+		check_keydef_text(argv[i]);
+		check_size_text(argv[i]);
+	}
+
+	struct options first, second;
+	int status = options_parse(argc, argv, &first);
+	require(status == 0 || status == 1 || status == 2);
+	if (status == 0)
+		check_accepted(&first, original, argc);
+	char *permuted[MAX_ARGS + 2];
+	memcpy(permuted, argv, sizeof permuted);
+	memcpy(argv, original, sizeof original);
+	int again = options_parse(argc, argv, &second);
+	require(again == status);
+	if (status == 0) {
+		check_same(&first, &second);
+		/* getopt_long only permutes: the same strings, in some order */
+		for (int i = 0; i < argc; i++)
+			require(inside_argv(permuted[i], original, argc));
+	}
+	options_free(&first);
+	options_free(&second);
+	for (int i = 0; i < argc; i++)
+		free(original[i]);
+	return 0;
+}

@@ -1,0 +1,56 @@
+# tests/fuzz/: libFuzzer harnesses, compiled by clang (FUZZ_CC, found by configure)
+# with -fsanitize=fuzzer,address,undefined straight from the sources they exercise, so
+# that they do not depend on how the libraries were built. `make fuzz` builds them;
+# tests/fuzz/test_fuzz.sh (make check) replays each seed corpus and fuzzes each harness
+# for GPUSORT_FUZZ_SECONDS (default 20).
+FUZZ_HARNESSES = tests/fuzz/fuzz_options tests/fuzz/fuzz_text_compare tests/fuzz/fuzz_run_file
+FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-sign-compare -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_LINK = $(AM_V_GEN)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEFS) -I$(top_srcdir) -I$(top_builddir) \
+	$(ZSTD_CFLAGS) $(URING_CFLAGS) -o $@ $(filter %.c %.$(OBJEXT),$^)
+
+# options.c names the sort engine's algorithms, so the engine comes along (and with
+# CUDA, its nvcc-built objects and the runtime).
+FUZZ_ENGINE = kernels/sort_engine.c kernels/bucket_sort_cpu.c kernels/thread_pool.c
+if HAVE_CUDA
+FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OBJEXT) \
+	kernels/gpu_bucket_steps.$(OBJEXT) kernels/gpu_sample_sort.$(OBJEXT) \
+	kernels/gpu_radix_sort.$(OBJEXT) kernels/gpu_bitonic_sort.$(OBJEXT) \
+	kernels/gpu_quick_sort.$(OBJEXT)
+endif
+FUZZ_OPTIONS_FILES = src/options.c src/keydef.c src/size_parse.c src/report.c \
+	src/text_order.c $(FUZZ_ENGINE)
+FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text_compare.c src/text_fields.c \
+	src/text_numeric.c src/text_general.c src/text_month.c src/text_version.c \
+	src/text_prefix.c
+FUZZ_RUN_FILE_FILES = io/run_file.c io/block_transform.c io/write_queue.c \
+	io/io_ring.c io/fault_inject.c
+
+tests/fuzz/fuzz_options$(EXEEXT): tests/fuzz/fuzz_options.c $(FUZZ_OPTIONS_FILES) \
+		$(FUZZ_ENGINE_OBJECTS) config.h
+	@$(MKDIR_P) $(@D)
+	$(FUZZ_LINK) $(CUDA_LIBS) -lpthread -lm
+tests/fuzz/fuzz_text_compare$(EXEEXT): tests/fuzz/fuzz_text_compare.c $(FUZZ_TEXT_FILES) \
+		$(FUZZ_ENGINE_OBJECTS) config.h
+	@$(MKDIR_P) $(@D)
+	$(FUZZ_LINK) $(CUDA_LIBS) -lpthread -lm
+tests/fuzz/fuzz_run_file$(EXEEXT): tests/fuzz/fuzz_run_file.c $(FUZZ_RUN_FILE_FILES) config.h
+	@$(MKDIR_P) $(@D)
+	$(FUZZ_LINK) $(ZSTD_LIBS) $(URING_LIBS) -lpthread
+
+if HAVE_FUZZ
+FUZZ_ENABLED = yes
+fuzz: $(FUZZ_HARNESSES)
+check_SCRIPTS = $(FUZZ_HARNESSES)
+else
+fuzz:
+	@echo "make fuzz: configure found no clang with libFuzzer (see config.log; FUZZ_CC=...)" >&2
+	@exit 1
+endif
+.PHONY: fuzz
+CLEANFILES += $(FUZZ_HARNESSES)
+
+TESTS += tests/fuzz/test_fuzz.sh
+EXTRA_DIST += tests/fuzz/test_fuzz.sh tests/fuzz/README.md tests/fuzz/fuzz_options.c \
+	tests/fuzz/fuzz_text_compare.c tests/fuzz/fuzz_run_file.c tests/fuzz/fuzz_text_compare.dict \
+	tests/fuzz/fuzz_options.dict tests/fuzz/corpus
