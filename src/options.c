@@ -351,7 +351,10 @@ static int parse_arguments(int argc, char **argv, struct options *options)
 	size_t value;
 	int error;
 
-	optind = 1;
+	/* 0, not 1: glibc's getopt then also forgets where it was inside a cluster of
+	 * short options, which an earlier parse that stopped early (-bx) leaves behind and
+	 * a second parse would otherwise continue in the old argv. */
+	optind = 0;
 	opterr = 1;
 	for (;;) {
 		int option = getopt_long(argc, argv, short_options, long_options, NULL);
