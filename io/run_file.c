@@ -147,7 +147,8 @@ static enum run_transform run_block_transform(const struct run_writer *writer, s
 {
 	size_t width = writer->options.element_bytes;
 	enum run_transform transform = writer->options.transform;
-	if (transform == RUN_TRANSFORM_NONE || bytes % width != 0)
+	/* An empty block has nothing to transform (and no scratch buffer to do it in). */
+	if (transform == RUN_TRANSFORM_NONE || bytes == 0 || bytes % width != 0)
 		return RUN_TRANSFORM_NONE;
 	if (transform == RUN_TRANSFORM_DELTA && !delta_supported(width))
 		return RUN_TRANSFORM_BYTE_PLANES;

@@ -68,7 +68,7 @@ struct run_file_stats {
 int run_writer_open(int fd, const struct run_writer_options *options,
 		    struct run_writer **writer);
 /* Compresses and queues one block; data is free again on return. A block whose size is
- * not a multiple of element_bytes is stored without transform. */
+ * not a multiple of element_bytes, or is 0, is stored without transform. */
 int run_writer_append_block(struct run_writer *writer, const void *data, size_t bytes,
 			    uint64_t records, const void *index_entry, size_t entry_bytes);
 /* Writes the index and footer and waits for every write; frees the writer either way.
