@@ -324,6 +324,15 @@ static int run_pread(int fd, void *buffer, size_t bytes, uint64_t offset)
 	return 0;
 }
 
+/* The most a zstd frame of `compressed` bytes can hold: every block that yields
+ * anything takes at least 4 bytes (a 3-byte header and an RLE byte) and yields at most
+ * ZSTD_BLOCKSIZE_MAX. Sizes read from a damaged file are held to it before anything is
+ * allocated for them. */
+static uint64_t frame_content_limit(uint64_t compressed)
+{
+	return (compressed / 4 + 1) * ZSTD_BLOCKSIZE_MAX;
+}
+
 /* One frame of `bytes` uncompressed bytes, checksum verified, into dst. */
 static int run_decompress(ZSTD_DCtx *dctx, void *dst, size_t bytes, const void *src,
 			  size_t compressed)
@@ -359,6 +368,7 @@ static int run_index_parse(struct run_reader *reader, size_t index_bytes, uint64
 		    || block->info.offset > index_offset
 		    || block->info.compressed_bytes > index_offset - block->info.offset
 		    || block->transform > RUN_TRANSFORM_DELTA || block->info.bytes > SIZE_MAX / 2
+		    || block->info.bytes > frame_content_limit(block->info.compressed_bytes)
 		    || (block->transform && (!block->element_bytes
 					     || block->info.bytes % block->element_bytes)))
 			return -EBADMSG;
@@ -395,7 +405,7 @@ static int run_reader_load(struct run_reader *reader)
 	unsigned long long index_bytes = error ? 0 : ZSTD_getFrameContentSize(frame, index_frame);
 	if (!error && (index_bytes == ZSTD_CONTENTSIZE_UNKNOWN || index_bytes == ZSTD_CONTENTSIZE_ERROR
 		       || index_bytes < reader->count * RUN_ENTRY_FIXED_BYTES
-		       || index_bytes > (1ull << 40)))
+		       || index_bytes > frame_content_limit(index_frame)))
 		error = -EBADMSG;
 	if (!error) {
 		reader->index = malloc(index_bytes ? index_bytes : 1);
