@@ -12,9 +12,11 @@ fi
 seconds=${GPUSORT_FUZZ_SECONDS:-20}
 cd "$WORK" || exit 2
 
-# report NAME LOG: libFuzzer's last words and the failing input, as TAP comments.
+# report NAME LOG: the finding (from its first line) and the failing input, as TAP
+# comments.
 report() {
-	tail -n 40 "$2" | sed 's/^/# /'
+	awk '/ERROR:|runtime error:|check failed|deadly signal|Test unit written/ { on = 1 }
+	     on && shown < 40 { print "# " $0; shown++ }' "$2"
 	for artifact in "$WORK/$1"-crash-* "$WORK/$1"-leak-* "$WORK/$1"-timeout-* "$WORK/$1"-oom-*; do
 		[ -f "$artifact" ] || continue
 		echo "# input $(basename "$artifact"):"
