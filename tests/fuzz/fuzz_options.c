@@ -121,22 +121,7 @@ static void check_size_text(const char *text)
 	const char *suffix = text + digits;
 	bool grammar = digits > 0 && (suffix[0] == '\0'
 				      || (suffix[1] == '\0' && strchr("bBkKmMgGtTpPeEzZyY%", suffix[0])));
-	if (!grammar) {
-		require(error == -EINVAL);
-		return;
-	}
-	if (suffix[0] == '%') {
-		/* % of physical memory: up to 100 */
-		require(error == 0 || error == -ERANGE);
-		if (error == 0)
-			require(bytes <= physical_memory_bytes());
-		return;
-	}
-	/* value * unit without overflow, in 128 bits */
-	static const char units[] = "bkmgtpezy";
-	unsigned power = 1;
-	if (suffix[0])
-		power = (unsigned)(strchr(units, suffix[0] | 0x20) - units);
+	/* the number, in 128 bits: past 64 bits it overflows whatever follows */
 	unsigned __int128 value = 0;
 	bool overflow = false;
 	for (size_t i = 0; i < digits; i++) {
@@ -146,6 +131,22 @@ static void check_size_text(const char *text)
 			break;
 		}
 	}
+	if (!grammar) {
+		/* bad syntax; a number too big may be reported first, as GNU's xstrtoumax */
+		require(error == -EINVAL || (error == -ERANGE && overflow));
+		return;
+	}
+	if (suffix[0] == '%') {
+		/* % of physical memory: up to 100 */
+		require(error == 0 || error == -ERANGE);
+		if (error == 0)
+			require(bytes <= physical_memory_bytes());
+		return;
+	}
+	static const char units[] = "bkmgtpezy";
+	unsigned power = 1;
+	if (suffix[0])
+		power = (unsigned)(strchr(units, suffix[0] | 0x20) - units);
 	for (unsigned i = 0; i < power && !overflow; i++) {
 		value *= 1024;
 		overflow = value > (unsigned __int128)SIZE_MAX;
