@@ -47,14 +47,15 @@ int size_parse(const char *text, size_t default_unit, size_t *bytes)
 			power = i;
 	if (power < 0)
 		return -EINVAL;
-	size_t multiplier = 1;
-	for (int i = 0; i < power; i++) {
-		if (multiplier > SIZE_MAX / 1024)
-			return -ERANGE;
-		multiplier *= 1024;
-	}
-	if (value > SIZE_MAX / multiplier)
+	/* Scaled one 1024 at a time, as GNU's xstrtoumax: 0Y is 0, not an overflow. */
+	if (value > SIZE_MAX)
 		return -ERANGE;
-	*bytes = (size_t)value * multiplier;
+	size_t scaled = (size_t)value;
+	for (int i = 0; i < power; i++) {
+		if (scaled > SIZE_MAX / 1024)
+			return -ERANGE;
+		scaled *= 1024;
+	}
+	*bytes = scaled;
 	return 0;
 }
