@@ -3,11 +3,13 @@
  * then damaged by the rest of the input (bytes flipped or set, the file cut short or
  * grown), then read whole. Every damage must read as -EBADMSG or as the original data:
  * never a crash, a hang, a leak, a huge allocation, or other data returned as good.
- * A second mode forges the index itself (any bytes, compressed and with a valid
- * footer) to reach the index checks; there reads must stay inside the caller's buffer.
+ * A second mode forges the index itself (entries near the limits of the reader's
+ * checks, or raw bytes; compressed and behind a valid footer) to reach those checks:
+ * there reads must stay inside the index and the caller's buffer, and the writer's
+ * own entries must still read back right.
  *
  * Input: 4 header bytes, then the damage: 4-byte operations (op, offset lo, offset hi,
- * value), or in forge mode the index's block count (2 bytes) and raw index bytes.
+ * value), or in forge mode the forged index (see forge()).
  * Run: tests/fuzz/fuzz_run_file CORPUS_DIR */
 #define _GNU_SOURCE
 #include "config.h"
@@ -118,6 +120,13 @@ static uint8_t cached_header[4];
 static unsigned char *cached_image;
 static size_t cached_size;
 
+/* Where the writer put each block of the cached image, and how (for forge mode). */
+struct pristine_block {
+	uint64_t offset, compressed, bytes, records;
+	uint32_t transform, entry_bytes;
+};
+static struct pristine_block pristine_blocks[MAX_BLOCKS];
+
 static void read_image(unsigned char **image, size_t *size)
 {
 	off_t end = lseek(fd, 0, SEEK_END);
@@ -154,6 +163,25 @@ static const unsigned char *pristine_image(const uint8_t *header, const struct r
 	require(run_writer_finish(writer, &stats) == 0);
 	read_image(&cached_image, &cached_size);
 	require(stats.file_bytes == cached_size && stats.blocks == run->count);
+	struct run_reader *reader;
+	require(run_reader_open(fd, &reader) == 0);
+	for (size_t i = 0; i < run->count; i++) {
+		struct run_block_info info;
+		require(run_reader_block_info(reader, i, &info) == 0);
+		struct pristine_block *b = &pristine_blocks[i];
+		b->offset = info.offset, b->compressed = info.compressed_bytes;
+		b->bytes = info.bytes, b->records = info.records;
+		b->entry_bytes = (uint32_t)info.index_entry_bytes;
+		/* the writer's choice (run_file.c), recorded in the index's transform word */
+		size_t width = run->options.element_bytes;
+		uint32_t transform = run->options.transform;
+		if (info.bytes == 0 || info.bytes % width)
+			transform = RUN_TRANSFORM_NONE;
+		else if (transform == RUN_TRANSFORM_DELTA && width != 4 && width != 8)
+			transform = RUN_TRANSFORM_BYTE_PLANES;
+		b->transform = transform | (transform ? (uint32_t)width << 8 : 0);
+	}
+	run_reader_close(reader);
 	memcpy(cached_header, header, 4);
 	*size = cached_size;
 	return cached_image;
@@ -247,6 +275,17 @@ static void put_u64(unsigned char *at, uint64_t value)
 		at[i] = (unsigned char)(value >> (8 * i));
 }
 
+static void put_u32(unsigned char *at, uint32_t value)
+{
+	for (int i = 0; i < 4; i++)
+		at[i] = (unsigned char)(value >> (8 * i));
+}
+
+static uint32_t get_u32(const uint8_t *at)
+{
+	return (uint32_t)at[0] | (uint32_t)at[1] << 8 | (uint32_t)at[2] << 16 | (uint32_t)at[3] << 24;
+}
+
 static uint64_t fnv1a64(const unsigned char *data, size_t bytes)
 {
 	uint64_t hash = 0xcbf29ce484222325ull;
@@ -255,10 +294,39 @@ static uint64_t fnv1a64(const unsigned char *data, size_t bytes)
 	return hash;
 }
 
-/* The pristine blocks, then the input's index as a checksummed zstd frame and a footer
- * that matches it: only the index's own checks stand between it and the reader. */
-static void forge(const unsigned char *pristine, size_t size, const uint8_t *rest,
-		  size_t rest_size)
+/* A forged index entry: the writer's own entry for a block, or zeros, with at most one
+ * field moved to a value around where the reader's checks draw their lines. */
+struct forged_entry {
+	uint64_t offset, compressed, bytes, records;
+	uint32_t transform, entry_bytes;
+	size_t entry_written;      /* entry bytes actually stored after it */
+	int pristine;              /* the writer's block it copies unchanged, or -1 */
+};
+
+/* kind 0..7: 0, the boundary, one past it, one before it, a small value, the top of the
+ * field, or the raw value. */
+static uint64_t near(uint64_t boundary, uint8_t kind, uint32_t raw)
+{
+	switch (kind % 8) {
+	case 0: return 0;
+	case 1: return boundary;
+	case 2: return boundary + 1;
+	case 3: return boundary ? boundary - 1 : 0;
+	case 4: return raw % 64;
+	case 5: return UINT64_MAX - raw % 4;
+	case 6: return (uint64_t)raw << 32 | raw;
+	default: return raw;
+	}
+}
+
+/* Input for forge mode: flags (bit 0: raw mode, where the next byte is the footer's
+ * block count and the rest the index; bit 1: the footer counts one block more than
+ * the entries), the entry count (low 3 bits), then per entry 8 bytes (source, field,
+ * kind, entry bytes stored, raw u32), and what is left appended to the index as it
+ * is. The index goes into a checksummed zstd frame behind a valid footer, so that
+ * only the index's own checks stand between it and the reader. */
+static void forge(const struct run *run, const unsigned char *pristine, size_t size,
+		  const uint8_t *rest, size_t rest_size)
 {
 	/* the pristine footer says where its index began */
 	uint64_t index_offset = 0;
@@ -266,9 +334,63 @@ static void forge(const unsigned char *pristine, size_t size, const uint8_t *res
 		for (int i = 7; i >= 0; i--)
 			index_offset = index_offset << 8 | pristine[size - FOOTER_BYTES + 8 + i];
 	require(index_offset <= size);
-	uint64_t count = rest_size >= 2 ? (uint64_t)rest[0] | (uint64_t)rest[1] << 8 : 0;
-	const uint8_t *index = rest_size >= 2 ? rest + 2 : rest;
-	size_t index_bytes = rest_size >= 2 ? rest_size - 2 : 0;
+	uint8_t flags = rest_size > 0 ? rest[0] : 0;
+	uint8_t entries = rest_size > 1 ? rest[1] & 7 : 0;
+	const uint8_t *p = rest + (rest_size > 1 ? 2 : rest_size), *end = rest + rest_size;
+
+	unsigned char *index = malloc(8 * (40 + MAX_ENTRY) + rest_size + 1);
+	size_t index_bytes = 0, built_bytes = 0;
+	struct forged_entry forged[8];
+	uint64_t count;
+	uint8_t built = 0;
+	if (flags & 1) {
+		count = rest_size > 1 ? rest[1] : 0;
+		memcpy(index, p, (size_t)(end - p));
+		index_bytes = (size_t)(end - p);
+	} else {
+		for (; built < entries && end - p >= 8; built++, p += 8) {
+			struct forged_entry *f = &forged[built];
+			memset(f, 0, sizeof *f);
+			f->pristine = -1;
+			if (p[0] & 1 && run->count) {
+				f->pristine = (p[0] >> 1) % run->count;
+				const struct pristine_block *b = &pristine_blocks[f->pristine];
+				f->offset = b->offset, f->compressed = b->compressed;
+				f->bytes = b->bytes, f->records = b->records;
+				f->transform = b->transform, f->entry_bytes = b->entry_bytes;
+			}
+			uint32_t raw = get_u32(p + 4);
+			uint64_t room = f->offset <= index_offset ? index_offset - f->offset : 0;
+			switch (p[1] % 8) {
+			case 1: f->offset = near(index_offset, p[2], raw); break;
+			case 2: f->compressed = near(room, p[2], raw); break;
+			case 3: f->bytes = near((f->compressed / 4 + 1) << 17, p[2], raw); break;
+			case 4: f->records = near(UINT64_MAX, p[2], raw); break;
+			case 5: f->transform = (uint32_t)near(2, p[2], raw); break;
+			case 6: f->transform = (f->transform & 0xff) | (uint32_t)near(8, p[2], raw) << 8; break;
+			case 7: f->entry_bytes = (uint32_t)near(p[3] % (MAX_ENTRY + 1), p[2], raw); break;
+			}
+			if (p[1] % 8)
+				f->pristine = -1; /* changed: anything may come back but a crash */
+			f->entry_written = f->pristine >= 0 ? f->entry_bytes : p[3] % (MAX_ENTRY + 1);
+			unsigned char *at = index + index_bytes;
+			put_u64(at, f->offset);
+			put_u64(at + 8, f->compressed);
+			put_u64(at + 16, f->bytes);
+			put_u64(at + 24, f->records);
+			put_u32(at + 32, f->transform);
+			put_u32(at + 36, f->entry_bytes);
+			if (f->pristine >= 0)
+				memcpy(at + 40, run->blocks[f->pristine].entry, f->entry_written);
+			else
+				memset(at + 40, 0x5a, f->entry_written);
+			index_bytes += 40 + f->entry_written;
+		}
+		built_bytes = index_bytes;
+		memcpy(index + index_bytes, p, (size_t)(end - p));
+		index_bytes += (size_t)(end - p);
+		count = built + (flags >> 1 & 1);
+	}
 
 	ZSTD_CCtx *cctx = ZSTD_createCCtx();
 	require(cctx);
@@ -279,6 +401,7 @@ static void forge(const unsigned char *pristine, size_t size, const uint8_t *res
 	size_t frame = ZSTD_compress2(cctx, image + index_offset, bound, index, index_bytes);
 	require(!ZSTD_isError(frame));
 	ZSTD_freeCCtx(cctx);
+	free(index);
 	unsigned char *footer = image + index_offset + frame;
 	memcpy(footer, "GPURUN01", 8);
 	put_u64(footer + 8, index_offset);
@@ -309,10 +432,17 @@ static void forge(const unsigned char *pristine, size_t size, const uint8_t *res
 		for (size_t j = 0; j < info.index_entry_bytes; j++)
 			entry_sink ^= ((const unsigned char *)info.index_entry)[j];
 		ssize_t got = run_reader_read_block(reader, i, buffer, buffer_bytes);
-		if (info.bytes > buffer_bytes)
+		if (info.bytes > buffer_bytes) {
 			require(got == -ENOBUFS);
-		else
-			require(got == -EBADMSG || (size_t)got == info.bytes);
+			continue;
+		}
+		require(got == -EBADMSG || (size_t)got == info.bytes);
+		/* the writer's own entry, unchanged: its block reads back as written */
+		if (i < built && forged[i].pristine >= 0 && index_bytes == built_bytes) {
+			const struct block *b = &run->blocks[forged[i].pristine];
+			require((size_t)got == b->bytes);
+			require(b->bytes == 0 || memcmp(buffer, b->data, b->bytes) == 0);
+		}
 	}
 	free(buffer);
 	run_reader_close(reader);
@@ -338,7 +468,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t pristine_size;
 	const unsigned char *pristine = pristine_image(data, &run, &pristine_size);
 	if (data[0] & 0x20) {
-		forge(pristine, pristine_size, data + 4, size - 4);
+		forge(&run, pristine, pristine_size, data + 4, size - 4);
 	} else {
 		size_t damaged_size;
 		unsigned char *image = damage(pristine, pristine_size, data + 4, size - 4,
