@@ -6,7 +6,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 
 if [ -z "${GPUSORT_FUZZ:-}" ]; then
-	echo "1..0 # SKIP no clang with libFuzzer (configure; see tests/fuzz/README.md)"
+	echo "1..0 # SKIP fuzz harnesses not built (configure found no clang with libFuzzer, or --disable-fuzz)"
 	exit 0
 fi
 seconds=${GPUSORT_FUZZ_SECONDS:-20}
