@@ -18,7 +18,7 @@ FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OB
 	kernels/gpu_radix_sort.$(OBJEXT) kernels/gpu_bitonic_sort.$(OBJEXT) \
 	kernels/gpu_quick_sort.$(OBJEXT)
 endif
-FUZZ_OPTIONS_FILES = src/options.c src/keydef.c src/size_parse.c src/report.c \
+FUZZ_OPTIONS_FILES = src/options.c src/keydef.c src/size_parse.c src/report.c src/stats.c \
 	src/text_order.c $(FUZZ_ENGINE)
 FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text_compare.c src/text_fields.c \
 	src/text_numeric.c src/text_general.c src/text_month.c src/text_version.c \
