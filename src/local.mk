@@ -1,6 +1,6 @@
-# src/: the command line, keys and items, the sort pipeline and the merge.
-noinst_LIBRARIES += libgpusort.a
-libgpusort_a_SOURCES = \
+# src/: the command line, keys and items, the sort pipeline and the merge (libpipeline).
+noinst_LTLIBRARIES += libpipeline.la
+libpipeline_la_SOURCES = \
 	src/options.h src/options.c \
 	src/keydef.h \
 	src/size_parse.h src/size_parse.c \
