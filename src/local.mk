@@ -1,4 +1,6 @@
-# src/: the command line, keys and items, the sort pipeline and the merge (libpipeline).
+# src/: the command line, keys and items, the sort pipeline and the merge (libpipeline,
+# a convenience library), and libgpusort's API over them (src/library/,
+# include/gpusort.h).
 noinst_LTLIBRARIES += libpipeline.la
 libpipeline_la_SOURCES = \
 	src/options.h src/options.c \
@@ -20,6 +22,27 @@ libpipeline_la_SOURCES = \
 	src/verify.h src/verify.c \
 	src/stats.h src/stats.c \
 	src/report.h src/report.c
+# The API: a job turned into the pipeline's struct options, gpusort_run, the in-memory
+# sort, and the small calls.
+libpipeline_la_SOURCES += \
+	include/gpusort.h \
+	src/library/job_options.h src/library/job_options.c \
+	src/library/run.c \
+	src/library/sort_records.c \
+	src/library/results.c
+
+# libgpusort: the convenience libraries in one, exporting only the API (gpusort_*).
+# -version-info CURRENT:REVISION:AGE, libtool's rules: an interface added: CURRENT+1,
+# REVISION=0, AGE+1; one removed or changed: CURRENT+1, REVISION=0, AGE=0 (a new
+# SONAME); only the code changed: REVISION+1.
+lib_LTLIBRARIES += libgpusort.la
+libgpusort_la_SOURCES = include/gpusort.h
+libgpusort_la_LIBADD = libpipeline.la libio.la libkernels.la $(ZSTD_LIBS) $(URING_SHARED_LIBS) \
+	$(CUDA_LIBS) -lpthread -lm
+libgpusort_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^gpusort_' -no-undefined
+include_HEADERS = include/gpusort.h
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = gpusort.pc
 
 bin_PROGRAMS += gpusort
 gpusort_SOURCES = src/main.c src/close_stdout.h src/close_stdout.c

@@ -36,6 +36,8 @@ struct options {
 	int check;               /* 0, 'c' (report disorder) or 'C' (silent) */
 	bool merge_only;         /* -m */
 	const char *output;      /* -o; NULL means stdout */
+	bool output_to_fd;       /* write to output_fd (a job's descriptor) in place of -o, */
+	int output_fd;           /* which then only names it in messages */
 	size_t memory_budget;    /* -S in bytes; 0: a default fraction of physical memory */
 	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp */
 	size_t temp_dir_count;
