@@ -1,9 +1,9 @@
-# src/: the command line, keys and items, the sort pipeline and the merge (libpipeline,
-# a convenience library), and libgpusort's API over them (src/library/,
-# include/gpusort.h).
+# src/: keys and items, the sort pipeline and the merge (libpipeline, a convenience
+# library), libgpusort's API over them (src/library/, include/gpusort.h), and the
+# command, which uses only that API.
 noinst_LTLIBRARIES += libpipeline.la
 libpipeline_la_SOURCES = \
-	src/options.h src/options.c \
+	src/options.h \
 	src/keydef.h \
 	src/size_parse.h src/size_parse.c \
 	src/key_image.h src/key_image.c \
@@ -44,7 +44,10 @@ include_HEADERS = include/gpusort.h
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = gpusort.pc
 
+# The command links the libraries statically (a binary that needs no libgpusort.so,
+# nor liburing.so where its archive is there), and includes only <gpusort.h>.
 bin_PROGRAMS += gpusort
-gpusort_SOURCES = src/main.c src/close_stdout.h src/close_stdout.c
+gpusort_SOURCES = src/main.c src/command_line.h src/options.c src/close_stdout.h src/close_stdout.c
+gpusort_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)
 gpusort_LDADD = $(LINK_ALL)
 include src/text_local.mk
