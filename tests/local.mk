@@ -15,3 +15,4 @@ include tests/cli.mk
 include tests/io.mk
 include tests/gpu.mk
 include tests/text.mk
+include tests/library.mk

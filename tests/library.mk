@@ -1,0 +1,13 @@
+# tests/ for libgpusort: the API through the shared library, against qsort and the
+# command's words (test_library); the command built as a client of the shared library,
+# which links against the gpusort_* exports alone and must behave as gpusort does, and
+# the exports and SONAME themselves (test_library_cli.sh).
+check_PROGRAMS += tests/test_library tests/gpusort_shared
+tests_test_library_SOURCES = tests/test_library.c
+tests_test_library_CPPFLAGS = -I$(top_srcdir)/include $(AM_CPPFLAGS)
+tests_test_library_LDADD = tests/libtesthelp.a libgpusort.la -lm
+tests_gpusort_shared_SOURCES = $(gpusort_SOURCES)
+tests_gpusort_shared_CPPFLAGS = $(gpusort_CPPFLAGS)
+tests_gpusort_shared_LDADD = libgpusort.la
+TESTS += tests/test_library tests/test_library_cli.sh
+EXTRA_DIST += tests/test_library_cli.sh
