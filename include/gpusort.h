@@ -106,7 +106,7 @@ enum gpusort_error {
 	 * CUDA. GPUSORT_DEVICE_AUTO never fails this way: it falls back to the CPU. */
 	GPUSORT_ERROR_DEVICE = -7,
 	/* gpusort_sort_records(): the self-check found the sorted records out of order or
-	 * not the records given (a bug of the library); the buffer is left as it was. */
+	 * not the records given (a bug of the library). */
 	GPUSORT_ERROR_INTERNAL = -8,
 };
 
@@ -309,8 +309,8 @@ int gpusort_sort_options_init(struct gpusort_sort_options *options, size_t optio
  * keys keep their order. The records travel whole. Nothing is printed.
  *
  * Besides the records, it needs 8 or 16 bytes per record for the sort items and,
- * unless the records are bare integer keys (record_size equal to the key's 4 or 8
- * bytes at offset 0), room for a copy of the records. With GPUSORT_DEVICE_AUTO a
+ * unless the records are bare integer keys (a u32, i32, u64 or i64 key that is the
+ * whole record), room for a copy of the records. With GPUSORT_DEVICE_AUTO a
  * buffer whose items take less than 256 MiB is sorted on CPU threads (a GPU takes
  * longer to start than they take to finish), larger ones on the GPU when it can hold
  * them. Thread-safe: calls on different buffers may run at once.
@@ -319,7 +319,9 @@ int gpusort_sort_options_init(struct gpusort_sort_options *options, size_t optio
  * key NULL, record_size 0, a key outside the record, a key size that does not match
  * its type, nonzero reserved fields, an unknown type, algorithm or device);
  * GPUSORT_ERROR_STRUCT_SIZE; GPUSORT_ERROR_NO_MEMORY; GPUSORT_ERROR_DEVICE; or
- * GPUSORT_ERROR_INTERNAL. On an error the records are as they were. */
+ * GPUSORT_ERROR_INTERNAL. On an error the records are as they were, except after a
+ * failed sort of bare integer keys, which are sorted in the buffer itself: they are
+ * all there, perhaps partly reordered. */
 int gpusort_sort_records(void *records, size_t count, size_t record_size,
 			 const struct gpusort_binary_key *key,
 			 const struct gpusort_sort_options *options);

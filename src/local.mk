@@ -41,6 +41,13 @@ libgpusort_la_LIBADD = libpipeline.la libio.la libkernels.la $(ZSTD_LIBS) $(URIN
 	$(CUDA_LIBS) -lpthread -lm
 libgpusort_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^gpusort_' -no-undefined
 include_HEADERS = include/gpusort.h
+# The API's section-3 pages: an overview and a page per call or group of calls (the
+# group's other names are .so links to its page).
+dist_man_MANS += man/gpusort.3 man/gpusort_run.3 man/gpusort_job_init.3 \
+	man/gpusort_sort_records.3 man/gpusort_sort_options_init.3 \
+	man/gpusort_error_name.3 man/gpusort_is_error.3 \
+	man/gpusort_version_number.3 man/gpusort_version_string.3 \
+	man/gpusort_keydef_check.3 man/gpusort_parse_size.3
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = gpusort.pc
 
