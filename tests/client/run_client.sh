@@ -45,9 +45,16 @@ if ! $PKG_CONFIG --exists gpusort; then
 fi
 cflags=$($PKG_CONFIG --cflags gpusort)
 libs=$($PKG_CONFIG --libs gpusort)
-# --variable is not rewritten under a sysroot as -I and -L are
-libdir=${PKG_CONFIG_SYSROOT_DIR:-}$($PKG_CONFIG --variable=libdir gpusort)
-includedir=${PKG_CONFIG_SYSROOT_DIR:-}$($PKG_CONFIG --variable=includedir gpusort)
+# A variable under a sysroot: pkgconf puts the sysroot before some and not others.
+variable() {
+	value=$($PKG_CONFIG --variable="$1" gpusort)
+	case $value in
+	"${PKG_CONFIG_SYSROOT_DIR:-}"/*) echo "$value" ;;
+	*) echo "${PKG_CONFIG_SYSROOT_DIR:-}$value" ;;
+	esac
+}
+libdir=$(variable libdir)
+includedir=$(variable includedir)
 echo "# gpusort $($PKG_CONFIG --modversion gpusort): cflags '$cflags', libs '$libs'"
 
 result "$(test -f "$includedir/gpusort.h"; echo $?)" "the header is installed in $includedir"
