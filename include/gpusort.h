@@ -107,7 +107,7 @@ enum gpusort_error {
 	GPUSORT_ERROR_DEVICE = -7,
 	/* gpusort_sort_records(): the self-check found the sorted records out of order or
 	 * not the records given (a bug of the library). */
-	GPUSORT_ERROR_INTERNAL = -8,
+	GPUSORT_ERROR_INTERNAL = -8
 };
 
 /* Nonzero when code is one of the negative GPUSORT_ERROR_* codes. */
@@ -132,7 +132,7 @@ enum gpusort_key_type {
 	GPUSORT_KEY_I64,
 	GPUSORT_KEY_F32,
 	GPUSORT_KEY_F64,
-	GPUSORT_KEY_BYTES,
+	GPUSORT_KEY_BYTES
 };
 
 /* The algorithm the engine sorts with (--algorithm). Every one gives the same
@@ -142,7 +142,7 @@ enum gpusort_algorithm {
 	GPUSORT_ALGORITHM_SAMPLE,  /* Fine Sample Sort: randomized splitters */
 	GPUSORT_ALGORITHM_RADIX,   /* LSD radix sort */
 	GPUSORT_ALGORITHM_BITONIC, /* bitonic sorting network */
-	GPUSORT_ALGORITHM_QUICK,   /* GPU quicksort */
+	GPUSORT_ALGORITHM_QUICK    /* GPU quicksort */
 };
 
 /* Device numbers (--device): GPUSORT_DEVICE_AUTO sorts on the first CUDA device when
@@ -170,14 +170,14 @@ struct gpusort_binary_key {
 
 enum gpusort_mode {
 	GPUSORT_MODE_TEXT,   /* lines (or NUL-terminated records with zero_terminated) */
-	GPUSORT_MODE_BINARY, /* fixed-size records of record_size bytes */
+	GPUSORT_MODE_BINARY  /* fixed-size records of record_size bytes */
 };
 
 /* -c, -C: check the one input instead of sorting it. */
 enum gpusort_check {
 	GPUSORT_CHECK_NONE,     /* sort (default) */
 	GPUSORT_CHECK_DIAGNOSE, /* -c: report the first line out of order on stderr */
-	GPUSORT_CHECK_QUIET,    /* -C: say nothing, only return GPUSORT_DISORDER */
+	GPUSORT_CHECK_QUIET     /* -C: say nothing, only return GPUSORT_DISORDER */
 };
 
 /* Text ordering options (global; a KEYDEF carries its own letters). Bits of

@@ -41,6 +41,20 @@ libgpusort_la_LIBADD = libpipeline.la libio.la libkernels.la $(ZSTD_LIBS) $(URIN
 	$(CUDA_LIBS) -lpthread -lm
 libgpusort_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^gpusort_' -no-undefined
 include_HEADERS = include/gpusort.h
+# The installed static library is one object whose only global symbols are the API's,
+# as the shared library's are: a program linked with it cannot meet the internals'
+# names (report, merge_*, thread_pool_*...). Where objcopy is missing it stays as built.
+install-exec-hook:
+	@archive='$(DESTDIR)$(libdir)/libgpusort.a'; \
+	if test -f "$$archive" && test "x$(OBJCOPY)" != x:; then \
+		dir=`mktemp -d "$${TMPDIR:-/tmp}/libgpusort.XXXXXX"` && \
+		(cd "$$dir" && $(AR) x "$$archive" && $(LD) -r -o libgpusort.o *.o && \
+		 $(OBJCOPY) --wildcard --keep-global-symbol='gpusort_*' libgpusort.o && \
+		 rm -f "$$archive" && $(AR) cr "$$archive" libgpusort.o && $(RANLIB) "$$archive"); \
+		status=$$?; rm -rf "$$dir"; \
+		test $$status -eq 0 && echo "  LOCALIZE $$archive: only gpusort_* global"; \
+		exit $$status; \
+	fi
 # The API's section-3 pages: an overview and a page per call or group of calls (the
 # group's other names are .so links to its page).
 dist_man_MANS += man/gpusort.3 man/gpusort_run.3 man/gpusort_job_init.3 \
