@@ -124,6 +124,8 @@ static int sort_on_engine(struct sort_engine *engine, struct record_layout *layo
 {
 	struct sort_verify verify;
 	sort_verify_init(&verify, verify_enabled);
+	/* as the command's sort in memory: records behind items are counted by position */
+	verify.by_position = true;
 	layout->pool = sort_engine_thread_pool(engine);
 	layout->verify = &verify;
 	enum record_form form = record_form_choose(layout, n);
