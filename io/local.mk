@@ -1,7 +1,7 @@
 # io/: reading and writing files (io_uring, with a plain fallback), temp files, run files,
 # and how the output replaces a file (its attributes, the copy into it).
-noinst_LIBRARIES += libio.a
-libio_a_SOURCES = \
+noinst_LTLIBRARIES += libio.la
+libio_la_SOURCES = \
 	io/fault_inject.h io/fault_inject.c \
 	io/io_ring.h io/io_ring.c \
 	io/write_queue.h io/write_queue.c \

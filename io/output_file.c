@@ -156,17 +156,39 @@ int output_file_check(const char *path)
 	return error;
 }
 
+/* A descriptor of the caller's (stdout among them), written in place from its offset. */
+static int output_open_descriptor(int fd, struct output_file **result)
+{
+	struct output_file *file = calloc(1, sizeof *file);
+	if (!file)
+		return -ENOMEM;
+	file->original_fd = -1;
+	file->fd = fd;
+	int error = write_queue_open(file->fd, OUTPUT_DEPTH, OUTPUT_BLOCK, "output_write", &file->queue);
+	if (error) {
+		output_file_abort(file);
+		return error;
+	}
+	*result = file;
+	return 0;
+}
+
+int output_file_open_fd(int fd, struct output_file **file)
+{
+	return fd < 0 ? -EBADF : output_open_descriptor(fd, file);
+}
+
 int output_file_open(const char *path, struct output_file **result)
 {
+	if (!path || strcmp(path, "-") == 0)
+		return output_open_descriptor(STDOUT_FILENO, result);
 	struct output_file *file = calloc(1, sizeof *file);
 	if (!file)
 		return -ENOMEM;
 	file->original_fd = -1;
 	int error = 0;
 	struct stat st;
-	if (!path || strcmp(path, "-") == 0) {
-		file->fd = STDOUT_FILENO;
-	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* /dev/null, a FIFO, a terminal: nothing to rename, write in place. */
 		error = fault_inject("output_open");
 		file->fd = error ? -1 : open(path, O_WRONLY | O_CLOEXEC);

@@ -23,6 +23,9 @@ int output_file_check(const char *path);
 /* NULL or "-" is stdout. An existing file is opened for writing here (so a file we may
  * not write fails now) but changed only by commit. */
 int output_file_open(const char *path, struct output_file **file);
+/* A descriptor the caller opened (and closes), written in place from its offset, as
+ * stdout is: for a library job's output_fd. */
+int output_file_open_fd(int fd, struct output_file **file);
 int output_file_write(struct output_file *file, const void *buffer, size_t len);
 /* True when the output is a regular file of our own (the temp twin), so that parts of
  * it may be written at known offsets, from several threads, with output_file_write_at. */

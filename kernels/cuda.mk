@@ -2,12 +2,12 @@
 noinst_HEADERS += kernels/gpu_backend.h kernels/gpu_bucket_steps.h \
 	kernels/gpu_items.cuh kernels/gpu_block_sort.cuh kernels/gpu_bucket_sort.cuh kernels/gpu_errors.cuh
 if HAVE_CUDA
-libkernels_a_SOURCES += kernels/gpu_backend.cu kernels/gpu_bucket_sort.cu kernels/gpu_bucket_steps.cu
+libkernels_la_SOURCES += kernels/gpu_backend.cu kernels/gpu_bucket_sort.cu kernels/gpu_bucket_steps.cu
 endif
 EXTRA_DIST += kernels/gpu_backend.cu kernels/gpu_bucket_sort.cu kernels/gpu_bucket_steps.cu
 # The seeds' other methods behind --algorithm (sample, radix, bitonic, quick).
 noinst_HEADERS += kernels/gpu_algorithms.cuh kernels/gpu_small_sort.cuh
 if HAVE_CUDA
-libkernels_a_SOURCES += kernels/gpu_sample_sort.cu kernels/gpu_radix_sort.cu kernels/gpu_bitonic_sort.cu kernels/gpu_quick_sort.cu
+libkernels_la_SOURCES += kernels/gpu_sample_sort.cu kernels/gpu_radix_sort.cu kernels/gpu_bitonic_sort.cu kernels/gpu_quick_sort.cu
 endif
 EXTRA_DIST += kernels/gpu_sample_sort.cu kernels/gpu_radix_sort.cu kernels/gpu_bitonic_sort.cu kernels/gpu_quick_sort.cu

@@ -1,6 +1,6 @@
 # kernels/: the sort engine (backend interface, CPU implementation; CUDA in cuda.mk).
-noinst_LIBRARIES += libkernels.a
-libkernels_a_SOURCES = \
+noinst_LTLIBRARIES += libkernels.la
+libkernels_la_SOURCES = \
 	kernels/items.h \
 	kernels/sort_engine.h \
 	kernels/sort_engine.c \

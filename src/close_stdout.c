@@ -9,7 +9,6 @@
 #include <stdio_ext.h>
 #include <string.h>
 #include "close_stdout.h"
-#include "report.h"
 
 int close_stdout(void)
 {
@@ -20,8 +19,8 @@ int close_stdout(void)
 	if (!failed_before && !(close_failed && (pending || why != EBADF)))
 		return 0;
 	if (why)
-		report("write error: %s", strerror(why));
+		fprintf(stderr, "gpusort: write error: %s\n", strerror(why));
 	else
-		report("write error");
+		fputs("gpusort: write error\n", stderr);
 	return -1;
 }

@@ -1,7 +1,23 @@
-/* Key images and the full key comparison (see key_image.h). */
+/* Binary key types (names, sizes), key images and the full key comparison (see key_image.h). */
 #include "config.h"
 #include <string.h>
 #include "key_image.h"
+
+static const char *const key_type_names[] = {"u32", "i32", "u64", "i64", "f32", "f64", "bytes"};
+
+const char *key_type_name(enum key_type type)
+{
+	return key_type_names[type];
+}
+
+size_t key_type_size(enum key_type type)
+{
+	switch (type) {
+	case KEY_U32: case KEY_I32: case KEY_F32: return 4;
+	case KEY_U64: case KEY_I64: case KEY_F64: return 8;
+	default: return 0;
+	}
+}
 
 static uint32_t load_u32(const unsigned char *p)
 {

@@ -1,24 +1,27 @@
-/* gpusort's entry point: parse the command line, run text or binary mode, and turn the
- * outcome into GNU sort's exit status (0 done, 1 disorder under -c/-C, 2 trouble). */
+/* gpusort's entry point: the command line read into a libgpusort job, the job run, and
+ * its result turned into GNU sort's exit status (0 done, 1 disorder under -c/-C,
+ * 2 trouble). */
 #include "config.h"
 #include <stdio.h>
-#include "binary_sort.h"
+#include <gpusort.h>
 #include "close_stdout.h"
-#include "options.h"
-#include "text_sort.h"
-#include "../io/temp_files.h"
+#include "command_line.h"
 
 int main(int argc, char **argv)
 {
-	struct options options;
-	int status = options_parse(argc, argv, &options);
-	if (status == 1)
+	struct command_line line;
+	int status = command_line_parse(argc, argv, &line);
+	if (status == 1) {
 		status = 0;
-	else if (status == 0)
-		status = options.mode == MODE_BINARY ? binary_sort_run(&options) : text_sort_run(&options);
-	temp_files_remove_all();
+	} else if (status == 0) {
+		int code = gpusort_run(&line.job);
+		/* gpusort_run has said what is wrong; the pointer to --help is the command's */
+		if (code == GPUSORT_ERROR_USAGE || code == GPUSORT_ERROR_KEYDEF)
+			command_line_usage_hint();
+		status = code == GPUSORT_OK ? 0 : code == GPUSORT_DISORDER ? 1 : 2;
+	}
 	if (close_stdout() != 0)
 		status = 2;
-	options_free(&options);
+	command_line_free(&line);
 	return status;
 }

@@ -1,17 +1,20 @@
-/* The command line: getopt_long over GNU sort's options plus gpusort's binary-record,
- * device and algorithm options, validated into struct options. Usage errors are
- * reported here (exit status 2); everything else is checked where the file is known. */
+/* The command line (command_line.h): getopt_long over GNU sort's options plus
+ * gpusort's binary-record, device and algorithm options, read into a struct gpusort_job.
+ * Only include/gpusort.h is used: the command is libgpusort's first client. Usage
+ * errors of single options are reported here (exit status 2); the job's consistency is
+ * checked by gpusort_run(), and everything else where the file is known. */
 #include "config.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "options.h"
-#include "report.h"
-#include "size_parse.h"
+#include <gpusort.h>
+#include "command_line.h"
 
 enum long_only_option {
 	OPT_TYPE = CHAR_MAX + 1,
@@ -76,17 +79,27 @@ static const struct option long_options[] = {
 };
 
 static const char *const key_type_names[] = {"u32", "i32", "u64", "i64", "f32", "f64", "bytes"};
+static const enum gpusort_key_type key_types[] = {GPUSORT_KEY_U32, GPUSORT_KEY_I32, GPUSORT_KEY_U64,
+						   GPUSORT_KEY_I64, GPUSORT_KEY_F32, GPUSORT_KEY_F64,
+						   GPUSORT_KEY_BYTES};
+static const char *const algorithm_names[] = {"bucket", "sample", "radix", "bitonic", "quick"};
+static const enum gpusort_algorithm algorithms[] = {GPUSORT_ALGORITHM_BUCKET, GPUSORT_ALGORITHM_SAMPLE,
+						    GPUSORT_ALGORITHM_RADIX, GPUSORT_ALGORITHM_BITONIC,
+						    GPUSORT_ALGORITHM_QUICK};
 
-const char *key_type_name(enum key_type type)
+/* The ordering option letters and the job's bits for them. */
+static unsigned ordering_bit(char letter)
 {
-	return key_type_names[type];
-}
-
-size_t key_type_size(enum key_type type)
-{
-	switch (type) {
-	case KEY_U32: case KEY_I32: case KEY_F32: return 4;
-	case KEY_U64: case KEY_I64: case KEY_F64: return 8;
+	switch (letter) {
+	case 'b': return GPUSORT_ORDER_IGNORE_LEADING_BLANKS;
+	case 'd': return GPUSORT_ORDER_DICTIONARY;
+	case 'f': return GPUSORT_ORDER_IGNORE_CASE;
+	case 'g': return GPUSORT_ORDER_GENERAL_NUMERIC;
+	case 'h': return GPUSORT_ORDER_HUMAN_NUMERIC;
+	case 'i': return GPUSORT_ORDER_IGNORE_NONPRINTING;
+	case 'M': return GPUSORT_ORDER_MONTH;
+	case 'n': return GPUSORT_ORDER_NUMERIC;
+	case 'V': return GPUSORT_ORDER_VERSION;
 	default: return 0;
 	}
 }
@@ -186,7 +199,12 @@ static void print_version(void)
 	       "There is NO WARRANTY, to the extent permitted by law.\n"
 	       "\n"
 	       "Written by the gpusort authors.\n",
-	       PACKAGE_VERSION);
+	       gpusort_version_string());
+}
+
+void command_line_usage_hint(void)
+{
+	fputs("Try 'gpusort --help' for more information.\n", stderr);
 }
 
 static int usage_error(const char *format, const char *argument)
@@ -194,7 +212,7 @@ static int usage_error(const char *format, const char *argument)
 	fputs("gpusort: ", stderr);
 	fprintf(stderr, format, argument);
 	fputc('\n', stderr);
-	report_usage_hint();
+	command_line_usage_hint();
 	return 2;
 }
 
@@ -204,7 +222,7 @@ static int invalid_word(const char *argument, const char *option, const char *va
 {
 	fprintf(stderr, "gpusort: invalid argument '%s' for '%s'\nValid arguments are:\n%s", argument,
 		option, valid);
-	report_usage_hint();
+	command_line_usage_hint();
 	return 2;
 }
 
@@ -221,23 +239,22 @@ static int parse_count(const char *text, size_t minimum, size_t *value)
 	return 0;
 }
 
-static int parse_key_type(const char *text, enum key_type *type)
+/* The index of text in a list of names, or -1. */
+static int find_name(const char *text, const char *const *names, size_t count)
 {
-	for (size_t i = 0; i < sizeof key_type_names / sizeof *key_type_names; i++)
-		if (strcmp(text, key_type_names[i]) == 0) {
-			*type = (enum key_type)i;
-			return 0;
-		}
-	return -EINVAL;
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(text, names[i]) == 0)
+			return (int)i;
+	return -1;
 }
 
 static int parse_device(const char *text, int *device)
 {
 	size_t ordinal;
 	if (strcmp(text, "auto") == 0)
-		*device = SORT_DEVICE_AUTO;
+		*device = GPUSORT_DEVICE_AUTO;
 	else if (strcmp(text, "cpu") == 0)
-		*device = SORT_DEVICE_CPU;
+		*device = GPUSORT_DEVICE_CPU;
 	else if (parse_count(text, 0, &ordinal) == 0 && ordinal < 1024)
 		*device = (int)ordinal;
 	else
@@ -268,13 +285,26 @@ static int push_string(const char ***list, size_t *count, const char *value)
 	return 0;
 }
 
+static int push_input(struct command_line *line, const char *name)
+{
+	struct gpusort_input *grown = realloc(line->inputs, (line->job.input_count + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	grown[line->job.input_count++] = (struct gpusort_input){name, -1};
+	line->inputs = grown;
+	line->job.inputs = grown;
+	return 0;
+}
+
 /* What the user set explicitly, for the checks after parsing. */
 struct given {
 	bool type, record_size, key_offset, key_size, key_file, text_key, text_only;
 	char text_only_option;
 };
 
-static int finish_binary(struct options *options, const struct given *given)
+/* Binary mode's checks that need to know which options were given (the rest, which the
+ * job's fields tell, are gpusort_run's), and the defaults that follow from them. */
+static int finish_binary(struct command_line *line, const struct given *given)
 {
 	if (given->text_key)
 		return usage_error("%s", "text keys (-k KEYDEF) cannot be combined with binary record options");
@@ -282,55 +312,18 @@ static int finish_binary(struct options *options, const struct given *given)
 		char option[3] = {'-', given->text_only_option, '\0'};
 		return usage_error("option '%s' applies to text lines, not binary records", option);
 	}
+	line->job.mode = GPUSORT_MODE_BINARY;
 	if (!given->type && given->key_size)
-		options->key_type = KEY_BYTES;
-	size_t type_size = key_type_size(options->key_type);
-	if (options->key_type == KEY_BYTES) {
-		if (!given->key_size) {
-			if (!given->record_size)
-				return usage_error("%s", "--type=bytes needs --key-size or --record-size");
-			if (options->key_offset >= options->record_size)
-				return usage_error("%s", "the key offset is not inside the record");
-			options->key_size = options->record_size - options->key_offset;
-		}
-	} else {
-		if (given->key_size && options->key_size != type_size) {
-			char message[128];
-			snprintf(message, sizeof message, "--key-size=%zu does not match --type=%s (%zu bytes)",
-				 options->key_size, key_type_name(options->key_type), type_size);
-			return usage_error("%s", message);
-		}
-		options->key_size = type_size;
-	}
-	if (!given->record_size)
-		options->record_size = options->key_offset + options->key_size;
-	if (options->key_offset > options->record_size ||
-	    options->key_size > options->record_size - options->key_offset) {
-		char message[160];
-		snprintf(message, sizeof message,
-			 "the key (offset %zu, size %zu) extends beyond the record (size %zu)",
-			 options->key_offset, options->key_size, options->record_size);
-		return usage_error("%s", message);
-	}
-	if (given->record_size)
-		options->record_size_option = "--record-size";
-	else if (options->key_offset > options->key_size)
-		options->record_size_option = "--key-offset";
-	else
-		options->record_size_option = given->key_size ? "--key-size" : "--type";
+		line->job.key.type = GPUSORT_KEY_BYTES;
 	return 0;
 }
 
-static int parse_arguments(int argc, char **argv, struct options *options);
+static int parse_arguments(int argc, char **argv, struct command_line *line);
 
-int options_parse(int argc, char **argv, struct options *options)
+int command_line_parse(int argc, char **argv, struct command_line *line)
 {
-	memset(options, 0, sizeof *options);
-	options->mode = MODE_TEXT;
-	options->key_type = KEY_U32;
-	options->field_separator = -1;
-	options->engine.device = SORT_DEVICE_AUTO;
-	options->engine.algorithm = SORT_BUCKET;
+	memset(line, 0, sizeof *line);
+	gpusort_job_init(&line->job, sizeof line->job);
 
 	/* getopt_long words a bad option as GNU sort's messages do (it is the same code),
 	 * naming argv[0]: it gets a copy whose argv[0] is the name every other message
@@ -340,16 +333,17 @@ int options_parse(int argc, char **argv, struct options *options)
 		return usage_error("%s", "out of memory");
 	memcpy(args, argv, ((size_t)argc + 1) * sizeof *args);
 	args[0] = (char *)"gpusort";
-	int status = parse_arguments(argc, args, options);
+	int status = parse_arguments(argc, args, line);
 	free(args);
 	return status;
 }
 
-static int parse_arguments(int argc, char **argv, struct options *options)
+static int parse_arguments(int argc, char **argv, struct command_line *line)
 {
+	struct gpusort_job *job = &line->job;
 	struct given given = {0};
 	size_t value;
-	int error;
+	int error, found;
 
 	/* 0, not 1: glibc's getopt then also forgets where it was inside a cluster of
 	 * short options, which an earlier parse that stopped early (-bx) leaves behind and
@@ -362,54 +356,46 @@ static int parse_arguments(int argc, char **argv, struct options *options)
 			break;
 		switch (option) {
 		case 'b': case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'n': case 'V':
-			key_ordering_set(&options->global_ordering, (char)option, false);
+			job->ordering |= ordering_bit((char)option);
 			given.text_only = true;
 			given.text_only_option = (char)option;
 			break;
 		case OPT_SORT: {
 			static const char *const words[] = {"general-numeric", "human-numeric", "month", "numeric", "version"};
 			static const char letters[] = "ghMnV";
-			int found = -1;
-			for (int i = 0; i < 5; i++)
-				if (strcmp(optarg, words[i]) == 0)
-					found = i;
+			found = find_name(optarg, words, 5);
 			if (found < 0)
 				return invalid_word(optarg, "--sort", "  - 'general-numeric'\n  - 'human-numeric'\n"
 						    "  - 'month'\n  - 'numeric'\n  - 'version'\n");
-			key_ordering_set(&options->global_ordering, letters[found], false);
+			job->ordering |= ordering_bit(letters[found]);
 			given.text_only = true;
 			given.text_only_option = letters[found];
 			break;
 		}
 		case 'r':
-			options->reverse = true;
+			job->reverse = 1;
 			break;
 		case 'k': {
-			struct keydef key;
-			const char *reason = NULL;
-			if (keydef_parse(optarg, &key, &reason) == 0) {
-				struct keydef *grown = realloc(options->keys, (options->key_count + 1) * sizeof *grown);
-				if (!grown)
+			char message[256];
+			const char *digits = optarg + strspn(optarg, " +");
+			if (gpusort_keydef_check(optarg, message, sizeof message) == GPUSORT_OK) {
+				if (push_string(&line->keys, &job->key_count, optarg) < 0)
 					return usage_error("%s", "out of memory");
-				grown[options->key_count++] = key;
-				options->keys = grown;
+				job->keys = line->keys;
 				given.text_key = true;
-			} else if (optarg[strspn(optarg, " +")] >= '0' && optarg[strspn(optarg, " +")] <= '9' &&
-				   access(optarg, F_OK) != 0) {
+			} else if (*digits >= '0' && *digits <= '9' && access(optarg, F_OK) != 0) {
 				/* Not a file and shaped like a KEYDEF: the user meant a text key, so
 				 * say what is wrong with it, as GNU sort does. */
-				char message[256];
-				keydef_error_message(optarg, message, sizeof message);
 				return usage_error("%s", message);
 			} else {
-				if (push_string(&options->inputs, &options->input_count, optarg) < 0)
+				if (push_input(line, optarg) < 0)
 					return usage_error("%s", "out of memory");
 				given.key_file = true;
 			}
 			break;
 		}
 		case 't':
-			error = parse_separator(optarg, &options->field_separator);
+			error = parse_separator(optarg, &job->separator);
 			if (error == -E2BIG)
 				return usage_error("multi-character tab '%s'", optarg);
 			if (error)
@@ -418,97 +404,102 @@ static int parse_arguments(int argc, char **argv, struct options *options)
 			given.text_only_option = 't';
 			break;
 		case 's':
-			options->stable = true;
+			job->stable = 1;
 			break;
 		case 'u':
-			options->unique = true;
+			job->unique = 1;
 			break;
 		case 'c':
-			options->check = 'c';
+			job->check = GPUSORT_CHECK_DIAGNOSE;
 			break;
 		case 'C':
-			options->check = 'C';
+			job->check = GPUSORT_CHECK_QUIET;
 			break;
 		case OPT_CHECK:
 			if (!optarg || strcmp(optarg, "diagnose-first") == 0)
-				options->check = 'c';
+				job->check = GPUSORT_CHECK_DIAGNOSE;
 			else if (strcmp(optarg, "quiet") == 0 || strcmp(optarg, "silent") == 0)
-				options->check = 'C';
+				job->check = GPUSORT_CHECK_QUIET;
 			else
 				return invalid_word(optarg, "--check", "  - 'quiet', 'silent'\n  - 'diagnose-first'\n");
 			break;
 		case 'm':
-			options->merge_only = true;
+			job->merge = 1;
 			break;
 		case 'z':
-			options->zero_terminated = true;
+			job->zero_terminated = 1;
 			given.text_only = true;
 			given.text_only_option = 'z';
 			break;
 		case 'o':
-			if (options->output && strcmp(options->output, optarg) != 0)
+			if (job->output && strcmp(job->output, optarg) != 0)
 				return usage_error("%s", "multiple output files specified");
-			options->output = optarg;
+			job->output = optarg;
 			break;
 		case 'S':
-			if (size_parse(optarg, 1024, &options->memory_budget) < 0)
+			if (gpusort_parse_size(optarg, &job->memory_budget) != GPUSORT_OK)
 				return usage_error("invalid -S argument '%s'", optarg);
 			break;
 		case 'T':
-			if (push_string(&options->temp_dirs, &options->temp_dir_count, optarg) < 0)
+			if (push_string(&line->temp_dirs, &job->temp_dir_count, optarg) < 0)
 				return usage_error("%s", "out of memory");
+			job->temp_dirs = line->temp_dirs;
 			break;
 		case OPT_PARALLEL:
 			if (parse_count(optarg, 1, &value) < 0 || value > 4096)
 				return usage_error("invalid number of threads '%s' for --parallel", optarg);
-			options->engine.threads = (unsigned)value;
+			job->threads = (unsigned)value;
 			break;
 		case OPT_FILES0_FROM:
-			options->files0_from = optarg;
+			job->files0_from = optarg;
 			break;
 		case OPT_TYPE:
-			if (parse_key_type(optarg, &options->key_type) < 0)
+			found = find_name(optarg, key_type_names, sizeof key_type_names / sizeof *key_type_names);
+			if (found < 0)
 				return usage_error("invalid --type '%s' (expected u32, i32, u64, i64, f32, f64 or bytes)", optarg);
+			job->key.type = key_types[found];
 			given.type = true;
 			break;
 		case OPT_RECORD_SIZE:
-			if (parse_count(optarg, 1, &options->record_size) < 0)
+			if (parse_count(optarg, 1, &job->record_size) < 0)
 				return usage_error("invalid --record-size '%s' (expected a positive number of bytes)", optarg);
 			given.record_size = true;
 			break;
 		case OPT_KEY_OFFSET:
-			if (parse_count(optarg, 0, &options->key_offset) < 0)
+			if (parse_count(optarg, 0, &job->key.offset) < 0)
 				return usage_error("invalid --key-offset '%s'", optarg);
 			given.key_offset = true;
 			break;
 		case OPT_KEY_SIZE:
-			if (parse_count(optarg, 1, &options->key_size) < 0)
+			if (parse_count(optarg, 1, &job->key.size) < 0)
 				return usage_error("invalid --key-size '%s' (expected a positive number of bytes)", optarg);
 			given.key_size = true;
 			break;
 		case OPT_DEVICE:
-			if (parse_device(optarg, &options->engine.device) < 0)
+			if (parse_device(optarg, &job->device) < 0)
 				return usage_error("invalid --device '%s' (expected auto, cpu or a device number)", optarg);
 			break;
 		case OPT_GPU_MEMORY:
-			if (size_parse(optarg, 1024, &options->engine.gpu_memory) < 0)
+			if (gpusort_parse_size(optarg, &job->gpu_memory) != GPUSORT_OK)
 				return usage_error("invalid --gpu-memory '%s'", optarg);
 			break;
 		case OPT_ALGORITHM:
-			if (sort_algorithm_parse(optarg, &options->engine.algorithm) < 0)
+			found = find_name(optarg, algorithm_names, sizeof algorithm_names / sizeof *algorithm_names);
+			if (found < 0)
 				return usage_error("invalid --algorithm '%s' (expected bucket, sample, radix, bitonic or quick)", optarg);
+			job->algorithm = algorithms[found];
 			break;
 		case OPT_STATS:
-			options->stats = true;
+			job->stats = 1;
 			break;
 		case OPT_NO_VERIFY:
-			options->no_verify = true;
+			job->verify = 0;
 			break;
 		case OPT_PROGRESS:
-			options->progress = true;
+			job->progress = 1;
 			break;
 		case OPT_VERBOSE:
-			options->verbose = true;
+			job->verbose = 1;
 			break;
 		case OPT_HELP:
 			print_help();
@@ -517,32 +508,23 @@ static int parse_arguments(int argc, char **argv, struct options *options)
 			print_version();
 			return 1;
 		default: /* getopt_long has said what is wrong */
-			report_usage_hint();
+			command_line_usage_hint();
 			return 2;
 		}
 	}
 	for (int i = optind; i < argc; i++)
-		if (push_string(&options->inputs, &options->input_count, argv[i]) < 0)
+		if (push_input(line, argv[i]) < 0)
 			return usage_error("%s", "out of memory");
 
-	if (given.type || given.record_size || given.key_offset || given.key_size || given.key_file) {
-		options->mode = MODE_BINARY;
-		if ((error = finish_binary(options, &given)) != 0)
-			return error;
-	}
-	if (options->check && options->input_count > 1)
-		return usage_error("extra operand '%s' not allowed with -c", options->inputs[1]);
-	if (options->check && options->output)
-		return usage_error("%s", "options '-co' are incompatible");
-	if (options->files0_from && options->input_count > 0)
-		return usage_error("extra operand '%s'", options->inputs[0]);
+	if (given.type || given.record_size || given.key_offset || given.key_size || given.key_file)
+		return finish_binary(line, &given);
 	return 0;
 }
 
-void options_free(struct options *options)
+void command_line_free(struct command_line *line)
 {
-	free(options->keys);
-	free(options->temp_dirs);
-	free(options->inputs);
-	memset(options, 0, sizeof *options);
+	free(line->inputs);
+	free(line->keys);
+	free(line->temp_dirs);
+	memset(line, 0, sizeof *line);
 }

@@ -1,4 +1,5 @@
-/* Command-line options of gpusort: what the user asked for, parsed and validated. */
+/* What a sort job asks for, as the pipeline reads it: built by the library from a
+ * struct gpusort_job (src/library/job_options.c), validated there. */
 #ifndef GPUSORT_OPTIONS_H
 #define GPUSORT_OPTIONS_H
 
@@ -36,6 +37,8 @@ struct options {
 	int check;               /* 0, 'c' (report disorder) or 'C' (silent) */
 	bool merge_only;         /* -m */
 	const char *output;      /* -o; NULL means stdout */
+	bool output_to_fd;       /* write to output_fd (a job's descriptor) in place of -o, */
+	int output_fd;           /* which then only names it in messages */
 	size_t memory_budget;    /* -S in bytes; 0: a default fraction of physical memory */
 	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp */
 	size_t temp_dir_count;
@@ -49,11 +52,7 @@ struct options {
 	size_t input_count;
 };
 
-/* Parses argv. Returns 0 to run, 1 when --help/--version printed and gpusort should
- * exit 0, or 2 after printing a usage error. */
-int options_parse(int argc, char **argv, struct options *options);
-void options_free(struct options *options);
-
+/* The key type's size (4 or 8; 0 for bytes) and its --type name. */
 size_t key_type_size(enum key_type type);
 const char *key_type_name(enum key_type type);
 

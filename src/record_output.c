@@ -3,6 +3,7 @@
  * in-memory sort, the final merge of runs and -m. */
 #include "config.h"
 #include <string.h>
+#include "output_check.h"
 #include "record_output.h"
 #include "report.h"
 #include "verify.h"
@@ -12,10 +13,7 @@ int record_output_open(struct record_output *output, const struct options *optio
 {
 	*output = (struct record_output){NULL, report_output_name(options->output), record_size, stats,
 					 false, NULL};
-	int error = output_file_open(options->output, &output->file);
-	if (error)
-		report_file_error(output->name, error);
-	return error;
+	return output_open(options, &output->file);
 }
 
 int record_output_write(void *context, const unsigned char *records, size_t count)

@@ -1,5 +1,5 @@
 # src/text_*: text mode (GNU sort keys and options under LC_ALL=C), included by src/local.mk.
-libgpusort_a_SOURCES += \
+libpipeline_la_SOURCES += \
 	src/keydef.c \
 	src/text_sort.h src/text_sort.c \
 	src/text_order.h src/text_order.c \

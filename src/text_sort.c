@@ -39,11 +39,9 @@ struct text_job {
 /* Opens the output and a writer on it; reports failures. */
 static int open_output(struct text_job *job, struct output_file **output, struct text_writer *writer)
 {
-	int err = output_file_open(job->options->output, output);
-	if (err) {
-		report_file_error(report_output_name(job->options->output), err);
+	int err = output_open(job->options, output);
+	if (err)
 		return err;
-	}
 	err = text_writer_init(writer, *output, job->order);
 	writer->progress = &job->stats;
 	if (err) {

@@ -1,6 +1,6 @@
 # tests/ for the CUDA backend: each GPU step against its CPU twin, the whole GPU sort
 # against the CPU sort, and the clean failure without a device. Without a GPU they skip.
-GPU_TEST_LINK = tests/libtesthelp.a libkernels.a $(CUDA_LIBS) -lpthread -lm
+GPU_TEST_LINK = tests/libtesthelp.a libkernels.la $(CUDA_LIBS) -lpthread -lm
 noinst_HEADERS += tests/test_gpu_items.h
 if HAVE_CUDA
 check_PROGRAMS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice

@@ -1,5 +1,5 @@
 # tests/ for io/: input, output, temp files, run files, injected faults, signals.
-IO_TEST_LINK = tests/libtesthelp.a libio.a $(ZSTD_LIBS) $(URING_LIBS) -lpthread
+IO_TEST_LINK = tests/libtesthelp.a libio.la $(ZSTD_LIBS) $(URING_LIBS) -lpthread
 check_PROGRAMS += tests/test_io_input
 tests_test_io_input_SOURCES = tests/test_io_input.c
 tests_test_io_input_LDADD = $(IO_TEST_LINK)

@@ -16,3 +16,4 @@ include tests/io.mk
 include tests/gpu.mk
 include tests/text.mk
 include tests/fuzz/local.mk
+include tests/library.mk

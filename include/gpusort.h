@@ -1,0 +1,349 @@
+/*
+ * gpusort.h: the public C API of libgpusort, the library behind the gpusort command.
+ *
+ * The comments in this file are the reference manual; the section-3 man pages
+ * (gpusort(3) and one page per call) say the same at more length.
+ *
+ * libgpusort sorts text lines, as LC_ALL=C GNU sort does, and fixed-size binary
+ * records by a binary key, on a CUDA GPU when there is one and on CPU threads
+ * otherwise (same output, byte for byte). Inputs larger than memory are sorted in
+ * chunks, spilled as compressed runs to temporary files and merged.
+ *
+ * Two ways in:
+ *   - gpusort_run() runs a whole job, as the command line does: files or descriptors
+ *     in, a file or descriptor out, text keys or a binary key, -c/-C checks, -m
+ *     merges. Fill a struct gpusort_job with gpusort_job_init(), set what differs
+ *     from the defaults, and pass it.
+ *   - gpusort_sort_records() sorts a caller's buffer of fixed-size records in place,
+ *     stably, by one binary key.
+ *
+ * Conventions (one for every call):
+ *   - A call returns an int: GPUSORT_OK (0) on success, a negative GPUSORT_ERROR_*
+ *     code on failure, and, only from gpusort_run() with a check mode, the positive
+ *     GPUSORT_DISORDER when the input is not in order. gpusort_is_error() tells
+ *     errors from the rest; gpusort_error_name() names any code.
+ *   - Structs that callers fill (struct gpusort_job, struct gpusort_sort_options)
+ *     start with a size field that their init function sets to the size the caller
+ *     was compiled with, so that later versions of the library can add fields at the
+ *     end and still run programs built against this header. struct
+ *     gpusort_binary_key has reserved space instead, which must be zero.
+ *   - gpusort_run() reports what went wrong on standard error in the command's words
+ *     ("gpusort: FILE: reason"), once, and returns the code. gpusort_sort_records()
+ *     prints nothing.
+ *   - Everything the library exports starts with gpusort_ (functions) or GPUSORT_
+ *     (macros and enumerators).
+ */
+#ifndef GPUSORT_H
+#define GPUSORT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*-************************************
+ *  Version
+ **************************************/
+
+#define GPUSORT_VERSION_MAJOR 0
+#define GPUSORT_VERSION_MINOR 1
+#define GPUSORT_VERSION_PATCH 0
+
+/* MAJOR * 10000 + MINOR * 100 + PATCH: 0.1.0 is 100. Compare it with
+ * gpusort_version_number() to tell the header a program was built with from the
+ * library it runs with. */
+#define GPUSORT_VERSION_NUMBER \
+	(GPUSORT_VERSION_MAJOR * 10000 + GPUSORT_VERSION_MINOR * 100 + GPUSORT_VERSION_PATCH)
+
+#define GPUSORT_QUOTE(text) #text
+#define GPUSORT_EXPAND_AND_QUOTE(text) GPUSORT_QUOTE(text)
+/* "0.1.0" */
+#define GPUSORT_VERSION_STRING \
+	GPUSORT_EXPAND_AND_QUOTE(GPUSORT_VERSION_MAJOR) "." \
+	GPUSORT_EXPAND_AND_QUOTE(GPUSORT_VERSION_MINOR) "." \
+	GPUSORT_EXPAND_AND_QUOTE(GPUSORT_VERSION_PATCH)
+
+/* The library's GPUSORT_VERSION_NUMBER and GPUSORT_VERSION_STRING, as it was built. */
+unsigned gpusort_version_number(void);
+const char *gpusort_version_string(void);
+
+/*-************************************
+ *  Results and errors
+ **************************************/
+
+#define GPUSORT_OK 0
+/* gpusort_run() with GPUSORT_CHECK_DIAGNOSE or GPUSORT_CHECK_QUIET: the input is not
+ * in order (the command's exit status 1). Not an error. */
+#define GPUSORT_DISORDER 1
+
+enum gpusort_error {
+	/* A NULL where a pointer is needed, an enumerator or flag this version does not
+	 * know, a negative descriptor, a record size of 0. */
+	GPUSORT_ERROR_INVALID_ARGUMENT = -1,
+	/* A struct whose size field was not set by its init function, or that was built
+	 * with a newer header and sets fields this library does not have. */
+	GPUSORT_ERROR_STRUCT_SIZE = -2,
+	/* Settings that contradict each other, as the command's usage errors: a binary key
+	 * outside the record, a key size that does not match the key type, text keys or
+	 * text options in a binary job, several inputs or an output with a check mode,
+	 * inputs besides files0_from. gpusort_run() has said which on standard error (the
+	 * command adds "Try 'gpusort --help'"). */
+	GPUSORT_ERROR_USAGE = -3,
+	/* A text key that is not a KEYDEF (gpusort_keydef_check() says why). */
+	GPUSORT_ERROR_KEYDEF = -4,
+	/* The sort failed: an input that cannot be read, an output that cannot be written,
+	 * a temporary directory, the memory budget, the device, incompatible ordering
+	 * options; or its self-check found a fault ("internal error"). gpusort_run() has
+	 * reported it on standard error, naming the file; an output file is unchanged and
+	 * every temporary file is removed. (The command's exit status 2.) */
+	GPUSORT_ERROR_FAILED = -5,
+	/* gpusort_sort_records(): memory for the sort items or the copy of the records
+	 * could not be allocated. */
+	GPUSORT_ERROR_NO_MEMORY = -6,
+	/* gpusort_sort_records(): the CUDA device asked for (a device number) cannot be
+	 * used, or cannot hold the items: no device, a driver too old, a build without
+	 * CUDA. GPUSORT_DEVICE_AUTO never fails this way: it falls back to the CPU. */
+	GPUSORT_ERROR_DEVICE = -7,
+	/* gpusort_sort_records(): the self-check found the sorted records out of order or
+	 * not the records given (a bug of the library). */
+	GPUSORT_ERROR_INTERNAL = -8
+};
+
+/* Nonzero when code is one of the negative GPUSORT_ERROR_* codes. */
+int gpusort_is_error(int code);
+
+/* A short name for any result: "no error", "input out of order", "invalid argument",
+ * "struct size mismatch", "usage error", "invalid key definition", "sort failed",
+ * "out of memory", "device unavailable", "internal error (self-check failed)", or
+ * "unknown error code". Never NULL; a static string. */
+const char *gpusort_error_name(int code);
+
+/*-************************************
+ *  Shared settings
+ **************************************/
+
+/* Binary key types. Keys are little-endian; BYTES compares as memcmp. Floats: -0.0
+ * equals +0.0, and every NaN sorts after every number (first when descending). */
+enum gpusort_key_type {
+	GPUSORT_KEY_U32,
+	GPUSORT_KEY_I32,
+	GPUSORT_KEY_U64,
+	GPUSORT_KEY_I64,
+	GPUSORT_KEY_F32,
+	GPUSORT_KEY_F64,
+	GPUSORT_KEY_BYTES
+};
+
+/* The algorithm the engine sorts with (--algorithm). Every one gives the same
+ * output; without a GPU each runs as the CPU bucket sort. */
+enum gpusort_algorithm {
+	GPUSORT_ALGORITHM_BUCKET,  /* deterministic sample sort (Dehne and Zaboli); default */
+	GPUSORT_ALGORITHM_SAMPLE,  /* Fine Sample Sort: randomized splitters */
+	GPUSORT_ALGORITHM_RADIX,   /* LSD radix sort */
+	GPUSORT_ALGORITHM_BITONIC, /* bitonic sorting network */
+	GPUSORT_ALGORITHM_QUICK    /* GPU quicksort */
+};
+
+/* Device numbers (--device): GPUSORT_DEVICE_AUTO sorts on the first CUDA device when
+ * there is one and the input is large enough to repay starting it, else on CPU
+ * threads; GPUSORT_DEVICE_CPU only on CPU threads; 0, 1, ... on that CUDA device,
+ * which fails when it cannot be used. */
+#define GPUSORT_DEVICE_AUTO (-1)
+#define GPUSORT_DEVICE_CPU (-2)
+
+/* One binary key of a fixed-size record. All zero is a valid key: a u32 at offset 0.
+ * Composite keys (several fields) are not supported yet. */
+struct gpusort_binary_key {
+	enum gpusort_key_type type; /* default GPUSORT_KEY_U32 */
+	int descending;             /* nonzero: largest first (ties still keep input order) */
+	size_t offset;              /* the key's first byte in the record; default 0 */
+	size_t size;                /* key bytes; 0: the type's size (4 or 8), and for
+	                               GPUSORT_KEY_BYTES the rest of the record. A nonzero
+	                               size for a numeric type must be the type's size. */
+	size_t reserved[4];         /* must be zero */
+};
+
+/*-************************************
+ *  Jobs: gpusort_run()
+ **************************************/
+
+enum gpusort_mode {
+	GPUSORT_MODE_TEXT,   /* lines (or NUL-terminated records with zero_terminated) */
+	GPUSORT_MODE_BINARY  /* fixed-size records of record_size bytes */
+};
+
+/* -c, -C: check the one input instead of sorting it. */
+enum gpusort_check {
+	GPUSORT_CHECK_NONE,     /* sort (default) */
+	GPUSORT_CHECK_DIAGNOSE, /* -c: report the first line out of order on stderr */
+	GPUSORT_CHECK_QUIET     /* -C: say nothing, only return GPUSORT_DISORDER */
+};
+
+/* Text ordering options (global; a KEYDEF carries its own letters). Bits of
+ * gpusort_job.ordering. */
+#define GPUSORT_ORDER_IGNORE_LEADING_BLANKS (1u << 0) /* -b */
+#define GPUSORT_ORDER_DICTIONARY            (1u << 1) /* -d */
+#define GPUSORT_ORDER_IGNORE_CASE           (1u << 2) /* -f */
+#define GPUSORT_ORDER_GENERAL_NUMERIC       (1u << 3) /* -g */
+#define GPUSORT_ORDER_HUMAN_NUMERIC         (1u << 4) /* -h */
+#define GPUSORT_ORDER_IGNORE_NONPRINTING    (1u << 5) /* -i */
+#define GPUSORT_ORDER_MONTH                 (1u << 6) /* -M */
+#define GPUSORT_ORDER_NUMERIC               (1u << 7) /* -n */
+#define GPUSORT_ORDER_VERSION               (1u << 8) /* -V */
+
+/* gpusort_job.separator's default: fields are separated by the empty string between a
+ * non-blank and a blank, as GNU sort without -t. */
+#define GPUSORT_SEPARATOR_BLANKS (-1)
+
+/* One input: a file name, or (name NULL) a descriptor open for reading. The name "-"
+ * is standard input. A descriptor is read through /dev/fd/N, so a regular file is read
+ * from its start, not from the descriptor's offset, and messages name it /dev/fd/N; the
+ * caller keeps it open and closes it. */
+struct gpusort_input {
+	const char *name;
+	int fd;
+};
+
+/* Everything a sort, merge or check needs; the command's options map to fields one to
+ * one (noted on the right). Fill it with gpusort_job_init(), then set fields. The
+ * library only reads it, and keeps no pointer into it after gpusort_run() returns. */
+struct gpusort_job {
+	size_t size; /* sizeof (struct gpusort_job) as the caller compiled it (gpusort_job_init) */
+
+	enum gpusort_mode mode; /* default GPUSORT_MODE_TEXT */
+
+	/* Inputs, in order; none: standard input. */
+	const struct gpusort_input *inputs;
+	size_t input_count;
+	/* --files0-from=F: read the input names, NUL-terminated, from the file F ("-":
+	 * standard input) instead; inputs must then be empty. NULL: unused. */
+	const char *files0_from;
+
+	/* -o FILE: the output file; it may name an input. It changes only when the sort
+	 * has succeeded, keeping its mode, owner, extended attributes and hard links.
+	 * NULL: write to output_fd instead. */
+	const char *output;
+	/* Where to write when output is NULL: a descriptor open for writing, written from
+	 * its current offset; default 1 (standard output). The caller closes it. */
+	int output_fd;
+
+	/* Text mode. */
+	const char *const *keys; /* -k KEYDEF, in order: GNU's F[.C][OPTS][,F[.C][OPTS]] */
+	size_t key_count;
+	unsigned ordering;       /* GPUSORT_ORDER_* bits: -b -d -f -g -h -i -M -n -V */
+	int separator;           /* -t: a byte 0..255, or GPUSORT_SEPARATOR_BLANKS (default) */
+	int zero_terminated;     /* -z: lines end in NUL, not newline */
+	int stable;              /* -s: no last-resort comparison of whole lines */
+
+	/* Binary mode. */
+	size_t record_size;      /* --record-size; 0: key.offset + the key's size */
+	struct gpusort_binary_key key; /* --type, --key-offset, --key-size; descending as -r */
+
+	/* Both modes. */
+	int reverse;             /* -r (with a binary key: either this or key.descending) */
+	int unique;              /* -u: output only the first of equal keys */
+	enum gpusort_check check; /* -c, -C */
+	int merge;               /* -m: the inputs are sorted already; merge them */
+	size_t memory_budget;    /* -S in bytes; 0: a default share of physical memory */
+	const char *const *temp_dirs; /* -T, used in turn; none: $TMPDIR, else /tmp */
+	size_t temp_dir_count;
+	int device;              /* --device: GPUSORT_DEVICE_AUTO (default), _CPU, or N */
+	unsigned threads;        /* --parallel; 0: the online cores */
+	size_t gpu_memory;       /* --gpu-memory in bytes; 0: most of the free memory */
+	enum gpusort_algorithm algorithm; /* --algorithm; default GPUSORT_ALGORITHM_BUCKET */
+	int verify;              /* default 1: the sort checks its own output (order, count,
+	                            checksum); 0: --no-verify */
+	int stats;               /* --stats: per-stage times and bytes on standard error */
+	int progress;            /* --progress: a progress line when stderr is a terminal */
+	int verbose;             /* --verbose: notes (device choice, fallbacks) on stderr */
+};
+
+/* Sets every field of job to its default (above) and job->size to job_size, which
+ * must be sizeof *job as the caller compiled it:
+ *
+ *     struct gpusort_job job;
+ *     gpusort_job_init(&job, sizeof job);
+ *
+ * Returns GPUSORT_OK, or GPUSORT_ERROR_STRUCT_SIZE when job_size is smaller than any
+ * version of the struct (job is then untouched). */
+int gpusort_job_init(struct gpusort_job *job, size_t job_size);
+
+/* Runs the job: sorts (or with check, checks; with merge, merges) its inputs into its
+ * output. Returns
+ *   GPUSORT_OK               done (for a check: the input is in order);
+ *   GPUSORT_DISORDER         a check found the input out of order;
+ *   GPUSORT_ERROR_USAGE      the job's settings contradict each other;
+ *   GPUSORT_ERROR_KEYDEF     a text key is not a KEYDEF;
+ *   GPUSORT_ERROR_FAILED     the sort failed (an input, the output, memory, ...);
+ *   GPUSORT_ERROR_INVALID_ARGUMENT, GPUSORT_ERROR_STRUCT_SIZE  as everywhere.
+ * Every problem is reported on standard error once, in the command's words, before
+ * gpusort_run() returns; nothing is printed on success (unless stats or verbose).
+ *
+ * Process-wide effects: the first call installs handlers for SIGINT, SIGTERM, SIGHUP
+ * and SIGPIPE (unless ignored) that remove the job's temporary files and then end the
+ * process as the signal would, and registers the same removal with atexit(). Jobs
+ * must not run concurrently in one process; run them one after another. */
+int gpusort_run(const struct gpusort_job *job);
+
+/*-************************************
+ *  In memory: gpusort_sort_records()
+ **************************************/
+
+/* How gpusort_sort_records() runs. NULL options means all defaults. */
+struct gpusort_sort_options {
+	size_t size;                      /* sizeof as compiled (gpusort_sort_options_init) */
+	int device;                       /* default GPUSORT_DEVICE_AUTO */
+	unsigned threads;                 /* CPU threads; 0 (default): the online cores */
+	size_t gpu_memory;                /* device bytes to use; 0: most of the free memory */
+	enum gpusort_algorithm algorithm; /* default GPUSORT_ALGORITHM_BUCKET */
+	int verify;                       /* default 1: check order and contents afterwards */
+};
+
+/* Sets the defaults above and options->size to options_size (sizeof *options).
+ * Returns GPUSORT_OK or GPUSORT_ERROR_STRUCT_SIZE. */
+int gpusort_sort_options_init(struct gpusort_sort_options *options, size_t options_size);
+
+/* Sorts count records of record_size bytes each, starting at records, in place, by
+ * key (ascending, or descending when key->descending), stably: records with equal
+ * keys keep their order. The records travel whole. Nothing is printed.
+ *
+ * Besides the records, it needs 8 or 16 bytes per record for the sort items and,
+ * unless the records are bare integer keys (a u32, i32, u64 or i64 key that is the
+ * whole record), room for a copy of the records. With GPUSORT_DEVICE_AUTO a
+ * buffer whose items take less than 256 MiB is sorted on CPU threads (a GPU takes
+ * longer to start than they take to finish), larger ones on the GPU when it can hold
+ * them. Thread-safe: calls on different buffers may run at once.
+ *
+ * Returns GPUSORT_OK; GPUSORT_ERROR_INVALID_ARGUMENT (records NULL with count > 0,
+ * key NULL, record_size 0, a key outside the record, a key size that does not match
+ * its type, nonzero reserved fields, an unknown type, algorithm or device);
+ * GPUSORT_ERROR_STRUCT_SIZE; GPUSORT_ERROR_NO_MEMORY; GPUSORT_ERROR_DEVICE; or
+ * GPUSORT_ERROR_INTERNAL. On an error the records are as they were, except after a
+ * failed sort of bare integer keys, which are sorted in the buffer itself: they are
+ * all there, perhaps partly reordered. */
+int gpusort_sort_records(void *records, size_t count, size_t record_size,
+			 const struct gpusort_binary_key *key,
+			 const struct gpusort_sort_options *options);
+
+/*-************************************
+ *  Helpers for front ends
+ **************************************/
+
+/* Whether keydef is a valid GNU sort KEYDEF, F[.C][OPTS][,F[.C][OPTS]] (OPTS from
+ * bdfghiMnrV). Returns GPUSORT_OK, or GPUSORT_ERROR_KEYDEF with GNU sort's message in
+ * message (when message_size > 0), e.g. "field number is zero: invalid field
+ * specification '0'"; GPUSORT_ERROR_INVALID_ARGUMENT for a NULL keydef. */
+int gpusort_keydef_check(const char *keydef, char *message, size_t message_size);
+
+/* Parses a SIZE as GNU sort's -S does: a number with an optional suffix b (bytes), K,
+ * M, G, T, P, E, Z, Y (powers of 1024; K when there is none) or % (of physical
+ * memory). Returns GPUSORT_OK with *bytes set, or GPUSORT_ERROR_INVALID_ARGUMENT for
+ * bad syntax or a size past SIZE_MAX. */
+int gpusort_parse_size(const char *text, size_t *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUSORT_H */

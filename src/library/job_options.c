@@ -1,0 +1,336 @@
+/* A struct gpusort_job checked and turned into the pipeline's struct options (see
+ * job_options.h). The consistency checks and their words are the command's usage
+ * errors, in the order the command has always made them, so that the command, which
+ * only fills a job, says exactly what it said when it built struct options itself. */
+#include "config.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "job_options.h"
+#include "../keydef.h"
+#include "../report.h"
+
+/* The size of the first published struct gpusort_job: every caller's is at least this. */
+#define JOB_OLDEST_SIZE (offsetof(struct gpusort_job, verbose) + sizeof(int))
+
+int job_struct_copy(void *ours, size_t our_size, size_t oldest_size, const void *callers)
+{
+	if (!callers)
+		return GPUSORT_ERROR_INVALID_ARGUMENT;
+	size_t size;
+	memcpy(&size, callers, sizeof size); /* every such struct starts with its size */
+	if (size < oldest_size)
+		return GPUSORT_ERROR_STRUCT_SIZE;
+	/* A newer header's fields we do not have: harmless only while they are unset. */
+	for (size_t i = our_size; i < size; i++)
+		if (((const unsigned char *)callers)[i] != 0)
+			return GPUSORT_ERROR_STRUCT_SIZE;
+	memcpy(ours, callers, size < our_size ? size : our_size);
+	memcpy(ours, &our_size, sizeof our_size);
+	return GPUSORT_OK;
+}
+
+int gpusort_job_init(struct gpusort_job *job, size_t job_size)
+{
+	if (!job)
+		return GPUSORT_ERROR_INVALID_ARGUMENT;
+	if (job_size < JOB_OLDEST_SIZE)
+		return GPUSORT_ERROR_STRUCT_SIZE;
+	/* Fields of a newer header than ours are zero: their defaults, by that rule. */
+	memset(job, 0, job_size);
+	struct gpusort_job defaults = {
+		.size = job_size,
+		.mode = GPUSORT_MODE_TEXT,
+		.output_fd = 1,
+		.separator = GPUSORT_SEPARATOR_BLANKS,
+		.key = {.type = GPUSORT_KEY_U32},
+		.check = GPUSORT_CHECK_NONE,
+		.device = GPUSORT_DEVICE_AUTO,
+		.algorithm = GPUSORT_ALGORITHM_BUCKET,
+		.verify = 1,
+	};
+	memcpy(job, &defaults, job_size < sizeof defaults ? job_size : sizeof defaults);
+	return GPUSORT_OK;
+}
+
+static int invalid(const char *what)
+{
+	report("invalid job: %s", what);
+	return GPUSORT_ERROR_INVALID_ARGUMENT;
+}
+
+static int usage(const char *format, const char *argument)
+{
+	char message[512];
+	snprintf(message, sizeof message, format, argument);
+	report("%s", message);
+	return GPUSORT_ERROR_USAGE;
+}
+
+static const unsigned known_ordering = GPUSORT_ORDER_IGNORE_LEADING_BLANKS | GPUSORT_ORDER_DICTIONARY
+	| GPUSORT_ORDER_IGNORE_CASE | GPUSORT_ORDER_GENERAL_NUMERIC | GPUSORT_ORDER_HUMAN_NUMERIC
+	| GPUSORT_ORDER_IGNORE_NONPRINTING | GPUSORT_ORDER_MONTH | GPUSORT_ORDER_NUMERIC
+	| GPUSORT_ORDER_VERSION;
+
+/* The ordering bits as option letters, in the order GNU's usage lists them. */
+static const struct {
+	unsigned bit;
+	char letter;
+} ordering_letters[] = {
+	{GPUSORT_ORDER_IGNORE_LEADING_BLANKS, 'b'}, {GPUSORT_ORDER_DICTIONARY, 'd'},
+	{GPUSORT_ORDER_IGNORE_CASE, 'f'}, {GPUSORT_ORDER_GENERAL_NUMERIC, 'g'},
+	{GPUSORT_ORDER_HUMAN_NUMERIC, 'h'}, {GPUSORT_ORDER_IGNORE_NONPRINTING, 'i'},
+	{GPUSORT_ORDER_MONTH, 'M'}, {GPUSORT_ORDER_NUMERIC, 'n'}, {GPUSORT_ORDER_VERSION, 'V'},
+};
+
+static bool binary_key_reserved_clear(const struct gpusort_binary_key *key)
+{
+	for (size_t i = 0; i < sizeof key->reserved / sizeof key->reserved[0]; i++)
+		if (key->reserved[i])
+			return false;
+	return true;
+}
+
+/* What cannot be a job at all, whatever the other settings. */
+static int check_form(const struct gpusort_job *job)
+{
+	if (job->mode != GPUSORT_MODE_TEXT && job->mode != GPUSORT_MODE_BINARY)
+		return invalid("unknown mode");
+	if (job->input_count && !job->inputs)
+		return invalid("input_count without inputs");
+	for (size_t i = 0; i < job->input_count; i++)
+		if (!job->inputs[i].name && job->inputs[i].fd < 0)
+			return invalid("an input with neither a name nor a descriptor");
+	if (!job->output && job->output_fd < 0)
+		return invalid("no output name and a negative output_fd");
+	if (job->key_count && !job->keys)
+		return invalid("key_count without keys");
+	for (size_t i = 0; i < job->key_count; i++)
+		if (!job->keys[i])
+			return invalid("a NULL text key");
+	if (job->ordering & ~known_ordering)
+		return invalid("unknown ordering bits");
+	if (job->separator < GPUSORT_SEPARATOR_BLANKS || job->separator > 255)
+		return invalid("separator is neither a byte nor GPUSORT_SEPARATOR_BLANKS");
+	if ((unsigned)job->key.type > GPUSORT_KEY_BYTES)
+		return invalid("unknown key type");
+	if (!binary_key_reserved_clear(&job->key))
+		return invalid("reserved fields of the key are not zero");
+	if (job->check != GPUSORT_CHECK_NONE && job->check != GPUSORT_CHECK_DIAGNOSE &&
+	    job->check != GPUSORT_CHECK_QUIET)
+		return invalid("unknown check mode");
+	if (job->temp_dir_count && !job->temp_dirs)
+		return invalid("temp_dir_count without temp_dirs");
+	for (size_t i = 0; i < job->temp_dir_count; i++)
+		if (!job->temp_dirs[i])
+			return invalid("a NULL temporary directory");
+	if (job->device < GPUSORT_DEVICE_CPU)
+		return invalid("unknown device");
+	if ((unsigned)job->algorithm > GPUSORT_ALGORITHM_QUICK)
+		return invalid("unknown algorithm");
+	return GPUSORT_OK;
+}
+
+/* The binary layout from the key and record size, with the command's defaults and its
+ * words for what does not fit together (once options.c's finish_binary). */
+static int build_binary(const struct gpusort_job *job, struct options *options)
+{
+	if (job->key_count)
+		return usage("%s", "text keys (-k KEYDEF) cannot be combined with binary record options");
+	char option[3] = {'-', 0, 0};
+	for (size_t i = 0; i < sizeof ordering_letters / sizeof ordering_letters[0] && !option[1]; i++)
+		if (job->ordering & ordering_letters[i].bit)
+			option[1] = ordering_letters[i].letter;
+	if (!option[1] && job->separator != GPUSORT_SEPARATOR_BLANKS)
+		option[1] = 't';
+	if (!option[1] && job->zero_terminated)
+		option[1] = 'z';
+	if (option[1])
+		return usage("option '%s' applies to text lines, not binary records", option);
+
+	static const enum key_type types[] = {KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES};
+	options->key_type = types[job->key.type];
+	options->key_offset = job->key.offset;
+	options->key_size = job->key.size;
+	options->record_size = job->record_size;
+	size_t type_size = key_type_size(options->key_type);
+	if (options->key_type == KEY_BYTES) {
+		if (!job->key.size) {
+			if (!job->record_size)
+				return usage("%s", "--type=bytes needs --key-size or --record-size");
+			if (options->key_offset >= options->record_size)
+				return usage("%s", "the key offset is not inside the record");
+			options->key_size = options->record_size - options->key_offset;
+		}
+	} else {
+		if (job->key.size && options->key_size != type_size) {
+			char message[128];
+			snprintf(message, sizeof message, "--key-size=%zu does not match --type=%s (%zu bytes)",
+				 options->key_size, key_type_name(options->key_type), type_size);
+			return usage("%s", message);
+		}
+		options->key_size = type_size;
+	}
+	if (!job->record_size) {
+		if (options->key_offset > SIZE_MAX - options->key_size)
+			return usage("%s", "the key offset is too large");
+		options->record_size = options->key_offset + options->key_size;
+	}
+	if (options->key_offset > options->record_size ||
+	    options->key_size > options->record_size - options->key_offset) {
+		char message[160];
+		snprintf(message, sizeof message,
+			 "the key (offset %zu, size %zu) extends beyond the record (size %zu)",
+			 options->key_offset, options->key_size, options->record_size);
+		return usage("%s", message);
+	}
+	/* The option that made records this big, for "records of N bytes do not fit". */
+	if (job->record_size)
+		options->record_size_option = "--record-size";
+	else if (options->key_offset > options->key_size)
+		options->record_size_option = "--key-offset";
+	else
+		options->record_size_option = job->key.size ? "--key-size" : "--type";
+	options->reverse = options->reverse || job->key.descending;
+	return GPUSORT_OK;
+}
+
+static int build_text(const struct gpusort_job *job, struct options *options)
+{
+	if (job->record_size || job->key.offset || job->key.size || job->key.descending ||
+	    job->key.type != GPUSORT_KEY_U32)
+		return usage("%s", "record size and binary key settings need a binary job (GPUSORT_MODE_BINARY)");
+	for (size_t i = 0; i < sizeof ordering_letters / sizeof ordering_letters[0]; i++)
+		if (job->ordering & ordering_letters[i].bit)
+			key_ordering_set(&options->global_ordering, ordering_letters[i].letter, false);
+	if (job->key_count) {
+		options->keys = calloc(job->key_count, sizeof *options->keys);
+		if (!options->keys)
+			return usage("%s", strerror(ENOMEM));
+	}
+	for (size_t i = 0; i < job->key_count; i++) {
+		const char *reason;
+		if (keydef_parse(job->keys[i], &options->keys[i], &reason) != 0) {
+			char message[512];
+			keydef_error_message(job->keys[i], message, sizeof message);
+			report("%s", message);
+			return GPUSORT_ERROR_KEYDEF;
+		}
+		options->key_count++;
+	}
+	options->field_separator = job->separator;
+	options->zero_terminated = job->zero_terminated != 0;
+	options->stable = job->stable != 0;
+	return GPUSORT_OK;
+}
+
+/* Inputs as the pipeline names them: descriptors as /dev/fd/N ("-" for 0). */
+static int build_inputs(const struct gpusort_job *job, struct job_options *built)
+{
+	struct options *options = &built->options;
+	if (!job->input_count)
+		return GPUSORT_OK;
+	options->inputs = calloc(job->input_count, sizeof *options->inputs);
+	built->names = calloc(job->input_count, sizeof "/dev/fd/" + 3 * sizeof(int));
+	if (!options->inputs || !built->names)
+		return usage("%s", strerror(ENOMEM));
+	for (size_t i = 0; i < job->input_count; i++) {
+		const struct gpusort_input *input = &job->inputs[i];
+		if (input->name) {
+			options->inputs[i] = input->name;
+		} else if (input->fd == 0) {
+			options->inputs[i] = "-";
+		} else {
+			char *name = built->names + i * (sizeof "/dev/fd/" + 3 * sizeof(int));
+			sprintf(name, "/dev/fd/%d", input->fd);
+			options->inputs[i] = name;
+		}
+	}
+	options->input_count = job->input_count;
+	return GPUSORT_OK;
+}
+
+static int build_common(const struct gpusort_job *job, struct job_options *built)
+{
+	struct options *options = &built->options;
+	static const enum sort_algorithm algorithms[] = {SORT_BUCKET, SORT_SAMPLE, SORT_RADIX, SORT_BITONIC,
+							 SORT_QUICK};
+	options->reverse = job->reverse != 0;
+	options->unique = job->unique != 0;
+	options->check = job->check == GPUSORT_CHECK_DIAGNOSE ? 'c' : job->check == GPUSORT_CHECK_QUIET ? 'C' : 0;
+	options->merge_only = job->merge != 0;
+	options->files0_from = job->files0_from;
+	options->memory_budget = job->memory_budget;
+	options->engine.device = job->device == GPUSORT_DEVICE_AUTO ? SORT_DEVICE_AUTO
+				 : job->device == GPUSORT_DEVICE_CPU ? SORT_DEVICE_CPU : job->device;
+	options->engine.threads = job->threads;
+	options->engine.gpu_memory = job->gpu_memory;
+	options->engine.algorithm = algorithms[job->algorithm];
+	options->stats = job->stats != 0;
+	options->no_verify = !job->verify;
+	options->progress = job->progress != 0;
+	options->verbose = job->verbose != 0;
+	if (job->temp_dir_count) {
+		options->temp_dirs = calloc(job->temp_dir_count, sizeof *options->temp_dirs);
+		if (!options->temp_dirs)
+			return usage("%s", strerror(ENOMEM));
+		memcpy(options->temp_dirs, job->temp_dirs, job->temp_dir_count * sizeof *options->temp_dirs);
+		options->temp_dir_count = job->temp_dir_count;
+	}
+	if (job->output) {
+		options->output = job->output;
+	} else if (job->output_fd != 1) {
+		/* stdout stays "standard output" in messages; another descriptor is named as
+		 * the file it reads through */
+		snprintf(built->output_name, sizeof built->output_name, "/dev/fd/%d", job->output_fd);
+		options->output = built->output_name;
+		options->output_to_fd = true;
+		options->output_fd = job->output_fd;
+	}
+	return build_inputs(job, built);
+}
+
+int job_options_build(const struct gpusort_job *given, struct job_options *built)
+{
+	struct gpusort_job job;
+	gpusort_job_init(&job, sizeof job);
+	memset(built, 0, sizeof *built);
+	int code = job_struct_copy(&job, sizeof job, JOB_OLDEST_SIZE, given);
+	if (code == GPUSORT_ERROR_STRUCT_SIZE)
+		report("invalid job: its size field is not that of a struct gpusort_job (gpusort_job_init)");
+	if (code == GPUSORT_ERROR_INVALID_ARGUMENT)
+		report("invalid job: NULL");
+	if (code == GPUSORT_OK)
+		code = check_form(&job);
+	if (code != GPUSORT_OK)
+		return code;
+
+	struct options *options = &built->options;
+	options->mode = job.mode == GPUSORT_MODE_BINARY ? MODE_BINARY : MODE_TEXT;
+	options->key_type = KEY_U32;
+	options->field_separator = -1;
+	code = build_common(&job, built);
+	if (code == GPUSORT_OK)
+		code = options->mode == MODE_BINARY ? build_binary(&job, options) : build_text(&job, options);
+	/* The command's checks after its options were read, in its order. */
+	if (code == GPUSORT_OK && options->check && options->input_count > 1)
+		code = usage("extra operand '%s' not allowed with -c", options->inputs[1]);
+	if (code == GPUSORT_OK && options->check && job.output)
+		code = usage("%s", "options '-co' are incompatible");
+	if (code == GPUSORT_OK && options->files0_from && options->input_count > 0)
+		code = usage("extra operand '%s'", options->inputs[0]);
+	if (code != GPUSORT_OK)
+		job_options_free(built);
+	return code;
+}
+
+void job_options_free(struct job_options *built)
+{
+	free(built->options.keys);
+	free(built->options.temp_dirs);
+	free(built->options.inputs);
+	free(built->names);
+	memset(built, 0, sizeof *built);
+}

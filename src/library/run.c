@@ -1,0 +1,21 @@
+/* gpusort_run(): a job through the pipeline the command has always run, its exit
+ * status (0 done, 1 disorder, 2 trouble already reported) turned into the API's codes. */
+#include "config.h"
+#include "job_options.h"
+#include "../binary_sort.h"
+#include "../text_sort.h"
+#include "../../io/temp_files.h"
+
+int gpusort_run(const struct gpusort_job *job)
+{
+	struct job_options built;
+	int code = job_options_build(job, &built);
+	if (code != GPUSORT_OK)
+		return code;
+	int status = built.options.mode == MODE_BINARY ? binary_sort_run(&built.options)
+						      : text_sort_run(&built.options);
+	/* whatever a failure left behind; the next job starts with none */
+	temp_files_remove_all();
+	job_options_free(&built);
+	return status == 0 ? GPUSORT_OK : status == 1 ? GPUSORT_DISORDER : GPUSORT_ERROR_FAILED;
+}

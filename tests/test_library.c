@@ -1,0 +1,512 @@
+/* libgpusort through its public header only, linked with the shared library: versions,
+ * result names, the struct size rules, the front-end parsers, gpusort_sort_records
+ * against a stable qsort for every key type, and gpusort_run on files and descriptors
+ * (binary, text, -c, -m, -u, usage errors, a missing input) against the same oracle. */
+#include "config.h"
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <gpusort.h>
+#include "tests/distributions.h"
+#include "tests/tap.h"
+
+static char work[] = "/tmp/gpusort-library.XXXXXX";
+static uint64_t random_state = 12;
+
+static char *work_path(const char *name)
+{
+	static char paths[8][512];
+	static int next;
+	char *path = paths[next++ % 8];
+	snprintf(path, sizeof paths[0], "%s/%s", work, name);
+	return path;
+}
+
+/* stderr into a file while a call runs, so that its messages can be read back. */
+static int saved_stderr = -1;
+
+static void stderr_capture(void)
+{
+	fflush(stderr);
+	saved_stderr = dup(2);
+	int fd = open(work_path("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	close(fd);
+}
+
+/* Restores stderr and returns what was written meanwhile (static). */
+static const char *stderr_release(void)
+{
+	static char text[4096];
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	FILE *file = fopen(work_path("stderr"), "r");
+	size_t got = file ? fread(text, 1, sizeof text - 1, file) : 0;
+	text[got] = '\0';
+	if (file)
+		fclose(file);
+	return text;
+}
+
+/* ---- the oracle: a stable sort of records by one binary key ---- */
+
+struct oracle_key {
+	const struct gpusort_binary_key *key;
+	size_t key_size;
+	const unsigned char *records;
+	size_t record_size;
+};
+static struct oracle_key oracle;
+
+/* -1, 0, 1 for two keys in ascending order: floats with -0.0 == +0.0, NaN last. */
+static int compare_keys(const unsigned char *a, const unsigned char *b)
+{
+	switch (oracle.key->type) {
+#define NUMERIC(kind, type) \
+	case kind: { \
+		type x, y; \
+		memcpy(&x, a, sizeof x); \
+		memcpy(&y, b, sizeof y); \
+		return (x > y) - (x < y); \
+	}
+	NUMERIC(GPUSORT_KEY_U32, uint32_t)
+	NUMERIC(GPUSORT_KEY_I32, int32_t)
+	NUMERIC(GPUSORT_KEY_U64, uint64_t)
+	NUMERIC(GPUSORT_KEY_I64, int64_t)
+#undef NUMERIC
+#define FLOATING(kind, type) \
+	case kind: { \
+		type x, y; \
+		memcpy(&x, a, sizeof x); \
+		memcpy(&y, b, sizeof y); \
+		if (isnan(x) || isnan(y)) \
+			return isnan(x) - isnan(y); \
+		return (x > y) - (x < y); \
+	}
+	FLOATING(GPUSORT_KEY_F32, float)
+	FLOATING(GPUSORT_KEY_F64, double)
+#undef FLOATING
+	default: {
+		int c = memcmp(a, b, oracle.key_size);
+		return (c > 0) - (c < 0);
+	}
+	}
+}
+
+static int compare_positions(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const unsigned char *ka = oracle.records + a * oracle.record_size + oracle.key->offset;
+	const unsigned char *kb = oracle.records + b * oracle.record_size + oracle.key->offset;
+	int c = compare_keys(ka, kb);
+	if (oracle.key->descending)
+		c = -c;
+	return c ? c : (a > b) - (a < b);
+}
+
+/* The records of buffer in the stable order, into out. */
+static void oracle_sort(const unsigned char *records, size_t n, size_t record_size,
+			const struct gpusort_binary_key *key, unsigned char *out)
+{
+	size_t key_size = key->size ? key->size
+			: key->type == GPUSORT_KEY_BYTES ? record_size - key->offset
+			: key->type == GPUSORT_KEY_U32 || key->type == GPUSORT_KEY_I32 || key->type == GPUSORT_KEY_F32 ? 4 : 8;
+	oracle = (struct oracle_key){key, key_size, records, record_size};
+	size_t *positions = malloc((n ? n : 1) * sizeof *positions);
+	for (size_t i = 0; i < n; i++)
+		positions[i] = i;
+	qsort(positions, n, sizeof *positions, compare_positions);
+	for (size_t i = 0; i < n; i++)
+		memcpy(out + i * record_size, records + positions[i] * record_size, record_size);
+	free(positions);
+}
+
+/* Records of random bytes with few distinct keys (ties whose order the rest of the
+ * record shows); floats get NaNs and both zeros. */
+static void make_records(unsigned char *records, size_t n, size_t record_size,
+			 const struct gpusort_binary_key *key)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *record = records + i * record_size;
+		for (size_t b = 0; b < record_size; b++)
+			record[b] = (unsigned char)random_next(&random_state);
+		unsigned char *k = record + key->offset;
+		uint64_t r = random_next(&random_state) % 64;
+		if (key->type == GPUSORT_KEY_F32) {
+			float v = r == 0 ? NAN : r == 1 ? -0.0f : r == 2 ? 0.0f : (float)((int)r - 30) / 4;
+			memcpy(k, &v, sizeof v);
+		} else if (key->type == GPUSORT_KEY_F64) {
+			double v = r == 0 ? NAN : r == 1 ? -0.0 : r == 2 ? 0.0 : (double)((int)r - 30) / 4;
+			memcpy(k, &v, sizeof v);
+		} else if (key->type == GPUSORT_KEY_BYTES) {
+			size_t size = key->size ? key->size : record_size - key->offset;
+			memset(k, 'a' + (int)(r % 3), size);
+			k[size - 1] = (unsigned char)('a' + r % 5); /* ties past any 8-byte prefix */
+		} else {
+			uint64_t v = (uint64_t)(((int64_t)r - 32) * 0x0101010101010101ll);
+			memcpy(k, &v, key->type == GPUSORT_KEY_U32 || key->type == GPUSORT_KEY_I32 ? 4 : 8);
+		}
+	}
+}
+
+static bool records_sort_right(size_t n, size_t record_size, const struct gpusort_binary_key *key,
+			       const struct gpusort_sort_options *options)
+{
+	size_t bytes = n * record_size;
+	unsigned char *records = malloc(bytes + 1), *expect = malloc(bytes + 1);
+	make_records(records, n, record_size, key);
+	oracle_sort(records, n, record_size, key, expect);
+	int code = gpusort_sort_records(records, n, record_size, key, options);
+	bool right = code == GPUSORT_OK && memcmp(records, expect, bytes) == 0;
+	if (code != GPUSORT_OK)
+		tap_diag("gpusort_sort_records: %s", gpusort_error_name(code));
+	free(records);
+	free(expect);
+	return right;
+}
+
+static const char *const type_names[] = {"u32", "i32", "u64", "i64", "f32", "f64", "bytes"};
+
+static void test_sort_records(void)
+{
+	struct gpusort_sort_options cpu;
+	gpusort_sort_options_init(&cpu, sizeof cpu);
+	cpu.device = GPUSORT_DEVICE_CPU;
+	for (int type = GPUSORT_KEY_U32; type <= GPUSORT_KEY_BYTES; type++) {
+		size_t type_size = type == GPUSORT_KEY_BYTES ? 10 : type == GPUSORT_KEY_U32 ||
+				   type == GPUSORT_KEY_I32 || type == GPUSORT_KEY_F32 ? 4 : 8;
+		for (int descending = 0; descending <= 1; descending++) {
+			struct gpusort_binary_key key = {.type = type, .descending = descending};
+			/* bare keys, keys with a payload, a key inside the record */
+			tap_ok(records_sort_right(5000, type_size, &key, NULL), "%s%s bare keys", type_names[type],
+			       descending ? " descending" : "");
+			tap_ok(records_sort_right(20000, type_size + 12, &key, &cpu), "%s%s records of %zu bytes",
+			       type_names[type], descending ? " descending" : "", type_size + 12);
+			key.offset = 3;
+			tap_ok(records_sort_right(3000, type_size + 7, &key, &cpu), "%s%s key at offset 3",
+			       type_names[type], descending ? " descending" : "");
+		}
+	}
+	struct gpusort_binary_key bytes_key = {.type = GPUSORT_KEY_BYTES, .offset = 2, .size = 16};
+	tap_ok(records_sort_right(10000, 24, &bytes_key, &cpu), "16-byte keys whose 8-byte prefixes tie");
+	bytes_key.size = 3;
+	cpu.threads = 1;
+	cpu.algorithm = GPUSORT_ALGORITHM_RADIX;
+	tap_ok(records_sort_right(10000, 5, &bytes_key, &cpu), "3-byte keys, one thread, --algorithm=radix");
+	struct gpusort_binary_key u32 = {.type = GPUSORT_KEY_U32};
+	tap_ok(records_sort_right(0, 4, &u32, NULL) && records_sort_right(1, 4, &u32, NULL),
+	       "no records, one record");
+
+	/* what is refused, leaving the records alone */
+	unsigned char records[64] = {3, 0, 0, 0, 1};
+	struct gpusort_binary_key beyond = {.type = GPUSORT_KEY_U64, .offset = 4};
+	struct gpusort_binary_key mismatch = {.type = GPUSORT_KEY_U32, .size = 8};
+	struct gpusort_binary_key reserved = {.type = GPUSORT_KEY_U32, .reserved = {1}};
+	struct gpusort_binary_key unknown = {.type = (enum gpusort_key_type)99};
+	tap_ok(gpusort_sort_records(records, 8, 8, &beyond, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 8, &mismatch, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 8, &reserved, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 8, &unknown, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 0, &u32, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 8, NULL, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(NULL, 8, 8, &u32, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       records[0] == 3 && records[4] == 1,
+	       "keys outside the record, size mismatches, reserved fields, NULLs are refused");
+	struct gpusort_sort_options small = {.size = 4};
+	tap_ok(gpusort_sort_records(records, 8, 8, &u32, &small) == GPUSORT_ERROR_STRUCT_SIZE,
+	       "options whose size was not set by gpusort_sort_options_init are refused");
+	/* a newer header's options: larger, zero past ours */
+	struct {
+		struct gpusort_sort_options options;
+		uint64_t newer_field;
+	} newer;
+	gpusort_sort_options_init(&newer.options, sizeof newer);
+	tap_ok(gpusort_sort_records(records, 8, 8, &u32, &newer.options) == GPUSORT_OK,
+	       "a newer header's larger options run while their new fields are unset");
+	newer.newer_field = 1;
+	tap_ok(gpusort_sort_records(records, 8, 8, &u32, &newer.options) == GPUSORT_ERROR_STRUCT_SIZE,
+	       "and are refused when one is set");
+
+	/* a device number: the GPU's sort where there is one, else GPUSORT_ERROR_DEVICE */
+	struct gpusort_sort_options gpu;
+	gpusort_sort_options_init(&gpu, sizeof gpu);
+	gpu.device = 0;
+	unsigned char keys[4000], before[4000];
+	struct gpusort_binary_key u32_key = {.type = GPUSORT_KEY_U32};
+	make_records(keys, 1000, 4, &u32_key);
+	memcpy(before, keys, sizeof keys);
+	int code = gpusort_sort_records(keys, 1000, 4, &u32_key, &gpu);
+	if (code == GPUSORT_ERROR_DEVICE)
+		tap_ok(memcmp(keys, before, sizeof keys) == 0, "--device=0 without a usable GPU: %s, records untouched",
+		       gpusort_error_name(code));
+	else
+		tap_ok(code == GPUSORT_OK, "--device=0 sorts on the GPU");
+}
+
+/* The engine's self-check: GPUSORT_FAULT (set before the first call) spoils the first
+ * sort's items; the call must fail and leave the records as they were. */
+static void test_self_check(void)
+{
+	struct gpusort_binary_key key = {.type = GPUSORT_KEY_U32};
+	unsigned char records[16 * 1000], before[sizeof records];
+	make_records(records, 1000, 16, &key);
+	memcpy(before, records, sizeof records);
+	int code = gpusort_sort_records(records, 1000, 16, &key, NULL);
+	tap_ok(code == GPUSORT_ERROR_INTERNAL && memcmp(records, before, sizeof records) == 0,
+	       "a fault planted after the engine is caught (%s), the records untouched", gpusort_error_name(code));
+	tap_ok(records_sort_right(1000, 16, &key, NULL), "the next sort is right again");
+}
+
+static void test_small_calls(void)
+{
+	tap_ok(gpusort_version_number() == GPUSORT_VERSION_NUMBER &&
+	       strcmp(gpusort_version_string(), GPUSORT_VERSION_STRING) == 0,
+	       "the library's version is the header's (%s)", gpusort_version_string());
+	tap_ok(strcmp(GPUSORT_VERSION_STRING, PACKAGE_VERSION) == 0, "and the package's (%s)", PACKAGE_VERSION);
+	bool named = true;
+	for (int code = GPUSORT_ERROR_INTERNAL; code <= GPUSORT_DISORDER; code++) {
+		named = named && strcmp(gpusort_error_name(code), "unknown error code") != 0;
+		named = named && (gpusort_is_error(code) != 0) == (code < 0);
+	}
+	tap_ok(named && strcmp(gpusort_error_name(-1000), "unknown error code") == 0 &&
+	       strcmp(gpusort_error_name(GPUSORT_ERROR_FAILED), "sort failed") == 0,
+	       "every result has a name; gpusort_is_error is true for the negative ones");
+	char message[256];
+	tap_ok(gpusort_keydef_check("2,2nr", message, sizeof message) == GPUSORT_OK &&
+	       gpusort_keydef_check("1.3b,1.5", NULL, 0) == GPUSORT_OK, "KEYDEFs are accepted");
+	tap_ok(gpusort_keydef_check("0", message, sizeof message) == GPUSORT_ERROR_KEYDEF &&
+	       strcmp(message, "field number is zero: invalid field specification '0'") == 0,
+	       "a bad KEYDEF gets GNU's words: %s", message);
+	size_t bytes = 0, other = 0;
+	tap_ok(gpusort_parse_size("10K", &bytes) == GPUSORT_OK && bytes == 10240 &&
+	       gpusort_parse_size("7", &other) == GPUSORT_OK && other == 7168 &&
+	       gpusort_parse_size("1b", &other) == GPUSORT_OK && other == 1 &&
+	       gpusort_parse_size("x", &other) == GPUSORT_ERROR_INVALID_ARGUMENT,
+	       "SIZE as -S: K by default, b bytes, bad syntax refused");
+	struct gpusort_job job;
+	tap_ok(gpusort_job_init(&job, 8) == GPUSORT_ERROR_STRUCT_SIZE &&
+	       gpusort_job_init(&job, sizeof job) == GPUSORT_OK && job.size == sizeof job &&
+	       job.output_fd == 1 && job.separator == GPUSORT_SEPARATOR_BLANKS && job.verify == 1 &&
+	       job.device == GPUSORT_DEVICE_AUTO && job.mode == GPUSORT_MODE_TEXT,
+	       "gpusort_job_init: the size rule and the defaults");
+}
+
+/* ---- gpusort_run ---- */
+
+static void write_file(const char *path, const void *data, size_t size)
+{
+	FILE *file = fopen(path, "wb");
+	fwrite(data, 1, size, file);
+	fclose(file);
+}
+
+/* The file's bytes (malloc'd) and size. */
+static unsigned char *read_file(const char *path, size_t *size)
+{
+	FILE *file = fopen(path, "rb");
+	*size = 0;
+	if (!file)
+		return NULL;
+	unsigned char *data = NULL;
+	size_t got, capacity = 0;
+	do {
+		capacity += 1 << 16;
+		data = realloc(data, capacity);
+		got = fread(data + *size, 1, capacity - *size, file);
+		*size += got;
+	} while (*size == capacity);
+	fclose(file);
+	return data;
+}
+
+static bool file_is(const char *path, const void *expect, size_t size)
+{
+	size_t got;
+	unsigned char *data = read_file(path, &got);
+	bool same = data && got == size && memcmp(data, expect, size) == 0;
+	free(data);
+	return same;
+}
+
+static int run_quietly(const struct gpusort_job *job, const char **messages)
+{
+	stderr_capture();
+	int code = gpusort_run(job);
+	*messages = stderr_release();
+	return code;
+}
+
+static void test_run_binary(void)
+{
+	enum { N = 30000, SIZE = 20 };
+	struct gpusort_binary_key key = {.type = GPUSORT_KEY_I64, .offset = 8};
+	unsigned char *records = malloc(N * SIZE), *expect = malloc(N * SIZE);
+	make_records(records, N, SIZE, &key);
+	oracle_sort(records, N, SIZE, &key, expect);
+	write_file(work_path("records"), records, N * SIZE);
+
+	struct gpusort_job job;
+	gpusort_job_init(&job, sizeof job);
+	struct gpusort_input input = {work_path("records"), -1};
+	job.mode = GPUSORT_MODE_BINARY;
+	job.inputs = &input;
+	job.input_count = 1;
+	job.output = work_path("sorted");
+	job.record_size = SIZE;
+	job.key = key;
+	job.memory_budget = 256 << 10; /* spilled runs and a merge */
+	job.temp_dirs = (const char *const[]){work};
+	job.temp_dir_count = 1;
+	const char *messages;
+	int code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_OK && file_is(job.output, expect, N * SIZE),
+	       "binary records beyond -S: sorted like the oracle (%s)", gpusort_error_name(code));
+
+	/* descriptors: a regular file in, a file out at its offset after a header */
+	int in = open(work_path("records"), O_RDONLY);
+	int out = open(work_path("by-fd"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	(void)!write(out, "HEADER", 6);
+	input = (struct gpusort_input){NULL, in};
+	job.output = NULL;
+	job.output_fd = out;
+	job.memory_budget = 0;
+	code = run_quietly(&job, &messages);
+	close(in);
+	close(out);
+	unsigned char *with_header = malloc(6 + N * SIZE);
+	memcpy(with_header, "HEADER", 6);
+	memcpy(with_header + 6, expect, N * SIZE);
+	tap_ok(code == GPUSORT_OK && file_is(work_path("by-fd"), with_header, 6 + N * SIZE),
+	       "descriptors: read through /dev/fd, written from the output's offset");
+	free(with_header);
+
+	/* -c on the sorted output, and on the input */
+	input = (struct gpusort_input){work_path("sorted"), -1};
+	job.output_fd = 1;
+	job.check = GPUSORT_CHECK_QUIET;
+	tap_ok(gpusort_run(&job) == GPUSORT_OK, "-C: the sorted file is in order");
+	input.name = work_path("records");
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_DISORDER && !*messages, "-C: the input is not, and nothing is said");
+	job.check = GPUSORT_CHECK_DIAGNOSE;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_DISORDER && strstr(messages, "disorder"), "-c: disorder, reported: %.60s",
+	       messages);
+
+	/* usage errors: the command's words, GPUSORT_ERROR_USAGE */
+	job.check = GPUSORT_CHECK_NONE;
+	job.output = work_path("never");
+	job.key.offset = 16;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE &&
+	       strstr(messages, "gpusort: the key (offset 16, size 8) extends beyond the record (size 20)") &&
+	       access(job.output, F_OK) != 0, "a key beyond the record: %.70s", messages);
+	job.key.offset = 8;
+	job.check = GPUSORT_CHECK_DIAGNOSE;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "gpusort: options '-co' are incompatible"),
+	       "-c with an output: %.50s", messages);
+	job.check = GPUSORT_CHECK_NONE;
+	input.name = work_path("missing");
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_FAILED && strstr(messages, "missing: No such file or directory") &&
+	       access(job.output, F_OK) != 0, "a missing input: %s, %.60s", gpusort_error_name(code), messages);
+	free(records);
+	free(expect);
+}
+
+static int compare_lines(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	long nx = strtol(strchr(x, ',') + 1, NULL, 10), ny = strtol(strchr(y, ',') + 1, NULL, 10);
+	if (nx != ny)
+		return nx < ny ? 1 : -1; /* -k2,2nr */
+	return strcmp(x, y); /* the last-resort comparison of whole lines */
+}
+
+static void test_run_text(void)
+{
+	enum { LINES = 2000 };
+	char *lines[LINES], text[LINES * 24], expect[LINES * 24];
+	size_t used = 0;
+	for (int i = 0; i < LINES; i++) {
+		lines[i] = malloc(24);
+		snprintf(lines[i], 24, "w%02d,%d", (int)(random_next(&random_state) % 50),
+			 (int)(random_next(&random_state) % 200) - 100);
+		used += (size_t)sprintf(text + used, "%s\n", lines[i]);
+	}
+	write_file(work_path("text"), text, used);
+	qsort(lines, LINES, sizeof *lines, compare_lines);
+	size_t expect_used = 0;
+	for (int i = 0; i < LINES; i++) {
+		expect_used += (size_t)sprintf(expect + expect_used, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+
+	struct gpusort_job job;
+	gpusort_job_init(&job, sizeof job);
+	struct gpusort_input input = {work_path("text"), -1};
+	const char *keys[] = {"2,2nr"};
+	job.inputs = &input;
+	job.input_count = 1;
+	job.output = work_path("text-sorted");
+	job.keys = keys;
+	job.key_count = 1;
+	job.separator = ',';
+	const char *messages;
+	int code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_OK && file_is(job.output, expect, expect_used), "text: -t, -k2,2nr like the oracle");
+
+	/* -m of two sorted halves, -u on their whole lines */
+	size_t half = 0;
+	for (int i = 0; i < LINES / 2; i++)
+		half += strcspn(expect + half, "\n") + 1;
+	write_file(work_path("half1"), expect, half);
+	write_file(work_path("half2"), expect + half, expect_used - half);
+	struct gpusort_input halves[] = {{work_path("half2"), -1}, {work_path("half1"), -1}};
+	job.inputs = halves;
+	job.input_count = 2;
+	job.merge = 1;
+	job.output = work_path("merged");
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_OK && file_is(job.output, expect, expect_used), "-m merges sorted inputs");
+
+	keys[0] = "0";
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_KEYDEF && strstr(messages, "field number is zero"),
+	       "a bad KEYDEF in a job: %s", gpusort_error_name(code));
+	job.keys = NULL;
+	job.key_count = 0;
+	job.merge = 0;
+	job.check = GPUSORT_CHECK_QUIET;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "extra operand"),
+	       "-C with two inputs: %.60s", messages);
+	code = run_quietly(NULL, &messages);
+	tap_ok(code == GPUSORT_ERROR_INVALID_ARGUMENT, "a NULL job: %s", gpusort_error_name(code));
+}
+
+int main(void)
+{
+	/* before the first call, which reads it: spoil the first sort's items only */
+	setenv("GPUSORT_FAULT", "sort_swap:SHORT:1", 1);
+	if (!mkdtemp(work)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_self_check();
+	test_small_calls();
+	test_sort_records();
+	test_run_binary();
+	test_run_text();
+	char command[600];
+	snprintf(command, sizeof command, "rm -rf '%s'", work);
+	if (system(command) != 0)
+		tap_diag("could not remove %s", work);
+	return tap_done();
+}
