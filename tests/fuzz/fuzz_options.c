@@ -12,6 +12,7 @@
 #include <string.h>
 #include "src/keydef.h"
 #include "src/options.h"
+#include "tests/fuzz/fuzz_parse.h"
 #include "src/size_parse.h"
 #include "src/text_order.h"
 
@@ -268,24 +269,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_size_text(argv[i]);
 	}
 
-	struct options first, second;
-	int status = options_parse(argc, argv, &first);
+	struct fuzz_parsed first, second;
+	int status = fuzz_parse(argc, argv, &first);
 	require(status == 0 || status == 1 || status == 2);
 	if (status == 0)
-		check_accepted(&first, original, argc);
+		check_accepted(&first.built.options, original, argc);
 	char *permuted[MAX_ARGS + 2];
 	memcpy(permuted, argv, sizeof permuted);
 	memcpy(argv, original, sizeof original);
-	int again = options_parse(argc, argv, &second);
+	int again = fuzz_parse(argc, argv, &second);
 	require(again == status);
 	if (status == 0) {
-		check_same(&first, &second);
+		check_same(&first.built.options, &second.built.options);
 		/* getopt_long only permutes: the same strings, in some order */
 		for (int i = 0; i < argc; i++)
 			require(inside_argv(permuted[i], original, argc));
 	}
-	options_free(&first);
-	options_free(&second);
+	fuzz_parse_free(&first);
+	fuzz_parse_free(&second);
 	for (int i = 0; i < argc; i++)
 		free(original[i]);
 	return 0;

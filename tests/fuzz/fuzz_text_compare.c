@@ -15,6 +15,7 @@
 #include <string.h>
 #include "src/keydef.h"
 #include "src/options.h"
+#include "tests/fuzz/fuzz_parse.h"
 #include "src/text_compare.h"
 #include "src/text_fields.h"
 #include "src/text_order.h"
@@ -489,13 +490,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *owned[MAX_WORDS + 2];
 	memcpy(owned, argv, sizeof owned);
 
-	struct options options;
+	struct fuzz_parsed parsed;
+	const struct options *options = &parsed.built.options;
 	struct text_order order;
 	char letters[32];
 	bool have_order = false;
-	if (options_parse(argc, argv, &options) == 0 && options.mode == MODE_TEXT
-	    && options.input_count == 0 && !options.files0_from
-	    && text_order_init(&order, &options, letters, sizeof letters) == 0)
+	if (fuzz_parse(argc, argv, &parsed) == 0 && options->mode == MODE_TEXT
+	    && options->input_count == 0 && !options->files0_from
+	    && text_order_init(&order, options, letters, sizeof letters) == 0)
 		have_order = true;
 
 	if (have_order) {
@@ -517,7 +519,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free((void *)lines[i].text);
 		text_order_free(&order);
 	}
-	options_free(&options);
+	fuzz_parse_free(&parsed);
 	for (int i = 0; i < argc; i++)
 		free(owned[i]);
 	return 0;
