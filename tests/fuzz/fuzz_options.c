@@ -1,5 +1,6 @@
 /* libFuzzer harness for the command line: the input, split at NUL bytes, is an argv
- * after "gpusort". options_parse must not crash or leak, must give the same answer
+ * after "gpusort". The command line's parse (command_line.h: the command's argv into a
+ * job, the job into the pipeline's options) must not crash or leak, must give the same answer
  * twice, and every option set it accepts must be self-consistent (binary layout inside
  * the record, text keys that reparse to themselves, pointers into argv, the combined
  * text order). Each argument also goes through keydef_parse and size_parse against
@@ -12,7 +13,7 @@
 #include <string.h>
 #include "src/keydef.h"
 #include "src/options.h"
-#include "tests/fuzz/fuzz_parse.h"
+#include "tests/fuzz/command_line.h"
 #include "src/size_parse.h"
 #include "src/text_order.h"
 
@@ -269,15 +270,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_size_text(argv[i]);
 	}
 
-	struct fuzz_parsed first, second;
-	int status = fuzz_parse(argc, argv, &first);
+	struct parsed_command_line first, second;
+	int status = parse_command_line(argc, argv, &first);
 	require(status == 0 || status == 1 || status == 2);
 	if (status == 0)
 		check_accepted(&first.built.options, original, argc);
 	char *permuted[MAX_ARGS + 2];
 	memcpy(permuted, argv, sizeof permuted);
 	memcpy(argv, original, sizeof original);
-	int again = fuzz_parse(argc, argv, &second);
+	int again = parse_command_line(argc, argv, &second);
 	require(again == status);
 	if (status == 0) {
 		check_same(&first.built.options, &second.built.options);
@@ -285,8 +286,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < argc; i++)
 			require(inside_argv(permuted[i], original, argc));
 	}
-	fuzz_parse_free(&first);
-	fuzz_parse_free(&second);
+	parsed_command_line_free(&first);
+	parsed_command_line_free(&second);
 	for (int i = 0; i < argc; i++)
 		free(original[i]);
 	return 0;

@@ -1,6 +1,6 @@
 /* libFuzzer harness for text mode's order: the input is a command line and three lines,
  *   WORD '\n' WORD '\n' ... '\0' LINE eol LINE eol LINE
- * (eol is '\n', or NUL with -z). The words go through options_parse (only accepted text
+ * (eol is '\n', or NUL with -z). The words go through the command line's parse (only accepted text
  * orders are tried). Checked: the comparator is a total preorder on the lines
  * (reflexive, antisymmetric, transitive), the 64-bit prefix that the GPU sorts agrees
  * with it, key extraction matches a transcription of GNU sort's begfield/limfield, and
@@ -15,7 +15,7 @@
 #include <string.h>
 #include "src/keydef.h"
 #include "src/options.h"
-#include "tests/fuzz/fuzz_parse.h"
+#include "tests/fuzz/command_line.h"
 #include "src/text_compare.h"
 #include "src/text_fields.h"
 #include "src/text_order.h"
@@ -490,12 +490,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *owned[MAX_WORDS + 2];
 	memcpy(owned, argv, sizeof owned);
 
-	struct fuzz_parsed parsed;
+	struct parsed_command_line parsed;
 	const struct options *options = &parsed.built.options;
 	struct text_order order;
 	char letters[32];
 	bool have_order = false;
-	if (fuzz_parse(argc, argv, &parsed) == 0 && options->mode == MODE_TEXT
+	if (parse_command_line(argc, argv, &parsed) == 0 && options->mode == MODE_TEXT
 	    && options->input_count == 0 && !options->files0_from
 	    && text_order_init(&order, options, letters, sizeof letters) == 0)
 		have_order = true;
@@ -519,7 +519,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free((void *)lines[i].text);
 		text_order_free(&order);
 	}
-	fuzz_parse_free(&parsed);
+	parsed_command_line_free(&parsed);
 	for (int i = 0; i < argc; i++)
 		free(owned[i]);
 	return 0;

@@ -9,8 +9,9 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-sign-compare -fsanitize=fuzze
 FUZZ_LINK = $(AM_V_GEN)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEFS) -I$(top_srcdir) -I$(top_srcdir)/include -I$(top_builddir) \
 	$(ZSTD_CFLAGS) $(URING_CFLAGS) -o $@ $(filter %.c %.$(OBJEXT),$^)
 
-# options.c names the sort engine's algorithms, so the engine comes along (and with
-# CUDA, its nvcc-built objects and the runtime).
+# The command line is options.c (argv into a libgpusort job) and the library's job
+# checks (src/library/); the checks name the sort engine's algorithms, so the engine
+# comes along (and with CUDA, its nvcc-built objects and the runtime).
 FUZZ_ENGINE = kernels/sort_engine.c kernels/bucket_sort_cpu.c kernels/thread_pool.c
 if HAVE_CUDA
 FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OBJEXT) \
@@ -18,11 +19,9 @@ FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OB
 	kernels/gpu_radix_sort.$(OBJEXT) kernels/gpu_bitonic_sort.$(OBJEXT) \
 	kernels/gpu_quick_sort.$(OBJEXT)
 endif
-# options.c is the command's parser (argv into a job); the library's job_options.c turns
-# the job into the pipeline's options, as gpusort_run does.
-FUZZ_OPTIONS_FILES = src/options.c src/library/job_options.c src/library/results.c src/key_image.c \
-	src/keydef.c src/size_parse.c \
-	src/report.c src/stats.c src/text_order.c $(FUZZ_ENGINE)
+FUZZ_OPTIONS_FILES = src/options.c src/library/job_options.c src/library/results.c \
+	src/key_image.c src/keydef.c src/size_parse.c src/report.c src/stats.c \
+	src/text_order.c $(FUZZ_ENGINE)
 FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text_compare.c src/text_fields.c \
 	src/text_numeric.c src/text_general.c src/text_month.c src/text_version.c \
 	src/text_prefix.c
@@ -54,6 +53,6 @@ endif
 CLEANFILES += $(FUZZ_HARNESSES)
 
 TESTS += tests/fuzz/test_fuzz.sh
-EXTRA_DIST += tests/fuzz/test_fuzz.sh tests/fuzz/README.md tests/fuzz/fuzz_options.c \
+EXTRA_DIST += tests/fuzz/test_fuzz.sh tests/fuzz/README.md tests/fuzz/command_line.h tests/fuzz/fuzz_options.c \
 	tests/fuzz/fuzz_text_compare.c tests/fuzz/fuzz_run_file.c tests/fuzz/fuzz_text_compare.dict \
 	tests/fuzz/fuzz_options.dict tests/fuzz/corpus
