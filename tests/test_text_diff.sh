@@ -185,7 +185,16 @@ check() { # name
 		fail=1
 	fi
 }
+# coreutils 9.1 (whose sort gpusort follows) lets a dot name's suffix be the whole name
+# under -V ('.a' before '.5'); later releases do not. Where the system sort is of the
+# later kind the dot-name cases are skipped.
+dot_names_as_91=$(printf '.a\n.5\n' | sort -V | head -n 1)
 while IFS='|' read -r input opts; do
+	if [ "$input" = dotnames ] && [ "$dot_names_as_91" != .a ]; then
+		n=$((n + 1))
+		echo "ok $n # SKIP $input $opts: the system sort orders -V dot names as coreutils after 9.1"
+		continue
+	fi
 	eval "set -- $opts"
 	sort "$@" "$input" > expected 2>/dev/null; expected_rc=$?
 	"$GPUSORT" "$@" "$input" > actual 2>/dev/null; actual_rc=$?

@@ -283,7 +283,27 @@ def compare(opts, files, stdin, kind, tmpdir):
     return None
 
 
+def sort_orders_dot_names_as_91():
+    """coreutils 9.1 (Debian 12, whose sort gpusort follows) lets a dot name's suffix be
+    the whole name under -V, so '.a' sorts before '.5'; later releases (9.4 on Ubuntu
+    24.04) put '.5' first. Where the system sort is of the later kind, -V cases with dot
+    names are skipped, not compared."""
+    got = subprocess.run(["sort", "-V"], input=b".a\n.5\n", stdout=subprocess.PIPE,
+                         env=dict(os.environ, LC_ALL="C")).stdout
+    return got == b".a\n.5\n"
+
+
+def dot_version_case(opts, files, stdin):
+    """Whether a case sorts by -V (or a V key) and some line starts with a dot."""
+    if not any(o.startswith("-") and not o.startswith("--") and "V" in o for o in opts) and \
+            not any(o.startswith("--sort=v") for o in opts):
+        return False
+    datas = [stdin or b""] + [open(f, "rb").read() for f in files if f != "-" and os.path.isfile(f)]
+    return any(line.lstrip(b" \t").startswith(b".") for data in datas for line in data.split(b"\n") + data.split(b"\0"))
+
+
 def main():
+    skip_dot_versions = not sort_orders_dot_names_as_91()
     root = tempfile.mkdtemp(prefix="gpusort-fuzz.")
     tmpdir = os.path.join(root, "tmp")
     os.mkdir(tmpdir)
@@ -296,6 +316,9 @@ def main():
     try:
         for opts, data in fixed:
             n += 1
+            if skip_dot_versions and dot_version_case(opts, [], data):
+                print("ok %d # SKIP the system sort orders -V dot names as coreutils after 9.1" % n)
+                continue
             why = compare(opts, [], data, "check" if "-c" in opts else "sort", tmpdir)
             label = "fixed: printf %s | gpusort %s" % (shell_words([data.decode("latin-1")]), shell_words(opts))
             print(("ok %d - %s" if why is None else "not ok %d - %s") % (n, label))
@@ -307,6 +330,10 @@ def main():
             workdir = os.path.join(root, "case%d" % number)
             os.mkdir(workdir)
             opts, files, stdin, kind = make_case(number, workdir)
+            if skip_dot_versions and dot_version_case(opts, files, stdin):
+                print("ok %d # SKIP case %d: the system sort orders -V dot names as coreutils after 9.1" % (n, number))
+                shutil.rmtree(workdir)
+                continue
             why = compare(opts, files, stdin, kind, tmpdir)
             shown = [os.path.basename(f) if f != "-" else f for f in files]
             command = "gpusort " + shell_words(opts + shown) + (" < STDIN" if stdin is not None else "")
