@@ -32,6 +32,7 @@ for mode in text binary; do
 	*:0)
 		cmp -s "$WORK/got" "$WORK/$(basename "$input").sorted"
 		tap_result $? "$mode: --device=0 sorts on the GPU as on the CPU"
+		rm -f "$WORK/got"
 		"$GPUSORT" --device=999 $options "$input" -o "$WORK/got" 2>"$WORK/stderr"
 		status=$?
 		reason=$(one_line_reason 999)
