@@ -1,8 +1,9 @@
 #!/bin/sh
 # The libFuzzer harnesses (built when configure found clang with libFuzzer): each must
 # run its committed seed corpus cleanly, then fuzz for GPUSORT_FUZZ_SECONDS (default
-# 20) from a scratch copy of it. A crash, leak, timeout or failed check fails the test;
-# the log shows libFuzzer's report and the input that did it, in hex.
+# 20) starting from it (new inputs go to a scratch directory; the committed corpus is
+# only read). A crash, leak, timeout or failed check fails the test; the log shows
+# libFuzzer's report and the input that did it, in hex.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 
 if [ -z "${GPUSORT_FUZZ:-}" ]; then
