@@ -134,6 +134,16 @@ struct build_job {
 	void *items;
 };
 
+/* Bare keys [begin, end) (records that are their keys) into a fingerprint. */
+static void fingerprint_add_bare(struct fingerprint *print, enum record_form form, const unsigned char *records,
+				 size_t begin, size_t end)
+{
+	if (form == FORM_BARE_KEY32)
+		fingerprint_add_keys32(print, (const uint32_t *)records + begin, end - begin);
+	else
+		fingerprint_add_keys64(print, (const uint64_t *)records + begin, end - begin);
+}
+
 /* The self-check works on pieces this small, each while the pass over it has it in
  * cache, so that it adds no pass over memory of its own. */
 #define VERIFY_PIECE_RECORDS ((size_t)2048)
@@ -157,11 +167,11 @@ static void build_slice(void *context, size_t slice)
 		size_t stop = piece + VERIFY_PIECE_RECORDS < end ? piece + VERIFY_PIECE_RECORDS : end;
 		/* before the build: bare keys are replaced by their images */
 		uint64_t started = sort_verify_clock();
-		for (size_t i = piece; i < stop; i++) {
+		if (bare)
+			fingerprint_add_bare(&print, job->form, job->records, piece, stop);
+		for (size_t i = piece; i < stop && !bare; i++) {
 			if (by_position)
 				fingerprint_add_position(&print, i);
-			else if (bare)
-				fingerprint_add(&print, job->records + i * size, size);
 			else
 				fingerprint_add(&print, job->records + i * size + layout->key_offset, layout->key_size);
 		}
@@ -296,8 +306,7 @@ static void restore_slice(void *context, size_t slice)
 		if (!verify)
 			continue;
 		started = sort_verify_clock();
-		for (size_t i = piece; i < stop; i++)
-			fingerprint_add(&print, job->records + i * size, size);
+		fingerprint_add_bare(&print, job->form, job->records, piece, stop);
 		spent += sort_verify_clock() - started;
 	}
 	if (!verify)
