@@ -19,30 +19,7 @@
 
 #define MAX_ARGS 48
 
-/* A failed check is a crash, which libFuzzer reports with the input that caused it. */
-/* gpusort's messages (usage errors, --help) go to /dev/null; the harness's own and
- * libFuzzer's to the real stderr. */
-static FILE *harness_stderr;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	harness_stderr = stderr;
-	FILE *null = fopen("/dev/null", "w");
-	if (null)
-		stdout = stderr = null;
-	return 0;
-}
-
-#define require(condition) \
-	do { \
-		if (!(condition)) { \
-			fprintf(harness_stderr, "fuzz_options: %s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #condition); \
-			abort(); \
-		} \
-	} while (0)
+#include "tests/fuzz/quiet_harness.h"
 
 static bool inside_argv(const char *p, char **argv, int argc)
 {

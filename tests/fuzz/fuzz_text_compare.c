@@ -24,29 +24,7 @@
 #define MAX_WORDS 16
 #define LINES 3
 
-/* gpusort's messages (usage errors, --help) go to /dev/null; the harness's own and
- * libFuzzer's to the real stderr. */
-static FILE *harness_stderr;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	harness_stderr = stderr;
-	FILE *null = fopen("/dev/null", "w");
-	if (null)
-		stdout = stderr = null;
-	return 0;
-}
-
-#define require(condition) \
-	do { \
-		if (!(condition)) { \
-			fprintf(harness_stderr, "fuzz_text_compare: %s:%d: check failed: %s\n", \
-				__FILE__, __LINE__, #condition); \
-			abort(); \
-		} \
-	} while (0)
+#include "tests/fuzz/quiet_harness.h"
 
 static int sign(int x) { return (x > 0) - (x < 0); }
 

@@ -19,6 +19,7 @@ FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OB
 	kernels/gpu_radix_sort.$(OBJEXT) kernels/gpu_bitonic_sort.$(OBJEXT) \
 	kernels/gpu_quick_sort.$(OBJEXT)
 endif
+FUZZ_SHARED_INCLUDES = tests/fuzz/quiet_harness.h tests/fuzz/command_line.h
 FUZZ_OPTIONS_FILES = src/options.c src/library/job_options.c src/library/results.c \
 	src/key_image.c src/keydef.c src/size_parse.c src/report.c src/stats.c \
 	src/text_order.c $(FUZZ_ENGINE)
@@ -28,11 +29,11 @@ FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text_compare.c src/text_fields.c \
 FUZZ_RUN_FILE_FILES = io/run_file.c io/block_transform.c io/write_queue.c \
 	io/io_ring.c io/fault_inject.c
 
-tests/fuzz/fuzz_options$(EXEEXT): tests/fuzz/fuzz_options.c $(FUZZ_OPTIONS_FILES) \
+tests/fuzz/fuzz_options$(EXEEXT): tests/fuzz/fuzz_options.c $(FUZZ_SHARED_INCLUDES) $(FUZZ_OPTIONS_FILES) \
 		$(FUZZ_ENGINE_OBJECTS) config.h
 	@$(MKDIR_P) $(@D)
 	$(FUZZ_LINK) $(CUDA_LIBS) -lpthread -lm
-tests/fuzz/fuzz_text_compare$(EXEEXT): tests/fuzz/fuzz_text_compare.c $(FUZZ_TEXT_FILES) \
+tests/fuzz/fuzz_text_compare$(EXEEXT): tests/fuzz/fuzz_text_compare.c $(FUZZ_SHARED_INCLUDES) $(FUZZ_TEXT_FILES) \
 		$(FUZZ_ENGINE_OBJECTS) config.h
 	@$(MKDIR_P) $(@D)
 	$(FUZZ_LINK) $(CUDA_LIBS) -lpthread -lm
@@ -53,6 +54,6 @@ endif
 CLEANFILES += $(FUZZ_HARNESSES)
 
 TESTS += tests/fuzz/test_fuzz.sh
-EXTRA_DIST += tests/fuzz/test_fuzz.sh tests/fuzz/README.md tests/fuzz/command_line.h tests/fuzz/fuzz_options.c \
+EXTRA_DIST += tests/fuzz/test_fuzz.sh tests/fuzz/README.md tests/fuzz/command_line.h tests/fuzz/quiet_harness.h tests/fuzz/fuzz_options.c \
 	tests/fuzz/fuzz_text_compare.c tests/fuzz/fuzz_run_file.c tests/fuzz/fuzz_text_compare.dict \
 	tests/fuzz/fuzz_options.dict tests/fuzz/corpus
