@@ -249,16 +249,28 @@ static inline uint64_t bare_image(enum record_form form, const unsigned char *re
 	return form == FORM_BARE_KEY32 ? ((const uint32_t *)records)[i] : ((const uint64_t *)records)[i];
 }
 
-/* Sorted bare images [begin, end) not below the one before each within the range
- * (strictly above under -u): the count of those that are. */
+/* Adjacent pairs of x[begin, end) out of order: x[i-1] > x[i] (>= under -u, where equal
+ * images are dropped before this). One loop per width and rule, so each compiles tight. */
+#define DISORDER_LOOP(x, begin, end, op) do { \
+	for (size_t i = (begin) + 1; i < (end); i++) \
+		disorder += (x)[i - 1] op (x)[i]; \
+} while (0)
+
+/* Sorted bare images [begin, end): how many are below the one before (or equal, -u). */
 static uint64_t bare_disorder(enum record_form form, const unsigned char *records, size_t begin, size_t end,
 			      bool unique)
 {
 	uint64_t disorder = 0;
-	for (size_t i = begin + 1; i < end; i++) {
-		uint64_t before = bare_image(form, records, i - 1), image = bare_image(form, records, i);
-		disorder += unique ? before >= image : before > image;
-	}
+	const uint32_t *narrow = (const uint32_t *)records;
+	const uint64_t *wide = (const uint64_t *)records;
+	if (form == FORM_BARE_KEY32 && unique)
+		DISORDER_LOOP(narrow, begin, end, >=);
+	else if (form == FORM_BARE_KEY32)
+		DISORDER_LOOP(narrow, begin, end, >);
+	else if (unique)
+		DISORDER_LOOP(wide, begin, end, >=);
+	else
+		DISORDER_LOOP(wide, begin, end, >);
 	return disorder;
 }
 
