@@ -47,8 +47,9 @@ static int run_sink_flush(struct run_sink *sink)
 	return error;
 }
 
-int run_sink_write(void *context, const unsigned char *records, size_t count)
+int run_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
+	(void)bytes;
 	struct run_sink *sink = context;
 	size_t size = sink->layout->record_size;
 	while (count > 0) {
@@ -147,13 +148,12 @@ struct run_source {
 	size_t next_block;
 	unsigned char *buffer;
 	size_t buffer_bytes;
-	size_t record_size;
 };
 
-static int run_source_next(void *context, const unsigned char **records, size_t *count)
+static int run_source_next(void *context, const unsigned char **records, size_t *len)
 {
 	struct run_source *source = context;
-	*count = 0;
+	*len = 0;
 	if (source->next_block >= run_reader_block_count(source->run->reader))
 		return 0;
 	ssize_t bytes = run_reader_read_block(source->run->reader, source->next_block++,
@@ -163,7 +163,7 @@ static int run_source_next(void *context, const unsigned char **records, size_t 
 		return (int)bytes;
 	}
 	*records = source->buffer;
-	*count = (size_t)bytes / source->record_size;
+	*len = (size_t)bytes;
 	return 0;
 }
 
@@ -176,7 +176,6 @@ int merge_runs(const struct record_layout *layout, bool unique, bool to_output, 
 	for (size_t i = 0; i < k && !error; i++) {
 		struct run_source *context = &contexts[i];
 		context->run = &list->runs[first + i];
-		context->record_size = layout->record_size;
 		context->buffer_bytes = run_reader_max_block_bytes(context->run->reader);
 		context->buffer = malloc(context->buffer_bytes ? context->buffer_bytes : 1);
 		if (!context->buffer)
@@ -186,8 +185,11 @@ int merge_runs(const struct record_layout *layout, bool unique, bool to_output, 
 	}
 	if (error == -ENOMEM)
 		report("%s", strerror(ENOMEM));
+	struct record_order order;
+	record_order_binary(&order, layout, unique);
 	if (!error)
-		error = merge_records(layout, sources, k, unique, to_output, block_bytes, sink, sink_context);
+		error = merge_records(&order, layout->verify, sources, k, to_output, block_bytes, sink, sink_context,
+				      NULL);
 	for (size_t i = 0; contexts && i < k; i++)
 		free(contexts[i].buffer);
 	free(contexts);

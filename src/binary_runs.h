@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../io/run_file.h"
+#include "merge.h"
 #include "record_items.h"
 #include "stats.h"
 
@@ -46,7 +47,7 @@ int run_begin(struct run_list *list, const struct record_layout *layout, size_t 
 	      struct run_sink *sink, struct sort_stats *stats);
 
 /* record_sink: appends count sorted records to the sink's run. */
-int run_sink_write(void *context, const unsigned char *records, size_t count);
+int run_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count);
 
 /* Finishes the sink's run (or abandons it when error is set) and opens it for reading.
  * Returns error, or the first error of finishing. */

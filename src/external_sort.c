@@ -30,8 +30,10 @@ static int merge_sources_into_output(const struct options *options,
 	output.verify = layout->verify;
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	uint64_t read_before = stats->bytes[STAGE_READ];
-	error = merge_records(layout, sources, k, options->unique, true, block_bytes, record_output_write,
-			      &output);
+	struct record_order order;
+	record_order_binary(&order, layout, options->unique);
+	error = merge_records(&order, layout->verify, sources, k, true, block_bytes, record_output_write, &output,
+			      NULL);
 	stats->merge_passes++;
 	error = record_output_finish(&output, error);
 	/* the sources' reads and the output's writes counted in their own stages */
@@ -215,7 +217,7 @@ struct input_source {
 	struct sort_stats *stats;
 };
 
-static int input_source_next(void *context, const unsigned char **records, size_t *count)
+static int input_source_next(void *context, const unsigned char **records, size_t *len)
 {
 	struct input_source *source = context;
 	double started = stats_now();
@@ -225,7 +227,7 @@ static int input_source_next(void *context, const unsigned char **records, size_
 	source->stats->records += (uint64_t)got;
 	stats_add(source->stats, STAGE_READ, started, (uint64_t)got * source->record_size);
 	*records = source->buffer;
-	*count = (size_t)got;
+	*len = (size_t)got * source->record_size;
 	return 0;
 }
 

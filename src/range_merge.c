@@ -194,6 +194,7 @@ struct ordered_queues {
 /* The shared state of the merge threads. */
 struct range_merge {
 	const struct record_layout *layout;
+	struct record_order order;
 	struct run_list *list;
 	struct range_plan *plan;
 	struct output_file *file;
@@ -256,10 +257,10 @@ static int range_merge_fail(struct range_merge *merge, const char *name, int err
 	return error;
 }
 
-static int slice_next(void *context, const unsigned char **records, size_t *count)
+static int slice_next(void *context, const unsigned char **records, size_t *len)
 {
 	struct slice_source *slice = context;
-	*count = 0;
+	*len = 0;
 	if (slice->at >= slice->end)
 		return 0;
 	if (atomic_load(&slice->merge->failed))
@@ -277,7 +278,7 @@ static int slice_next(void *context, const unsigned char **records, size_t *coun
 	if ((uint64_t)bytes / size < stop - base)
 		return range_merge_fail(slice->merge, slice->run->path, -EBADMSG);
 	*records = slice->buffer + (slice->at - base) * size;
-	*count = (size_t)(stop - slice->at);
+	*len = (size_t)(stop - slice->at) * size;
 	slice->at = stop;
 	return 0;
 }
@@ -307,7 +308,7 @@ static uint64_t seams_out_of_order(const struct range_merge *merge)
 			continue;
 		const unsigned char *first = merge->edges + 2 * j * size;
 		if (last) {
-			int order = merge_compare_records(merge->layout, last, first);
+			int order = record_compare(&merge->order, last, size, first, size);
 			disorder += merge->unique ? order >= 0 : order > 0;
 		}
 		last = first + size;
@@ -322,11 +323,10 @@ struct positional_sink {
 	size_t range;
 };
 
-static int positional_write(void *context, const unsigned char *records, size_t count)
+static int positional_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
 	struct positional_sink *sink = context;
 	struct range_merge *merge = sink->merge;
-	size_t bytes = count * merge->layout->record_size;
 	if (atomic_load(&merge->failed))
 		return -ECANCELED;
 	int error = timed_write(merge, records, bytes, sink->offset, true);
@@ -344,12 +344,11 @@ struct ordered_sink {
 	size_t range;
 };
 
-static int ordered_write(void *context, const unsigned char *records, size_t count)
+static int ordered_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
 	struct ordered_sink *sink = context;
 	struct range_merge *merge = sink->merge;
 	struct ordered_queues *queues = merge->ordered;
-	size_t bytes = count * merge->layout->record_size;
 	struct ordered_block *block = malloc(sizeof *block + bytes);
 	if (!block)
 		return range_merge_fail(merge, "merge", -ENOMEM);
@@ -485,13 +484,13 @@ static int range_worker_run(struct range_merge *merge)
 		if (merge->ordered) {
 			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
 			struct ordered_sink ordered = {merge, j};
-			error = merge_records(merge->layout, sources, k, merge->unique, true, merge->output_bytes,
-					      ordered_write, &ordered);
+			error = merge_records(&merge->order, merge->layout->verify, sources, k, true,
+					      merge->output_bytes, ordered_write, &ordered, NULL);
 			if (!error)
 				ordered_range_done(merge, j);
 		} else {
-			error = merge_records(merge->layout, sources, k, false, true, merge->output_bytes,
-					      positional_write, &sink);
+			error = merge_records(&merge->order, merge->layout->verify, sources, k, true,
+					      merge->output_bytes, positional_write, &sink, NULL);
 		}
 	}
 	for (size_t r = 0; slices && r < k; r++)
@@ -525,6 +524,8 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 		.layout = layout, .list = list, .plan = &ranges, .file = file, .name = name,
 		.output_bytes = memory_plan_merge_output_bytes(plan), .unique = unique,
 	};
+	/* -u goes the ordered way (its offsets depend on the duplicates before) */
+	record_order_binary(&merge.order, layout, unique);
 	struct ordered_queues queues;
 	if (unique || !output_file_positional(file)) {
 		error = ordered_queues_init(&queues, ranges.ranges, plan->budget / 4);

@@ -380,7 +380,7 @@ static int emit_in_place(const struct record_layout *layout, enum record_form fo
 	size_t per_block = EMIT_IN_PLACE_BYTES / size;
 	for (size_t done = 0; done < kept; done += per_block) {
 		size_t count = kept - done < per_block ? kept - done : per_block;
-		int error = sink(context, records + done * size, count);
+		int error = sink(context, records + done * size, count * size, count);
 		if (error)
 			return error;
 	}
@@ -450,14 +450,14 @@ struct sink_call {
 	record_sink sink;
 	void *context;
 	const unsigned char *block;
-	size_t count;
+	size_t bytes, count;
 	int error;
 };
 
 static void *sink_call_run(void *argument)
 {
 	struct sink_call *call = argument;
-	call->error = call->sink(call->context, call->block, call->count);
+	call->error = call->sink(call->context, call->block, call->bytes, call->count);
 	return NULL;
 }
 
@@ -469,7 +469,7 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 {
 	size_t size = layout->record_size;
 	unsigned char *blocks[2] = {malloc(per_block * size), malloc(per_block * size)};
-	struct sink_call call = {sink, context, NULL, 0, 0};
+	struct sink_call call = {sink, context, NULL, 0, 0, 0};
 	pthread_t writer;
 	bool writing = false;
 	int error = blocks[0] && blocks[1] ? 0 : -ENOMEM;
@@ -484,11 +484,11 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 			if ((error = call.error))
 				break;
 		}
-		call = (struct sink_call){sink, context, blocks[k & 1], count, 0};
+		call = (struct sink_call){sink, context, blocks[k & 1], count * size, count, 0};
 		if (pthread_create(&writer, NULL, sink_call_run, &call) == 0)
 			writing = true;
 		else
-			error = sink(context, blocks[k & 1], count);
+			error = sink(context, blocks[k & 1], count * size, count);
 	}
 	if (writing) {
 		pthread_join(writer, NULL);
@@ -538,12 +538,12 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 		previous = record;
 		memcpy(block + filled * size, record, size);
 		if (++filled == per_block) {
-			error = sink(context, block, filled);
+			error = sink(context, block, filled * size, filled);
 			filled = 0;
 		}
 	}
 	if (!error && filled)
-		error = sink(context, block, filled);
+		error = sink(context, block, filled * size, filled);
 	if (verify)
 		sort_verify_output(verify, &print, disorder);
 	free(block);

@@ -51,8 +51,8 @@ void record_items_build(const struct record_layout *layout, enum record_form for
 void record_items_finish_ties(const struct record_layout *layout, enum record_form form,
 			      const unsigned char *records, void *items, size_t n);
 
-/* Receives sorted records in order, a block at a time. */
-typedef int (*record_sink)(void *context, const unsigned char *records, size_t count);
+/* Receives sorted records in order, a block at a time (merge.h). */
+typedef int (*record_sink)(void *context, const unsigned char *bytes, size_t len, size_t count);
 
 /* Emits the records in item order to the sink, dropping all but the first of equal
  * keys when unique. In-place forms turn images back into keys first. Records dropped

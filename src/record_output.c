@@ -16,10 +16,10 @@ int record_output_open(struct record_output *output, const struct options *optio
 	return output_open(options, &output->file);
 }
 
-int record_output_write(void *context, const unsigned char *records, size_t count)
+int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
+	(void)count;
 	struct record_output *output = context;
-	size_t bytes = count * output->record_size;
 	double started = stats_now();
 	int error = output_file_write(output->file, records, bytes);
 	stats_add(output->stats, STAGE_WRITE, started, bytes);

@@ -28,7 +28,7 @@ int record_output_open(struct record_output *output, const struct options *optio
 		       size_t record_size, struct sort_stats *stats);
 
 /* record_sink: writes count records; reports its own errors. */
-int record_output_write(void *context, const unsigned char *records, size_t count);
+int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count);
 
 /* Commits the output when error is 0 and the self-check (if any) holds, reporting a
  * failure ("internal error: ..." for the self-check), else aborts it and leaves the old

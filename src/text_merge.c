@@ -1,110 +1,83 @@
-/* A loser tree over the sources' current lines (one comparison per level when the
- * winner moves on, half a heap's); ties go to the lower source number, which keeps the
- * merge stable and makes -u keep the earliest line. Each head carries its line's 64-bit
- * prefix (text_prefix), so most comparisons are one integer compare and a key is parsed
- * once per line rather than once per comparison. */
+/* Text sources for the one loser tree (merge.c): each line a source gives becomes a
+ * block of one record, the line with its terminator, taken from where it lies (a last
+ * line without one is copied with it); the merged lines go into a text writer. */
 #include "text_merge.h"
 
 #include <errno.h>
 #include <stdlib.h>
-#include "text_compare.h"
+#include <string.h>
+#include "merge.h"
+#include "record_order.h"
+#include "text_line_copy.h"
 #include "text_line_reader.h"
-#include "text_prefix.h"
 #include "../io/input_file.h"
 
-struct head {
+struct line_block_source {
 	struct text_source *source;
-	const char *line;
-	size_t len;
-	uint64_t prefix;
-	bool ended;
+	unsigned char eol;
+	struct text_line_copy unterminated;
 };
 
-/* Whether source a's line goes before source b's; an ended source goes last. */
-static bool before(const struct text_order *order, const struct head *heads, size_t a, size_t b)
+static int next_line_block(void *context, const unsigned char **bytes, size_t *len)
 {
-	const struct head *x = &heads[a], *y = &heads[b];
-	if (x->ended || y->ended)
-		return !x->ended && y->ended ? true : (x->ended && y->ended && a < b);
-	if (x->prefix != y->prefix)
-		return x->prefix < y->prefix;
-	int diff = text_compare_lines(order, x->line, x->len, y->line, y->len);
-	return diff < 0 || (diff == 0 && a < b);
+	struct line_block_source *s = context;
+	const char *line;
+	size_t n;
+	int got = s->source->next(s->source->state, &line, &n);
+	*len = 0;
+	if (got <= 0)
+		return got;
+	if (got == TEXT_SOURCE_UNTERMINATED) {
+		int err = text_line_copy_set(&s->unterminated, line, n + 1);
+		if (err)
+			return err;
+		s->unterminated.data[n] = (char)s->eol;
+		line = s->unterminated.data;
+	}
+	*bytes = (const unsigned char *)line;
+	*len = n + 1;
+	return 0;
 }
 
-static int advance(const struct text_order *order, struct head *head)
+/* The merge's sink: merged lines appended to the writer as they are. */
+static int write_lines(void *context, const unsigned char *bytes, size_t len, size_t count)
 {
-	int got = head->source->next(head->source->state, &head->line, &head->len);
-	if (got == 1)
-		head->prefix = text_prefix(order, head->line, head->len);
-	else if (got == 0)
-		head->ended = true;
-	return got;
+	(void)count;
+	return text_writer_append(context, (const char *)bytes, len);
 }
 
 int text_merge_sources(const struct text_order *order, struct text_source *sources,
 		       size_t count, struct text_writer *writer, size_t *failed)
 {
 	*failed = count;
-	if (count == 0)
-		return 0;
-	struct head *heads = calloc(count, sizeof *heads);
-	/* losers[1, count): the loser at each inner node; winners: scratch for building */
-	size_t *losers = calloc(count, sizeof *losers);
-	size_t *winners = calloc(2 * count, sizeof *winners);
-	if (!heads || !losers || !winners) {
-		free(heads);
-		free(losers);
-		free(winners);
-		return -ENOMEM;
-	}
-	int err = 0;
-	for (size_t i = 0; i < count && !err; i++) {
-		heads[i].source = &sources[i];
-		int got = advance(order, &heads[i]);
-		if (got < 0) {
-			err = got;
-			*failed = i;
+	struct line_block_source *states = calloc(count ? count : 1, sizeof *states);
+	struct merge_source *blocks = calloc(count ? count : 1, sizeof *blocks);
+	int err = states && blocks ? 0 : -ENOMEM;
+	if (!err) {
+		for (size_t i = 0; i < count; i++) {
+			states[i] = (struct line_block_source){&sources[i], order->eol, {0}};
+			blocks[i] = (struct merge_source){next_line_block, &states[i]};
 		}
+		struct record_order lines;
+		record_order_text(&lines, order);
+		err = merge_records(&lines, writer->verify, blocks, count, writer->to_output, 1 << 16, write_lines,
+				    writer, failed);
 	}
-	/* Leaves are nodes count..2count-1; inner node n plays its children's winners. */
-	for (size_t i = 0; i < count; i++)
-		winners[count + i] = i;
-	for (size_t n = count - 1; n >= 1; n--) {
-		size_t a = winners[2 * n], b = winners[2 * n + 1];
-		bool a_first = before(order, heads, a, b);
-		winners[n] = a_first ? a : b;
-		losers[n] = a_first ? b : a;
-	}
-	size_t winner = count == 1 ? 0 : winners[1];
-	while (!err && !heads[winner].ended) {
-		struct head *top = &heads[winner];
-		err = text_writer_line(writer, top->line, top->len);
-		if (err)
-			break;
-		int got = advance(order, top);
-		if (got < 0) {
-			err = got;
-			*failed = winner;
-			break;
-		}
-		for (size_t n = (winner + count) / 2; n >= 1; n /= 2) {
-			if (before(order, heads, losers[n], winner)) {
-				size_t swap = losers[n];
-				losers[n] = winner;
-				winner = swap;
-			}
-		}
-	}
-	free(heads);
-	free(losers);
-	free(winners);
+	for (size_t i = 0; states && i < count; i++)
+		text_line_copy_free(&states[i].unterminated);
+	free(states);
+	free(blocks);
 	return err;
 }
 
 static int next_from_reader(void *state, const char **line, size_t *len)
 {
-	return text_line_reader_next(state, line, len);
+	struct text_line_reader *reader = state;
+	int got = text_line_reader_next(reader, line, len);
+	/* a line that ended the input without a terminator left none to step over */
+	if (got == 1 && (size_t)(*line - reader->buffer) + *len == reader->begin)
+		return TEXT_SOURCE_UNTERMINATED;
+	return got;
 }
 
 int text_merge_files(const struct text_order *order, const char *const *names, size_t count,

@@ -9,13 +9,16 @@
 #include "text_write.h"
 
 /* One sorted input of a merge: next() gives its lines in order (1 with the line, valid
- * until the next call; 0 at the end; or a negative errno). */
+ * until the next call and followed by its terminator in memory; TEXT_SOURCE_UNTERMINATED
+ * for a last line that has none; 0 at the end; or a negative errno). */
+#define TEXT_SOURCE_UNTERMINATED 2
 struct text_source {
 	int (*next)(void *state, const char **line, size_t *len);
 	void *state;
 };
 
-/* Merges the sources into writer. Returns 0, or a negative errno with *failed set to
+/* Merges the sources into writer (text_writer_append: -u and the self-check are the
+ * merge's, by the writer's verify and to_output). Returns 0, or a negative errno with *failed set to
  * the source that failed (count when it was the writer). */
 int text_merge_sources(const struct text_order *order, struct text_source *sources,
 		       size_t count, struct text_writer *writer, size_t *failed);

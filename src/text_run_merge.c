@@ -70,7 +70,7 @@ static int next_in_range(void *state, const char **line, size_t *len)
 		}
 		*line = start;
 		*len = n;
-		return 1;
+		return hit ? 1 : TEXT_SOURCE_UNTERMINATED;
 	}
 }
 

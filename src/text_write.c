@@ -115,27 +115,24 @@ static int grow(struct text_writer *writer, size_t len)
 	return 0;
 }
 
-static int emit(struct text_writer *writer, const char *line, size_t len)
+int text_writer_append(struct text_writer *writer, const char *data, size_t len)
 {
 	if (!writer->output) {
-		int err = grow(writer, len + 1);
+		int err = grow(writer, len);
 		if (err)
 			return err;
-	} else if (writer->capacity - writer->used < len + 1) {
+	} else if (writer->capacity - writer->used < len) {
 		int err = text_writer_flush(writer);
 		if (err)
 			return err;
-		if (len + 1 > writer->capacity) {
-			err = output(writer, line, len);
-			if (!err)
-				err = output(writer, &writer->order->eol, 1);
-			writer->queued += len + 1;
+		if (len > writer->capacity) {
+			err = output(writer, data, len);
+			writer->queued += len;
 			return err;
 		}
 	}
-	memcpy(writer->buffer + writer->used, line, len);
+	memcpy(writer->buffer + writer->used, data, len);
 	writer->used += len;
-	writer->buffer[writer->used++] = (char)writer->order->eol;
 	return 0;
 }
 
@@ -145,36 +142,6 @@ static int remember(struct text_writer *writer, const char *line, size_t len)
 	if (!err)
 		writer->have_last = true;
 	return err;
-}
-
-/* The self-check of one line given to a writer whose last line compared to it as
- * `order` (0 when there is none): dropped lines and output lines are counted. */
-static void verify_line(struct text_writer *writer, const char *line, size_t len, int order, bool dropped)
-{
-	if (!dropped && !writer->to_output)
-		return;
-	struct fingerprint print = {0, 0};
-	fingerprint_add(&print, line, len);
-	bool disorder = writer->to_output && order > 0;
-	sort_verify_output(writer->verify, &print, disorder);
-}
-
-int text_writer_line(struct text_writer *writer, const char *line, size_t len)
-{
-	bool check = verifying(writer) && writer->to_output;
-	if (writer->order->unique || check) {
-		int order = writer->have_last ? text_compare_lines(writer->order, writer->last.data,
-								   writer->last.len, line, len) : -1;
-		bool dropped = writer->order->unique && order == 0;
-		if (verifying(writer))
-			verify_line(writer, line, len, order, dropped);
-		if (dropped)
-			return 0;
-		int err = remember(writer, line, len);
-		if (err)
-			return err;
-	}
-	return emit(writer, line, len);
 }
 
 /* Writing a sorted array in parallel: a first pass measures each chunk of lines (and

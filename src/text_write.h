@@ -44,9 +44,8 @@ void text_writer_clear(struct text_writer *writer);
 /* Writes bytes of whole lines as they are (no -u), after what is buffered: the lines of
  * another writer, which verified them; this one checks the seam to what it holds. */
 int text_writer_bytes(struct text_writer *writer, const char *data, size_t len);
-/* Writes the line unless -u and it equals the last one written. Returns 0 or a
- * negative errno. */
-int text_writer_line(struct text_writer *writer, const char *line, size_t len);
+/* Appends bytes of whole lines as they are: no -u, no self-check (the caller's). */
+int text_writer_append(struct text_writer *writer, const char *data, size_t len);
 /* Writes lines in the order of sorted[0, n), gathered in parallel on pool (NULL: this
  * thread). Into a file of our own with nothing written yet it writes at offsets, and
  * then must be the writer's last call before text_writer_flush. */

@@ -107,12 +107,12 @@ struct copy_sink {
 	size_t done;
 };
 
-static int copy_records(void *context, const unsigned char *records, size_t count)
+static int copy_records(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
 	struct copy_sink *sink = context;
 	unsigned char *to = sink->out + sink->done * sink->record_size;
 	if (to != records)
-		memcpy(to, records, count * sink->record_size);
+		memcpy(to, records, bytes);
 	sink->done += count;
 	return 0;
 }
