@@ -8,7 +8,6 @@
 #include <unistd.h>
 #include "../io/temp_files.h"
 #include "binary_runs.h"
-#include "key_image.h"
 #include "merge.h"
 #include "report.h"
 
@@ -36,31 +35,66 @@ void run_list_remove_all(struct run_list *list, struct sort_stats *stats)
 	list->count = 0;
 }
 
+/* Appends block[0, bytes) of whole records to the run, its first record its index
+ * entry (a line without its terminator). */
+static int run_append(struct run_sink *sink, const unsigned char *block, size_t bytes)
+{
+	const struct record_order *order = sink->order;
+	size_t step, first = record_length(order, block, bytes, &step), records;
+	if (order->record_size) {
+		records = bytes / order->record_size;
+	} else {
+		records = 0;
+		for (const unsigned char *at = block, *end = block + bytes; at < end; records++)
+			at = (const unsigned char *)memchr(at, order->eol, (size_t)(end - at)) + 1;
+	}
+	return run_writer_append_block(sink->writer, block, bytes, records, block, first);
+}
+
 static int run_sink_flush(struct run_sink *sink)
 {
 	if (sink->filled == 0)
 		return 0;
-	const struct record_layout *layout = sink->layout;
-	int error = run_writer_append_block(sink->writer, sink->block, sink->filled * layout->record_size,
-					    sink->filled, sink->block + layout->key_offset, layout->key_size);
+	int error = run_append(sink, sink->block, sink->filled);
 	sink->filled = 0;
 	return error;
 }
 
+/* How much of bytes[0, len) (whole records) fits in room as whole records: 0 when
+ * not even the first does. */
+static size_t whole_records_within(const struct record_order *order, const unsigned char *bytes, size_t len,
+				   size_t room)
+{
+	if (len <= room)
+		return len;
+	if (order->record_size)
+		return room - room % order->record_size;
+	const unsigned char *last = room ? memrchr(bytes, order->eol, room) : NULL;
+	return last ? (size_t)(last - bytes) + 1 : 0;
+}
+
 int run_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
-	(void)bytes;
+	(void)count;
 	struct run_sink *sink = context;
-	size_t size = sink->layout->record_size;
-	while (count > 0) {
-		size_t take = sink->block_records - sink->filled;
-		if (take > count)
-			take = count;
-		memcpy(sink->block + sink->filled * size, records, take * size);
+	while (bytes > 0) {
+		size_t take = whole_records_within(sink->order, records, bytes, sink->block_bytes - sink->filled);
+		if (take == 0 && sink->filled == 0) {
+			/* a line longer than a block is a block of its own, from where it lies */
+			size_t step;
+			record_length(sink->order, records, bytes, &step);
+			int error = run_append(sink, records, step);
+			if (error)
+				return error;
+			records += step;
+			bytes -= step;
+			continue;
+		}
+		memcpy(sink->block + sink->filled, records, take);
 		sink->filled += take;
-		records += take * size;
-		count -= take;
-		if (sink->filled == sink->block_records) {
+		records += take;
+		bytes -= take;
+		if (bytes > 0 || sink->filled == sink->block_bytes) {
 			int error = run_sink_flush(sink);
 			if (error)
 				return error;
@@ -70,19 +104,20 @@ int run_sink_write(void *context, const unsigned char *records, size_t bytes, si
 }
 
 /* Sorted integer keys alone compress far better as deltas in byte planes (numbers in
- * io/run_file.c); records with payload are stored as they are. */
-static void run_options_for(const struct record_layout *layout, struct run_writer_options *options)
+ * io/run_file.c); records with payload, and lines, are stored as they are. */
+static void run_options_for(const struct record_order *order, struct run_writer_options *options)
 {
 	memset(options, 0, sizeof *options);
-	bool bare = layout->record_size == layout->key_size;
-	if (bare && key_image_is_bijective(layout->type) && !layout->reverse) {
+	bool integer = order->kind != PREFIX_CALL, bare = integer && order->key_offset == 0 &&
+		order->record_size == (order->kind == PREFIX_U32 || order->kind == PREFIX_I32 ? 4u : 8u);
+	if (bare && !order->reverse_prefix) {
 		options->transform = RUN_TRANSFORM_DELTA;
-		options->element_bytes = layout->record_size;
+		options->element_bytes = order->record_size;
 	}
 }
 
 /* Starts a new run file and a sink writing into it. */
-int run_begin(struct run_list *list, const struct record_layout *layout, size_t block_bytes,
+int run_begin(struct run_list *list, const struct record_order *order, size_t block_bytes,
 	      struct run_sink *sink, struct sort_stats *stats)
 {
 	struct run *grown = realloc(list->runs, (list->count + 1) * sizeof *grown);
@@ -101,12 +136,16 @@ int run_begin(struct run_list *list, const struct record_layout *layout, size_t 
 	}
 	list->count++;
 	struct run_writer_options options;
-	run_options_for(layout, &options);
+	run_options_for(order, &options);
 	memset(sink, 0, sizeof *sink);
-	sink->layout = layout;
+	sink->order = order;
 	sink->stats = stats;
-	sink->block_records = block_bytes / layout->record_size ? block_bytes / layout->record_size : 1;
-	sink->block = malloc(sink->block_records * layout->record_size);
+	/* fixed-size records: a whole number of them */
+	if (order->record_size)
+		block_bytes = (block_bytes / order->record_size ? block_bytes / order->record_size : 1) *
+			      order->record_size;
+	sink->block_bytes = block_bytes;
+	sink->block = malloc(block_bytes);
 	int error = sink->block ? run_writer_open(run->fd, &options, &sink->writer) : -ENOMEM;
 	if (error) {
 		free(sink->block);
@@ -167,7 +206,7 @@ static int run_source_next(void *context, const unsigned char **records, size_t 
 	return 0;
 }
 
-int merge_runs(const struct record_layout *layout, bool unique, bool to_output, struct run_list *list,
+int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
 	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context)
 {
 	struct run_source *contexts = calloc(k ? k : 1, sizeof *contexts);
@@ -185,11 +224,8 @@ int merge_runs(const struct record_layout *layout, bool unique, bool to_output, 
 	}
 	if (error == -ENOMEM)
 		report("%s", strerror(ENOMEM));
-	struct record_order order;
-	record_order_binary(&order, layout, unique);
 	if (!error)
-		error = merge_records(&order, layout->verify, sources, k, to_output, block_bytes, sink, sink_context,
-				      NULL);
+		error = merge_records(order, verify, sources, k, to_output, block_bytes, sink, sink_context, NULL);
 	for (size_t i = 0; contexts && i < k; i++)
 		free(contexts[i].buffer);
 	free(contexts);
@@ -197,7 +233,7 @@ int merge_runs(const struct record_layout *layout, bool unique, bool to_output, 
 	return error;
 }
 
-int merge_passes(const struct record_layout *layout, bool unique, struct run_list *list,
+int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
 		 size_t fan_in, size_t block_bytes, struct sort_stats *stats)
 {
 	while (list->count > fan_in) {
@@ -208,10 +244,10 @@ int merge_passes(const struct record_layout *layout, bool unique, struct run_lis
 		for (size_t first = 0; first < list->count && !error; first += fan_in) {
 			size_t k = list->count - first < fan_in ? list->count - first : fan_in;
 			struct run_sink sink;
-			error = run_begin(&merged, layout, block_bytes, &sink, stats);
+			error = run_begin(&merged, order, block_bytes, &sink, stats);
 			if (!error) {
-				error = merge_runs(layout, unique, false, list, first, k, block_bytes,
-						   run_sink_write, &sink);
+				error = merge_runs(order, verify, false, list, first, k, block_bytes, run_sink_write,
+						   &sink);
 				error = run_end(&merged, &sink, error);
 			}
 		}

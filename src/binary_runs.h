@@ -26,12 +26,12 @@ struct run_list {
 	size_t count;
 };
 
-/* Collects sorted records into fixed-size blocks and appends them to a run file. */
+/* Collects sorted records into blocks of whole records and appends them to a run file. */
 struct run_sink {
-	const struct record_layout *layout;
+	const struct record_order *order;
 	struct run_writer *writer;
 	unsigned char *block;
-	size_t block_records;
+	size_t block_bytes;
 	size_t filled;
 	struct sort_stats *stats;
 };
@@ -43,7 +43,7 @@ uint64_t run_list_bytes(const struct run_list *list);
 void run_list_remove_all(struct run_list *list, struct sort_stats *stats);
 
 /* Starts a new run file at the end of list and a sink writing into it. */
-int run_begin(struct run_list *list, const struct record_layout *layout, size_t block_bytes,
+int run_begin(struct run_list *list, const struct record_order *order, size_t block_bytes,
 	      struct run_sink *sink, struct sort_stats *stats);
 
 /* record_sink: appends count sorted records to the sink's run. */
@@ -55,11 +55,11 @@ int run_end(struct run_list *list, struct run_sink *sink, int error);
 
 /* Merges runs [first, first + k) of list into sink with one loser tree; to_output: the
  * sink is the sort's output (see merge_records). */
-int merge_runs(const struct record_layout *layout, bool unique, bool to_output, struct run_list *list,
+int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
 	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context);
 
 /* Merges groups of fan_in runs into new runs until no more than fan_in are left. */
-int merge_passes(const struct record_layout *layout, bool unique, struct run_list *list,
+int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
 		 size_t fan_in, size_t block_bytes, struct sort_stats *stats);
 
 #endif

@@ -45,8 +45,8 @@ static int merge_sources_into_output(const struct options *options,
  * their offsets into a regular file, or in range order to stdout and under -u), or one
  * loser tree in order with a single thread. */
 static int merge_into_output(const struct options *options, const struct record_layout *layout,
-			     struct run_list *list, const struct memory_plan *plan,
-			     size_t block_bytes, struct sort_stats *stats)
+			     const struct record_order *order, struct run_list *list,
+			     const struct memory_plan *plan, size_t block_bytes, struct sort_stats *stats)
 {
 	struct record_output output;
 	int error = record_output_open(&output, options, layout->record_size, stats);
@@ -56,9 +56,9 @@ static int merge_into_output(const struct options *options, const struct record_
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	error = -ENOTSUP;
 	if (plan->threads > 1)
-		error = range_merge_into(layout, list, plan, options->unique, output.file, output.name, stats);
+		error = range_merge_into(order, layout->verify, list, plan, output.file, output.name, stats);
 	if (error == -ENOTSUP)
-		error = merge_runs(layout, options->unique, true, list, 0, list->count,
+		error = merge_runs(order, layout->verify, true, list, 0, list->count,
 				   memory_plan_merge_output_bytes(plan) > block_bytes
 					   ? memory_plan_merge_output_bytes(plan) : block_bytes,
 				   record_output_write, &output);
@@ -75,6 +75,7 @@ static int merge_into_output(const struct options *options, const struct record_
 struct spill_job {
 	const struct options *options;
 	const struct record_layout *layout;
+	const struct record_order *order;
 	struct run_list *list;
 	size_t block_bytes;
 	struct sort_stats *stats;
@@ -89,7 +90,7 @@ static int spill_chunk(struct spill_job *job)
 {
 	double started = stats_now();
 	struct run_sink sink;
-	int error = run_begin(job->list, job->layout, job->block_bytes, &sink, job->stats);
+	int error = run_begin(job->list, job->order, job->block_bytes, &sink, job->stats);
 	if (error)
 		return error;
 	void *items = record_form_in_place(job->form) ? (void *)job->records : job->items;
@@ -133,7 +134,9 @@ int external_sort_binary(const struct options *options, const struct record_layo
 		buffers[1].items = plan->items_bytes ? sort_engine_host_alloc(engine, plan->items_bytes) : NULL;
 		overlap = buffers[1].records && (!plan->items_bytes || buffers[1].items);
 	}
-	struct spill_job job = {options, layout, &list, block_bytes, stats, NULL, NULL, 0, 0, 0};
+	struct record_order order;
+	record_order_binary(&order, layout, options->unique);
+	struct spill_job job = {options, layout, &order, &list, block_bytes, stats, NULL, NULL, 0, 0, 0};
 	pthread_t spill_thread;
 	bool spilling = false;
 	size_t current = 0, have = chunk + 1;
@@ -199,10 +202,10 @@ int external_sort_binary(const struct options *options, const struct record_layo
 	*items_buffer = NULL;
 
 	if (!error)
-		error = merge_passes(layout, options->unique, &list,
-				     memory_plan_merge_fan_in(plan, block_bytes), block_bytes, stats);
+		error = merge_passes(&order, layout->verify, &list, memory_plan_merge_fan_in(plan, block_bytes),
+				     block_bytes, stats);
 	if (!error)
-		error = merge_into_output(options, layout, &list, plan, block_bytes, stats);
+		error = merge_into_output(options, layout, &order, &list, plan, block_bytes, stats);
 	run_list_remove_all(&list, stats);
 	return error ? 2 : 0;
 }

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "key_image.h"
 #include "merge.h"
 #include "range_merge.h"
 #include "verify.h"
@@ -19,36 +18,28 @@
 /* How often the main thread looks at the merge threads (and redraws --progress). */
 #define MERGE_POLL_NANOSECONDS 20000000L
 
-/* Two keys (not records) in output order, by the same images the loser tree compares. */
-static int key_order(const struct record_layout *layout, const unsigned char *a,
-		     const unsigned char *b)
+/* A record as a run's index holds it (a block's first record; a line without its
+ * terminator), or as a splitter. */
+struct entry {
+	const unsigned char *bytes;
+	size_t len;
+};
+
+static int entry_order(const void *a, const void *b, void *order)
 {
-	if (layout->type == KEY_BYTES) {
-		int order = key_compare(layout->type, layout->key_size, a, b);
-		return layout->reverse ? -order : order;
-	}
-	uint64_t x = key_image(layout->type, a, layout->key_size);
-	uint64_t y = key_image(layout->type, b, layout->key_size);
-	if (layout->reverse) {
-		x = ~x;
-		y = ~y;
-	}
-	return x < y ? -1 : x > y;
+	const struct entry *x = a, *y = b;
+	return record_compare(order, x->bytes, x->len, y->bytes, y->len);
 }
 
-static int key_entry_order(const void *a, const void *b, void *layout)
-{
-	return key_order(layout, *(const unsigned char *const *)a, *(const unsigned char *const *)b);
-}
-
-/* Where every range starts in every run: bounds[j * k + r] is the position (in records)
- * of range j's first record in run r; row `ranges` holds the runs' lengths. */
+/* Where every range starts in every run: bounds[j * k + r] is the byte position (in
+ * the run's records, uncompressed) of range j's first record in run r; row `ranges`
+ * holds the runs' lengths. */
 struct range_plan {
 	size_t k;
 	size_t ranges;
 	uint64_t *bounds;
-	uint64_t **block_starts;  /* per run: the position of each block's first record, and
-				     the run's length after the last */
+	uint64_t **block_starts;  /* per run: the byte position of each block, and the
+				     run's length after the last */
 };
 
 static void range_plan_free(struct range_plan *plan)
@@ -59,11 +50,37 @@ static void range_plan_free(struct range_plan *plan)
 	free(plan->bounds);
 }
 
-/* The first position in run r whose key is not before key: the last block whose first
- * key is before it (binary search over the index), then a binary search inside it. */
-static int run_lower_bound(const struct record_layout *layout, struct run *run,
-			   const uint64_t *starts, const unsigned char *key, unsigned char *buffer,
-			   size_t buffer_bytes, uint64_t *position)
+/* The first record of block[0, bytes) not before key: its byte offset. Fixed-size
+ * records by binary search; lines, whose starts are unknown, one after another. */
+static size_t block_lower_bound(const struct record_order *order, const unsigned char *block, size_t bytes,
+				const struct entry *key)
+{
+	size_t size = order->record_size;
+	if (size) {
+		size_t first = 0, last = bytes / size;
+		while (first < last) {
+			size_t middle = first + (last - first) / 2;
+			if (record_compare(order, block + middle * size, size, key->bytes, key->len) < 0)
+				first = middle + 1;
+			else
+				last = middle;
+		}
+		return first * size;
+	}
+	size_t at = 0, step;
+	while (at < bytes) {
+		size_t len = record_length(order, block + at, bytes - at, &step);
+		if (record_compare(order, block + at, len, key->bytes, key->len) >= 0)
+			break;
+		at += step;
+	}
+	return at;
+}
+
+/* The first position in run r whose record is not before key: the last block whose
+ * first record is before it (binary search over the index), then a search inside it. */
+static int run_lower_bound(const struct record_order *order, struct run *run, const uint64_t *starts,
+			   const struct entry *key, unsigned char *buffer, size_t buffer_bytes, uint64_t *position)
 {
 	size_t low = 0, high = run_reader_block_count(run->reader);
 	/* invariant: blocks below low start before key; blocks at high and above do not */
@@ -73,7 +90,7 @@ static int run_lower_bound(const struct record_layout *layout, struct run *run,
 		int error = run_reader_block_info(run->reader, middle, &info);
 		if (error)
 			return error;
-		if (key_order(layout, info.index_entry, key) < 0)
+		if (record_compare(order, info.index_entry, info.index_entry_bytes, key->bytes, key->len) < 0)
 			low = middle + 1;
 		else
 			high = middle;
@@ -88,23 +105,15 @@ static int run_lower_bound(const struct record_layout *layout, struct run *run,
 		report_file_error(run->path, (int)bytes);
 		return (int)bytes;
 	}
-	size_t size = layout->record_size, first = 0, last = (size_t)bytes / size;
-	while (first < last) {
-		size_t middle = first + (last - first) / 2;
-		if (key_order(layout, buffer + middle * size + layout->key_offset, key) < 0)
-			first = middle + 1;
-		else
-			last = middle;
-	}
-	*position = starts[block] + first;
+	*position = starts[block] + block_lower_bound(order, buffer, (size_t)bytes, key);
 	return 0;
 }
 
 /* Draws splitters from the sorted union of the runs' index entries (each block's first
- * key) at equal distances, and locates each in each run. Equal splitters collapse, so
- * all records of one key land in one range. -ENOTSUP when an index entry is not a key. */
-static int range_plan_build(const struct record_layout *layout, struct run_list *list,
-			    size_t wanted_ranges, struct range_plan *plan)
+ * record) at equal distances, and locates each in each run. Equal splitters collapse,
+ * so all records that compare equal land in one range. */
+static int range_plan_build(const struct record_order *order, struct run_list *list, size_t wanted_ranges,
+			    struct range_plan *plan)
 {
 	size_t k = list->count, blocks = 0, max_block = 1;
 	memset(plan, 0, sizeof *plan);
@@ -125,15 +134,13 @@ static int range_plan_build(const struct record_layout *layout, struct run_list 
 			int error = run_reader_block_info(reader, b, &info);
 			if (error)
 				return error;
-			if (info.index_entry_bytes != layout->key_size)
-				return -ENOTSUP;
-			starts[b + 1] = starts[b] + info.records;
+			starts[b + 1] = starts[b] + info.bytes;
 		}
 		blocks += count;
 		if (run_reader_max_block_bytes(reader) > max_block)
 			max_block = run_reader_max_block_bytes(reader);
 	}
-	const unsigned char **entries = malloc((blocks ? blocks : 1) * sizeof *entries);
+	struct entry *entries = malloc((blocks ? blocks : 1) * sizeof *entries);
 	unsigned char *buffer = malloc(max_block);
 	if (wanted_ranges > blocks)
 		wanted_ranges = blocks ? blocks : 1;
@@ -144,21 +151,21 @@ static int range_plan_build(const struct record_layout *layout, struct run_list 
 		for (size_t b = 0; b < run_reader_block_count(list->runs[r].reader); b++) {
 			struct run_block_info info;
 			run_reader_block_info(list->runs[r].reader, b, &info);
-			entries[at++] = info.index_entry;
+			entries[at++] = (struct entry){info.index_entry, info.index_entry_bytes};
 		}
 	if (!error)
-		qsort_r(entries, blocks, sizeof *entries, key_entry_order, (void *)layout);
+		qsort_r(entries, blocks, sizeof *entries, entry_order, (void *)order);
 	/* Range 0 starts at 0 in every run (calloc); each distinct splitter starts one more. */
 	size_t ranges = 1;
-	const unsigned char *previous = NULL;
+	const struct entry *previous = NULL;
 	for (size_t j = 1; j < wanted_ranges && !error; j++) {
-		const unsigned char *splitter = entries[j * blocks / wanted_ranges];
-		if (previous && key_order(layout, previous, splitter) == 0)
+		const struct entry *splitter = &entries[j * blocks / wanted_ranges];
+		if (previous && entry_order(previous, splitter, (void *)order) == 0)
 			continue;
 		previous = splitter;
 		for (size_t r = 0; r < k && !error; r++)
-			error = run_lower_bound(layout, &list->runs[r], plan->block_starts[r], splitter,
-						buffer, max_block, &plan->bounds[ranges * k + r]);
+			error = run_lower_bound(order, &list->runs[r], plan->block_starts[r], splitter, buffer,
+						max_block, &plan->bounds[ranges * k + r]);
 		ranges++;
 	}
 	for (size_t r = 0; r < k && !error; r++)
@@ -193,8 +200,8 @@ struct ordered_queues {
 
 /* The shared state of the merge threads. */
 struct range_merge {
-	const struct record_layout *layout;
-	struct record_order order;
+	const struct record_order *order;
+	struct sort_verify *verify;
 	struct run_list *list;
 	struct range_plan *plan;
 	struct output_file *file;
@@ -207,10 +214,9 @@ struct range_merge {
 	atomic_uint_least64_t written;
 	atomic_uint_least64_t write_nanoseconds; /* spent in the output's writes, all threads */
 	atomic_uint finished;
-	/* The self-check of the seams: each range's first and last record (2 records a
-	 * range) and whether it put out any, compared across ranges once all are done. */
-	unsigned char *edges;
-	bool *edge_set;
+	/* The self-check of the seams: each range's first and last record put out, if
+	 * any, compared across ranges once all are done. */
+	struct range_edges *edges;
 };
 
 /* Times one write of the output into merge->write_nanoseconds. */
@@ -274,46 +280,93 @@ static int slice_next(void *context, const unsigned char **records, size_t *len)
 	uint64_t base = slice->starts[slice->block], stop = slice->starts[slice->block + 1];
 	if (stop > slice->end)
 		stop = slice->end;
-	size_t size = slice->merge->layout->record_size;
-	if ((uint64_t)bytes / size < stop - base)
+	if ((uint64_t)bytes < stop - base)
 		return range_merge_fail(slice->merge, slice->run->path, -EBADMSG);
-	*records = slice->buffer + (slice->at - base) * size;
-	*len = (size_t)(stop - slice->at) * size;
+	*records = slice->buffer + (slice->at - base);
+	*len = (size_t)(stop - slice->at);
 	slice->at = stop;
 	return 0;
 }
 
-/* Keeps range j's first and last record put out, for the check of the seams. */
-static void note_edges(struct range_merge *merge, size_t range, const unsigned char *records, size_t count)
+/* A copy of a record, for the seams. */
+struct record_copy {
+	unsigned char *bytes;
+	size_t len;
+};
+
+struct range_edges {
+	struct record_copy first, last;
+	bool set;
+};
+
+static void record_copy_set(struct record_copy *copy, const unsigned char *record, size_t len)
 {
-	if (!merge->edges || count == 0)
-		return;
-	size_t size = merge->layout->record_size;
-	unsigned char *edge = merge->edges + 2 * range * size;
-	if (!merge->edge_set[range])
-		memcpy(edge, records, size);
-	memcpy(edge + size, records + (count - 1) * size, size);
-	merge->edge_set[range] = true;
+	unsigned char *bytes = realloc(copy->bytes, len ? len : 1);
+	if (!bytes)
+		return; /* the seam check is then weaker, never wrong: see seams_out_of_order */
+	memcpy(bytes, record, len);
+	copy->bytes = bytes;
+	copy->len = len;
 }
 
-/* Ranges are cut at keys, so the last record of each range must not sort after the
- * first of the next (nor tie with it under -u); returns the seams that fail. */
+/* The last record of a block of whole records: its offset, and its length. */
+static size_t last_record(const struct record_order *order, const unsigned char *bytes, size_t len,
+			  size_t *record_len)
+{
+	if (order->record_size) {
+		*record_len = order->record_size;
+		return len - order->record_size;
+	}
+	size_t start = len - 1; /* the last line's terminator */
+	while (start > 0 && bytes[start - 1] != order->eol)
+		start--;
+	*record_len = len - 1 - start;
+	return start;
+}
+
+/* Keeps range j's first and last record put out, for the check of the seams. */
+static void note_edges(struct range_merge *merge, size_t range, const unsigned char *records, size_t bytes)
+{
+	if (!merge->edges || bytes == 0)
+		return;
+	struct range_edges *edges = &merge->edges[range];
+	size_t len, step;
+	if (!edges->set) {
+		len = record_length(merge->order, records, bytes, &step);
+		record_copy_set(&edges->first, records, len);
+	}
+	size_t at = last_record(merge->order, records, bytes, &len);
+	record_copy_set(&edges->last, records + at, len);
+	edges->set = true;
+}
+
+/* Ranges are cut at splitters, so the last record of each range must not sort after
+ * the first of the next (nor tie with it under -u); returns the seams that fail. */
 static uint64_t seams_out_of_order(const struct range_merge *merge)
 {
-	size_t size = merge->layout->record_size;
-	const unsigned char *last = NULL;
+	const struct record_copy *last = NULL;
 	uint64_t disorder = 0;
 	for (size_t j = 0; merge->edges && j < merge->plan->ranges; j++) {
-		if (!merge->edge_set[j])
+		const struct range_edges *edges = &merge->edges[j];
+		if (!edges->set || !edges->first.bytes || !edges->last.bytes)
 			continue;
-		const unsigned char *first = merge->edges + 2 * j * size;
 		if (last) {
-			int order = record_compare(&merge->order, last, size, first, size);
+			int order = record_compare(merge->order, last->bytes, last->len, edges->first.bytes,
+						   edges->first.len);
 			disorder += merge->unique ? order >= 0 : order > 0;
 		}
-		last = first + size;
+		last = &edges->last;
 	}
 	return disorder;
+}
+
+static void range_edges_free(struct range_edges *edges, size_t ranges)
+{
+	for (size_t j = 0; edges && j < ranges; j++) {
+		free(edges[j].first.bytes);
+		free(edges[j].last.bytes);
+	}
+	free(edges);
 }
 
 /* Writes a range's merged records at its own place in the output. */
@@ -325,6 +378,7 @@ struct positional_sink {
 
 static int positional_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
+	(void)count;
 	struct positional_sink *sink = context;
 	struct range_merge *merge = sink->merge;
 	if (atomic_load(&merge->failed))
@@ -332,7 +386,7 @@ static int positional_write(void *context, const unsigned char *records, size_t 
 	int error = timed_write(merge, records, bytes, sink->offset, true);
 	if (error)
 		return range_merge_fail(merge, merge->name, error);
-	note_edges(merge, sink->range, records, count);
+	note_edges(merge, sink->range, records, bytes);
 	sink->offset += (off_t)bytes;
 	atomic_fetch_add(&merge->written, bytes);
 	return 0;
@@ -346,6 +400,7 @@ struct ordered_sink {
 
 static int ordered_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
+	(void)count;
 	struct ordered_sink *sink = context;
 	struct range_merge *merge = sink->merge;
 	struct ordered_queues *queues = merge->ordered;
@@ -355,7 +410,7 @@ static int ordered_write(void *context, const unsigned char *records, size_t byt
 	block->next = NULL;
 	block->bytes = bytes;
 	memcpy(block->data, records, bytes);
-	note_edges(merge, sink->range, records, count);
+	note_edges(merge, sink->range, records, bytes);
 	pthread_mutex_lock(&queues->lock);
 	while (queues->queued + bytes > queues->limit && queues->writing != sink->range &&
 	       !atomic_load(&merge->failed))
@@ -452,7 +507,7 @@ static void ordered_queues_free(struct ordered_queues *queues, size_t ranges)
 
 static int range_worker_run(struct range_merge *merge)
 {
-	size_t k = merge->plan->k, size = merge->layout->record_size;
+	size_t k = merge->plan->k;
 	struct slice_source *slices = calloc(k, sizeof *slices);
 	struct merge_source *sources = calloc(k, sizeof *sources);
 	int error = slices && sources ? 0 : -ENOMEM;
@@ -479,17 +534,17 @@ static int range_worker_run(struct range_merge *merge)
 			slices[r].block = 0;
 			slices[r].at = begin[r];
 			slices[r].end = end[r];
-			sink.offset += (off_t)(begin[r] * size);
+			sink.offset += (off_t)begin[r];
 		}
 		if (merge->ordered) {
 			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
 			struct ordered_sink ordered = {merge, j};
-			error = merge_records(&merge->order, merge->layout->verify, sources, k, true,
+			error = merge_records(merge->order, merge->verify, sources, k, true,
 					      merge->output_bytes, ordered_write, &ordered, NULL);
 			if (!error)
 				ordered_range_done(merge, j);
 		} else {
-			error = merge_records(&merge->order, merge->layout->verify, sources, k, true,
+			error = merge_records(merge->order, merge->verify, sources, k, true,
 					      merge->output_bytes, positional_write, &sink, NULL);
 		}
 	}
@@ -508,24 +563,26 @@ static void *range_worker_main(void *context)
 	return NULL;
 }
 
-int range_merge_into(const struct record_layout *layout, struct run_list *list,
-		     const struct memory_plan *plan, bool unique, struct output_file *file,
-		     const char *name, struct sort_stats *stats)
+int range_merge_into(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
+		     const struct memory_plan *plan, struct output_file *file, const char *name,
+		     struct sort_stats *stats)
 {
+	bool unique = order->unique;
 	struct range_plan ranges;
-	int error = range_plan_build(layout, list, (size_t)plan->threads * RANGES_PER_THREAD, &ranges);
+	int error = range_plan_build(order, list, (size_t)plan->threads * RANGES_PER_THREAD, &ranges);
 	if (error) {
 		range_plan_free(&ranges);
 		if (error == -ENOMEM)
 			report("%s", strerror(ENOMEM));
 		return error;
 	}
+	if (verify && !verify->enabled)
+		verify = NULL;
+	/* -u goes the ordered way (its offsets depend on the duplicates before) */
 	struct range_merge merge = {
-		.layout = layout, .list = list, .plan = &ranges, .file = file, .name = name,
+		.order = order, .verify = verify, .list = list, .plan = &ranges, .file = file, .name = name,
 		.output_bytes = memory_plan_merge_output_bytes(plan), .unique = unique,
 	};
-	/* -u goes the ordered way (its offsets depend on the duplicates before) */
-	record_order_binary(&merge.order, layout, unique);
 	struct ordered_queues queues;
 	if (unique || !output_file_positional(file)) {
 		error = ordered_queues_init(&queues, ranges.ranges, plan->budget / 4);
@@ -542,15 +599,8 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 	atomic_init(&merge.written, 0);
 	atomic_init(&merge.write_nanoseconds, 0);
 	atomic_init(&merge.finished, 0);
-	if (layout->verify && layout->verify->enabled) {
-		merge.edges = malloc(2 * ranges.ranges * layout->record_size);
-		merge.edge_set = calloc(ranges.ranges, sizeof *merge.edge_set);
-		if (!merge.edges || !merge.edge_set) {
-			free(merge.edges);
-			free(merge.edge_set);
-			merge.edges = NULL;
-		}
-	}
+	if (verify)
+		merge.edges = calloc(ranges.ranges, sizeof *merge.edges);
 	size_t count = plan->threads < ranges.ranges ? plan->threads : ranges.ranges;
 	struct range_worker *workers = calloc(count, sizeof *workers);
 	size_t started = 0;
@@ -583,18 +633,16 @@ int range_merge_into(const struct record_layout *layout, struct run_list *list,
 	uint64_t total = 0;
 	for (size_t r = 0; r < ranges.k; r++)
 		total += ranges.bounds[ranges.ranges * ranges.k + r];
-	if (!error && !unique && atomic_load(&merge.written) != total * layout->record_size) {
+	if (!error && !unique && atomic_load(&merge.written) != total) {
 		report("internal error: the merge wrote %llu bytes instead of %llu",
-		       (unsigned long long)atomic_load(&merge.written),
-		       (unsigned long long)(total * layout->record_size));
+		       (unsigned long long)atomic_load(&merge.written), (unsigned long long)total);
 		error = -EBADMSG;
 	}
 	if (!error && merge.edges) {
 		struct fingerprint none = {0, 0};
-		sort_verify_output(layout->verify, &none, seams_out_of_order(&merge));
+		sort_verify_output(verify, &none, seams_out_of_order(&merge));
 	}
-	free(merge.edges);
-	free(merge.edge_set);
+	range_edges_free(merge.edges, ranges.ranges);
 	stats->bytes[STAGE_WRITE] += atomic_load(&merge.written);
 	/* The write stage's share of the merge's wall time: the main thread's writes in
 	 * ordered mode; with positional writes, the threads' time in writes over the

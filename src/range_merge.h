@@ -9,15 +9,15 @@
 #include "../io/output_file.h"
 #include "binary_runs.h"
 #include "memory_plan.h"
-#include "record_items.h"
+#include "record_order.h"
 #include "stats.h"
 
-/* Merges every run of list into the output file (named name in messages) over key
- * ranges in plan->threads threads, keeping the first of equal keys when unique.
- * -ENOTSUP (nothing written, nothing reported) when the runs cannot be split or no
- * thread can be started. */
-int range_merge_into(const struct record_layout *layout, struct run_list *list,
-		     const struct memory_plan *plan, bool unique, struct output_file *file,
-		     const char *name, struct sort_stats *stats);
+/* Merges every run of list (records of either mode, record_order.h) into the output
+ * file (named name in messages) over key ranges in plan->threads threads, keeping the
+ * first of equal records under -u; verify: the sort's self-check, or NULL. -ENOTSUP
+ * (nothing written, nothing reported) when no thread can be started. */
+int range_merge_into(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
+		     const struct memory_plan *plan, struct output_file *file, const char *name,
+		     struct sort_stats *stats);
 
 #endif
