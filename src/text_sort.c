@@ -183,7 +183,7 @@ static int sort_inputs(struct text_job *job)
 		input_file_close(file);
 	}
 	if (status == 0) {
-		if (spill.run_count == 0) {
+		if (spill.list.count == 0) {
 			status = sort_and_write(job, lines);
 		} else {
 			struct output_file *output;
@@ -192,9 +192,15 @@ static int sort_inputs(struct text_job *job)
 			if (err || open_output(job, &output, &writer)) {
 				status = 2;
 			} else {
-				err = text_spill_merge(&spill, &writer);
+				err = text_spill_merge(&spill, &writer, report_output_name(job->options->output));
 				double started = stats_now();
-				status = close_output(job, output, &writer, err);
+				if (err) { /* reported */
+					text_writer_free(&writer);
+					output_file_abort(output);
+					status = 2;
+				} else {
+					status = close_output(job, output, &writer, 0);
+				}
 				stats_add(&job->stats, STAGE_WRITE, started, 0);
 			}
 		}

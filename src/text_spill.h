@@ -6,18 +6,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "binary_runs.h"
+#include "record_order.h"
 #include "stats.h"
 #include "text_lines.h"
 #include "text_order.h"
 #include "text_write.h"
 #include "../kernels/sort_engine.h"
 #include "../kernels/thread_pool.h"
-
-struct text_spill_run {
-	char path[4096];
-	int fd;
-	uint64_t file_bytes; /* on disk, for --stats' temp peak */
-};
 
 struct text_spill {
 	const struct text_order *order;
@@ -28,8 +24,8 @@ struct text_spill {
 	struct text_writer run_text; /* a sorted chunk's text, before it is cut into blocks */
 	size_t chunk_bytes;          /* text bytes per chunk */
 	size_t budget;               /* -S: the merge's buffers stay within it too */
-	struct text_spill_run *runs;
-	size_t run_count, run_capacity;
+	struct record_order record_order; /* the lines' order, as runs and merges take it */
+	struct run_list list;             /* the runs spilled so far */
 	struct sort_verify *verify; /* the sort's self-check, or NULL (set after init) */
 };
 
@@ -42,9 +38,11 @@ size_t text_spill_room(const struct text_spill *spill);
  * line for the next chunk (a chunk with no complete line just grows). Reports its own
  * errors, naming the temp directory or run file where one is to blame. */
 int text_spill_chunk(struct text_spill *spill);
-/* Merges all runs into writer (the chunk's memory is released first); the merge and
- * the writes it makes count in their own stages. */
-int text_spill_merge(struct text_spill *spill, struct text_writer *writer);
+/* Merges all runs into writer, an output file's with nothing written yet (the chunk's
+ * memory is released first): merge passes while the runs exceed the fan-in the budget
+ * allows, then the merge over key ranges in threads. Reports its errors (name: the
+ * output's, for messages); the merge and the writes it makes count in their stages. */
+int text_spill_merge(struct text_spill *spill, struct text_writer *writer, const char *name);
 /* Closes and removes the runs. */
 void text_spill_free(struct text_spill *spill);
 
