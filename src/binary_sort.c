@@ -58,7 +58,7 @@ static int sort_in_memory(const struct options *options, struct sort_engine *eng
 	/* The write stage is all of it: opening, gathering the records, writing, commit. */
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	struct record_output output;
-	if (record_output_open(&output, options, layout->record_size, stats))
+	if (record_output_open(&output, options, stats))
 		return 2;
 	output.verify = layout->verify;
 	void *items = record_form_in_place(form) ? (void *)records : items_buffer;
@@ -169,7 +169,7 @@ int binary_sort_run(const struct options *options)
 		return status;
 	}
 	if (empty) {
-		status = record_output_empty(options, layout.record_size, &stats) ? 2 : 0;
+		status = record_output_empty(options, &stats) ? 2 : 0;
 		goto out;
 	}
 	if (open_engine(options, &layout, record_reader_total_bytes(reader), &engine, &small) < 0)

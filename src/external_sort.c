@@ -24,7 +24,7 @@ static int merge_sources_into_output(const struct options *options,
 				     struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, options, layout->record_size, stats);
+	int error = record_output_open(&output, options, stats);
 	if (error)
 		return error;
 	output.verify = layout->verify;
@@ -49,7 +49,7 @@ static int merge_into_output(const struct options *options, const struct record_
 			     const struct memory_plan *plan, size_t block_bytes, struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, options, layout->record_size, stats);
+	int error = record_output_open(&output, options, stats);
 	if (error)
 		return error;
 	output.verify = layout->verify;
@@ -263,7 +263,7 @@ int external_merge_inputs(const struct options *options, const struct record_lay
 		sources[i].context = &contexts[i];
 	}
 	if (!error && !any_record) {
-		error = record_output_empty(options, layout->record_size, stats);
+		error = record_output_empty(options, stats);
 		goto done;
 	}
 	if (!error && !binary_record_fits(options, layout))

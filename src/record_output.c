@@ -1,6 +1,6 @@
-/* The output end of a binary sort or merge (see record_output.h): one place that opens,
- * writes, commits or aborts the output and reports its errors by name, shared by the
- * in-memory sort, the final merge of runs and -m. */
+/* The output end (see record_output.h): the one place that opens, writes, commits or
+ * aborts the output and reports its errors by name, for both modes' in-memory sorts,
+ * final merges of runs and -m. */
 #include "config.h"
 #include <string.h>
 #include "output_check.h"
@@ -8,11 +8,9 @@
 #include "report.h"
 #include "verify.h"
 
-int record_output_open(struct record_output *output, const struct options *options,
-		       size_t record_size, struct sort_stats *stats)
+int record_output_open(struct record_output *output, const struct options *options, struct sort_stats *stats)
 {
-	*output = (struct record_output){NULL, report_output_name(options->output), record_size, stats,
-					 false, NULL};
+	*output = (struct record_output){NULL, report_output_name(options->output), stats, false, NULL};
 	return output_open(options, &output->file);
 }
 
@@ -47,9 +45,9 @@ int record_output_finish(struct record_output *output, int error)
 	return error;
 }
 
-int record_output_empty(const struct options *options, size_t record_size, struct sort_stats *stats)
+int record_output_empty(const struct options *options, struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, options, record_size, stats);
+	int error = record_output_open(&output, options, stats);
 	return error ? error : record_output_finish(&output, 0);
 }

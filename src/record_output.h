@@ -1,6 +1,7 @@
-/* The output end of a binary sort or merge: opens the output named by -o (or standard
- * output), takes sorted records as a record_sink, and commits or aborts the output,
- * reporting errors with the output's name. */
+/* The output end of every sort, merge and -m, either mode's: opens the output named by
+ * -o (or standard output), takes sorted records (or lines) as a record_sink, settles
+ * the self-check, and commits or aborts the output, reporting errors with the output's
+ * name. */
 #ifndef GPUSORT_RECORD_OUTPUT_H
 #define GPUSORT_RECORD_OUTPUT_H
 
@@ -15,7 +16,6 @@ struct sort_verify;
 struct record_output {
 	struct output_file *file;
 	const char *name;
-	size_t record_size;
 	struct sort_stats *stats; /* each write and the commit count in the write stage */
 	/* a write error was reported (by record_output_write) */
 	bool reported;
@@ -24,10 +24,9 @@ struct record_output {
 };
 
 /* Opens the output; reports and returns a negative errno on failure. */
-int record_output_open(struct record_output *output, const struct options *options,
-		       size_t record_size, struct sort_stats *stats);
+int record_output_open(struct record_output *output, const struct options *options, struct sort_stats *stats);
 
-/* record_sink: writes count records; reports its own errors. */
+/* record_sink: writes the bytes of count records; reports its own errors. */
 int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count);
 
 /* Commits the output when error is 0 and the self-check (if any) holds, reporting a
@@ -37,6 +36,6 @@ int record_output_finish(struct record_output *output, int error);
 
 /* An input without records: opens and commits an empty output, reporting a failure.
  * Returns 0 or a negative errno. */
-int record_output_empty(const struct options *options, size_t record_size, struct sort_stats *stats);
+int record_output_empty(const struct options *options, struct sort_stats *stats);
 
 #endif

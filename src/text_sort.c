@@ -12,6 +12,7 @@
 #include "input_list.h"
 #include "memory_plan.h"
 #include "output_check.h"
+#include "record_output.h"
 #include "report.h"
 #include "stats.h"
 #include "text_check.h"
@@ -36,52 +37,41 @@ struct text_job {
 	struct sort_verify verify; /* the sort's self-check (verify.h) */
 };
 
-/* Opens the output and a writer on it; reports failures. */
-static int open_output(struct text_job *job, struct output_file **output, struct text_writer *writer)
+/* Opens the output (the one output end, record_output.h) and a writer on it; reports
+ * failures. */
+static int open_output(struct text_job *job, struct record_output *output, struct text_writer *writer)
 {
-	int err = output_open(job->options, output);
+	int err = record_output_open(output, job->options, &job->stats);
 	if (err)
 		return err;
-	err = text_writer_init(writer, *output, job->order);
+	output->verify = &job->verify;
+	err = text_writer_init(writer, output->file, job->order);
 	writer->progress = &job->stats;
 	if (err) {
-		output_file_abort(*output);
+		output_file_abort(output->file);
 		report("%s", strerror(-err));
 	}
+	/* the writer's lines are the sort's output: it counts and checks them */
 	writer->verify = &job->verify;
 	writer->to_output = true;
 	return err;
 }
 
-/* Flushes and commits, or aborts after err; returns the exit status. */
-static int close_output(struct text_job *job, struct output_file *output,
-			struct text_writer *writer, int err)
+/* Flushes and commits, or aborts after err (reported here: the writer's errors are the
+ * output's); returns the exit status. */
+static int close_output(struct record_output *output, struct text_writer *writer, int err)
 {
 	if (!err)
 		err = text_writer_flush(writer);
+	if (err)
+		report_file_error(output->name, err);
 	text_writer_free(writer);
-	char what[160];
-	if (!err && (err = sort_verify_finish(&job->verify, what, sizeof what)) != 0) {
-		output_file_abort(output);
-		report("internal error: %s", what);
-		return 2;
-	}
-	if (err) {
-		output_file_abort(output);
-		report_file_error(report_output_name(job->options->output), err);
-		return 2;
-	}
-	err = output_file_commit(output);
-	if (err) {
-		report_file_error(report_output_name(job->options->output), err);
-		return 2;
-	}
-	return 0;
+	return record_output_finish(output, err) ? 2 : 0;
 }
 
 static int merge_inputs(struct text_job *job)
 {
-	struct output_file *output;
+	struct record_output output;
 	struct text_writer writer;
 	if (open_output(job, &output, &writer))
 		return 2;
@@ -99,13 +89,10 @@ static int merge_inputs(struct text_job *job)
 	if (err && failed) {
 		report_file_error(failed, err);
 		text_writer_free(&writer);
-		output_file_abort(output);
+		record_output_finish(&output, err);
 		return 2;
 	}
-	started = stats_now();
-	int status = close_output(job, output, &writer, err);
-	stats_add(&job->stats, STAGE_WRITE, started, 0);
-	return status;
+	return close_output(&output, &writer, err);
 }
 
 /* Sorts the lines in memory and writes them to the output. */
@@ -130,7 +117,7 @@ static int sort_and_write(struct text_job *job, struct text_lines *lines)
 		report("%s", strerror(-err));
 		return 2;
 	}
-	struct output_file *output;
+	struct record_output output;
 	struct text_writer writer;
 	if (open_output(job, &output, &writer)) {
 		free(sorted);
@@ -138,10 +125,9 @@ static int sort_and_write(struct text_job *job, struct text_lines *lines)
 	}
 	err = text_writer_sorted(&writer, lines, sorted, lines->count, job->pool);
 	free(sorted);
-	uint64_t written = text_writer_total(&writer);
-	int status = close_output(job, output, &writer, err);
-	stats_add(&job->stats, STAGE_WRITE, started, written);
-	return status;
+	/* the commit counts in the write stage itself (record_output_finish) */
+	stats_add(&job->stats, STAGE_WRITE, started, text_writer_total(&writer));
+	return close_output(&output, &writer, err);
 }
 
 static int sort_inputs(struct text_job *job)
@@ -186,22 +172,20 @@ static int sort_inputs(struct text_job *job)
 		if (spill.list.count == 0) {
 			status = sort_and_write(job, lines);
 		} else {
-			struct output_file *output;
+			struct record_output output;
 			struct text_writer writer;
 			int err = text_spill_chunk(&spill);
 			if (err || open_output(job, &output, &writer)) {
 				status = 2;
 			} else {
-				err = text_spill_merge(&spill, &writer, report_output_name(job->options->output));
-				double started = stats_now();
+				err = text_spill_merge(&spill, &writer, output.name);
 				if (err) { /* reported */
 					text_writer_free(&writer);
-					output_file_abort(output);
+					record_output_finish(&output, err);
 					status = 2;
 				} else {
-					status = close_output(job, output, &writer, 0);
+					status = close_output(&output, &writer, 0);
 				}
-				stats_add(&job->stats, STAGE_WRITE, started, 0);
 			}
 		}
 	}
