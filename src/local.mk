@@ -19,6 +19,7 @@ libpipeline_la_SOURCES = \
 	src/output_check.h src/output_check.c \
 	src/external_sort.h src/external_sort.c \
 	src/record_order.h src/record_order.c \
+	src/record_stream.h src/record_stream.c \
 	src/merge.h src/merge.c \
 	src/verify.h src/verify.c \
 	src/stats.h src/stats.c \

@@ -6,7 +6,7 @@
 #include "report.h"
 #include "text_compare.h"
 #include "text_line_copy.h"
-#include "text_line_reader.h"
+#include "record_stream.h"
 #include "../io/input_file.h"
 
 int text_check(const struct text_order *order, const char *name, int mode)
@@ -17,8 +17,8 @@ int text_check(const struct text_order *order, const char *name, int mode)
 		report_file_error(name, err);
 		return 2;
 	}
-	struct text_line_reader reader;
-	if ((err = text_line_reader_init(&reader, file, order->eol)) != 0) {
+	struct record_stream reader;
+	if ((err = record_stream_init(&reader, file, 0, order->eol)) != 0) {
 		input_file_close(file);
 		report_file_error(name, err);
 		return 2;
@@ -28,7 +28,7 @@ int text_check(const struct text_order *order, const char *name, int mode)
 	int status = 0;
 	const char *line;
 	size_t len;
-	while ((err = text_line_reader_next(&reader, &line, &len)) == 1) {
+	while ((err = record_stream_next(&reader, &line, &len)) == 1) {
 		number++;
 		if (number > 1) {
 			int diff = text_compare_lines(order, previous.data, previous.len, line, len);
@@ -50,6 +50,6 @@ int text_check(const struct text_order *order, const char *name, int mode)
 		status = 2;
 	}
 	text_line_copy_free(&previous);
-	text_line_reader_close(&reader);
+	record_stream_close(&reader);
 	return status;
 }

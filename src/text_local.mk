@@ -11,7 +11,6 @@ libpipeline_la_SOURCES += \
 	src/text_version.h src/text_version.c \
 	src/text_prefix.h src/text_prefix.c \
 	src/text_lines.h src/text_lines.c \
-	src/text_line_reader.h src/text_line_reader.c \
 	src/text_line_copy.h src/text_line_copy.c \
 	src/text_merge_sort.h src/text_merge_sort.c \
 	src/text_line_sort.h src/text_line_sort.c \

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "text_compare.h"
-#include "text_line_reader.h"
+#include "record_stream.h"
 #include "text_prefix.h"
 #include "../io/input_file.h"
 
@@ -104,14 +104,14 @@ int text_merge_sources(const struct text_order *order, struct text_source *sourc
 
 static int next_from_reader(void *state, const char **line, size_t *len)
 {
-	return text_line_reader_next(state, line, len);
+	return record_stream_next(state, line, len);
 }
 
 int text_merge_files(const struct text_order *order, const char *const *names, size_t count,
 		     struct text_writer *writer, const char **failed, struct sort_stats *stats)
 {
 	*failed = NULL;
-	struct text_line_reader *readers = calloc(count ? count : 1, sizeof *readers);
+	struct record_stream *readers = calloc(count ? count : 1, sizeof *readers);
 	struct text_source *sources = calloc(count ? count : 1, sizeof *sources);
 	size_t opened = 0;
 	int err = (readers && sources) ? 0 : -ENOMEM;
@@ -119,7 +119,7 @@ int text_merge_files(const struct text_order *order, const char *const *names, s
 		struct input_file *file;
 		err = input_file_open(names[i], &file);
 		if (!err) {
-			err = text_line_reader_init(&readers[i], file, order->eol);
+			err = record_stream_init(&readers[i], file, 0, order->eol);
 			if (err)
 				input_file_close(file);
 			else
@@ -140,7 +140,7 @@ int text_merge_files(const struct text_order *order, const char *const *names, s
 			stats->seconds[STAGE_READ] += readers[i].read_seconds;
 			stats->bytes[STAGE_READ] += readers[i].bytes_read;
 		}
-		text_line_reader_close(&readers[i]);
+		record_stream_close(&readers[i]);
 	}
 	free(readers);
 	free(sources);
