@@ -18,5 +18,4 @@ libpipeline_la_SOURCES += \
 	src/text_merge.h src/text_merge.c \
 	src/text_spill.h src/text_spill.c \
 	src/text_run_merge.h src/text_run_merge.c \
-	src/text_check.h src/text_check.c \
 	src/text_memory.h src/text_memory.c
