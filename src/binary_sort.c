@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../io/temp_files.h"
-#include "binary_check.h"
 #include "binary_sort.h"
 #include "external_sort.h"
 #include "input_list.h"
 #include "memory_plan.h"
+#include "order_check.h"
 #include "output_check.h"
 #include "record_items.h"
+#include "record_order.h"
 #include "record_output.h"
 #include "record_reader.h"
 #include "report.h"
@@ -127,6 +128,18 @@ static void note_engine(const struct options *options, struct sort_engine *engin
 		report("note: sorting on the CPU: %s", stats->fallback);
 }
 
+/* -c judges the record size against -S as a sort does: when the input holds a byte. */
+struct check_sizes {
+	const struct options *options;
+	const struct record_layout *layout;
+};
+
+static bool check_record_fits(const void *arg)
+{
+	const struct check_sizes *sizes = arg;
+	return binary_record_fits(sizes->options, sizes->layout);
+}
+
 int binary_sort_run(const struct options *options)
 {
 	struct record_layout layout;
@@ -155,6 +168,14 @@ int binary_sort_run(const struct options *options)
 		return 2;
 	if (input_list_resolve(options, &inputs) != 0)
 		return 2;
+	if (options->check) {
+		struct record_order order;
+		record_order_binary(&order, &layout, options->unique);
+		const struct check_sizes sizes = {options, &layout};
+		status = order_check(&order, inputs.names[0], options->check, check_record_fits, &sizes);
+		input_list_free(&inputs);
+		return status;
+	}
 	if (record_reader_open(inputs.names, inputs.count, layout.record_size, &reader) < 0)
 		goto out;
 	/* Sizes are judged against the input before anything is planned, and no input
@@ -162,12 +183,6 @@ int binary_sort_run(const struct options *options)
 	int empty = options->merge_only ? 0 : record_reader_empty(reader);
 	if (empty < 0 || (!empty && !options->merge_only && !binary_record_fits(options, &layout)))
 		goto out;
-	if (options->check) {
-		status = empty ? 0 : binary_check(options, &layout, reader);
-		record_reader_close(reader);
-		input_list_free(&inputs);
-		return status;
-	}
 	if (empty) {
 		status = record_output_empty(options, &stats) ? 2 : 0;
 		goto out;

@@ -11,7 +11,6 @@ libpipeline_la_SOURCES = \
 	src/input_list.h src/input_list.c \
 	src/record_reader.h src/record_reader.c \
 	src/memory_plan.h src/memory_plan.c \
-	src/binary_check.h src/binary_check.c \
 	src/binary_sort.h src/binary_sort.c \
 	src/binary_runs.h src/binary_runs.c \
 	src/range_merge.h src/range_merge.c \
@@ -19,6 +18,8 @@ libpipeline_la_SOURCES = \
 	src/output_check.h src/output_check.c \
 	src/external_sort.h src/external_sort.c \
 	src/record_order.h src/record_order.c \
+	src/record_stream.h src/record_stream.c \
+	src/order_check.h src/order_check.c \
 	src/merge.h src/merge.c \
 	src/verify.h src/verify.c \
 	src/stats.h src/stats.c \

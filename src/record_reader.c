@@ -1,7 +1,6 @@
 /* The record stream over all inputs (see record_reader.h). */
 #include "config.h"
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../io/input_file.h"
@@ -19,13 +18,6 @@ struct record_reader {
 };
 
 static const char *const standard_input[] = {"-"};
-
-static void report_partial_record(const char *name, uint64_t bytes, size_t record_size)
-{
-	const char *shown = strcmp(name, "-") == 0 ? "standard input" : name;
-	report("%s: size %" PRIu64 " bytes is not a multiple of the record size %zu", shown, bytes,
-	       record_size);
-}
 
 int record_reader_open(const char *const *names, size_t count, size_t record_size,
 		       struct record_reader **reader_out)

@@ -1,6 +1,7 @@
 /* Error and usage messages (see report.h). */
 #include "config.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +26,13 @@ void report_file_error(const char *name, int error)
 	const char *shown = name && strcmp(name, "-") != 0 ? name : "standard input";
 	const char *why = error == -EBADMSG ? "corrupted data (checksum mismatch)" : strerror(-error);
 	report("%s: %s", shown, why);
+}
+
+void report_partial_record(const char *name, uint64_t bytes, size_t record_size)
+{
+	const char *shown = strcmp(name, "-") == 0 ? "standard input" : name;
+	report("%s: size %" PRIu64 " bytes is not a multiple of the record size %zu", shown, bytes,
+	       record_size);
 }
 
 const char *report_output_name(const char *output)

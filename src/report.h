@@ -3,11 +3,15 @@
 #define GPUSORT_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* "gpusort: <formatted>" and a newline. */
 void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* "gpusort: <name>: <strerror(-error)>"; "-" is shown as "standard input". */
 void report_file_error(const char *name, int error);
+/* "gpusort: <name>: size <bytes> bytes is not a multiple of the record size <size>";
+ * "-" is shown as "standard input". */
+void report_partial_record(const char *name, uint64_t bytes, size_t record_size);
 /* How messages name the output: its path, or "standard output" for NULL and "-". */
 const char *report_output_name(const char *output);
 /* "gpusort: cannot create temporary file in 'DIR': <strerror(-error)>", GNU sort's

@@ -11,12 +11,10 @@ libpipeline_la_SOURCES += \
 	src/text_version.h src/text_version.c \
 	src/text_prefix.h src/text_prefix.c \
 	src/text_lines.h src/text_lines.c \
-	src/text_line_reader.h src/text_line_reader.c \
 	src/text_line_copy.h src/text_line_copy.c \
 	src/text_merge_sort.h src/text_merge_sort.c \
 	src/text_line_sort.h src/text_line_sort.c \
 	src/text_write.h src/text_write.c \
 	src/text_merge.h src/text_merge.c \
 	src/text_spill.h src/text_spill.c \
-	src/text_check.h src/text_check.c \
 	src/text_memory.h src/text_memory.c

@@ -9,7 +9,7 @@
 #include "merge.h"
 #include "record_order.h"
 #include "text_line_copy.h"
-#include "text_line_reader.h"
+#include "record_stream.h"
 #include "../io/input_file.h"
 
 struct line_block_source {
@@ -72,8 +72,8 @@ int text_merge_sources(const struct text_order *order, struct text_source *sourc
 
 static int next_from_reader(void *state, const char **line, size_t *len)
 {
-	struct text_line_reader *reader = state;
-	int got = text_line_reader_next(reader, line, len);
+	struct record_stream *reader = state;
+	int got = record_stream_next(reader, line, len);
 	/* a line that ended the input without a terminator left none to step over */
 	if (got == 1 && (size_t)(*line - reader->buffer) + *len == reader->begin)
 		return TEXT_SOURCE_UNTERMINATED;
@@ -84,7 +84,7 @@ int text_merge_files(const struct text_order *order, const char *const *names, s
 		     struct text_writer *writer, const char **failed, struct sort_stats *stats)
 {
 	*failed = NULL;
-	struct text_line_reader *readers = calloc(count ? count : 1, sizeof *readers);
+	struct record_stream *readers = calloc(count ? count : 1, sizeof *readers);
 	struct text_source *sources = calloc(count ? count : 1, sizeof *sources);
 	size_t opened = 0;
 	int err = (readers && sources) ? 0 : -ENOMEM;
@@ -92,7 +92,7 @@ int text_merge_files(const struct text_order *order, const char *const *names, s
 		struct input_file *file;
 		err = input_file_open(names[i], &file);
 		if (!err) {
-			err = text_line_reader_init(&readers[i], file, order->eol);
+			err = record_stream_init(&readers[i], file, 0, order->eol);
 			if (err)
 				input_file_close(file);
 			else
@@ -113,7 +113,7 @@ int text_merge_files(const struct text_order *order, const char *const *names, s
 			stats->seconds[STAGE_READ] += readers[i].read_seconds;
 			stats->bytes[STAGE_READ] += readers[i].bytes_read;
 		}
-		text_line_reader_close(&readers[i]);
+		record_stream_close(&readers[i]);
 	}
 	free(readers);
 	free(sources);

@@ -11,11 +11,12 @@
 #include <sys/stat.h>
 #include "input_list.h"
 #include "memory_plan.h"
+#include "order_check.h"
 #include "output_check.h"
+#include "record_order.h"
 #include "record_output.h"
 #include "report.h"
 #include "stats.h"
-#include "text_check.h"
 #include "text_line_sort.h"
 #include "text_lines.h"
 #include "text_merge.h"
@@ -272,7 +273,9 @@ int text_sort_run(const struct options *options)
 		return status;
 	}
 	if (options->check) {
-		status = text_check(&order, job.inputs.names[0], options->check);
+		struct record_order lines;
+		record_order_text(&lines, &order);
+		status = order_check(&lines, job.inputs.names[0], options->check, NULL, NULL);
 	} else if ((err = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0) {
 		report("temporary directory: %s", strerror(-err));
 		status = 2;

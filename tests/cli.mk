@@ -16,6 +16,9 @@ TESTS += tests/test_memory.sh
 EXTRA_DIST += tests/test_memory.sh
 TESTS += tests/test_verify.sh
 EXTRA_DIST += tests/test_verify.sh
+# -c and -C of both modes where the check's reader turns a block, and their messages.
+TESTS += tests/test_order_check.sh
+EXTRA_DIST += tests/test_order_check.sh
 TESTS += tests/test_output_file.sh
 EXTRA_DIST += tests/test_output_file.sh
 # -T directories that cannot take a temp file: GNU sort's message, at GNU's moment.
