@@ -11,6 +11,7 @@
 #include "external_sort.h"
 #include "input_list.h"
 #include "memory_plan.h"
+#include "merge_inputs.h"
 #include "order_check.h"
 #include "output_check.h"
 #include "record_items.h"
@@ -128,7 +129,8 @@ static void note_engine(const struct options *options, struct sort_engine *engin
 		report("note: sorting on the CPU: %s", stats->fallback);
 }
 
-/* -c judges the record size against -S as a sort does: when the input holds a byte. */
+/* -c and -m judge the record size against -S as a sort does: when an input holds a
+ * record. */
 struct check_sizes {
 	const struct options *options;
 	const struct record_layout *layout;
@@ -191,7 +193,10 @@ int binary_sort_run(const struct options *options)
 		goto out;
 	layout.pool = sort_engine_thread_pool(engine);
 	if (options->merge_only) {
-		status = external_merge_inputs(options, &layout, inputs.names, inputs.count, &stats);
+		struct record_order order;
+		record_order_binary(&order, &layout, options->unique);
+		struct check_sizes sizes = {options, &layout};
+		status = merge_inputs(&order, options, inputs.names, inputs.count, check_record_fits, &sizes, &stats);
 		goto out;
 	}
 

@@ -2,7 +2,7 @@
  * chunk spilled as a compressed run file by a spill thread while the next chunk is read
  * and sorted), merge passes while the runs exceed the fan-in the memory budget allows,
  * and the final merge into the output (over key ranges in threads, range_merge.c, or
- * one loser tree in order); and -m, the merge of already sorted inputs. */
+ * one loser tree in order). */
 #include "config.h"
 #include <errno.h>
 #include <pthread.h>
@@ -15,31 +15,6 @@
 #include "range_merge.h"
 #include "record_output.h"
 #include "report.h"
-
-/* Opens the output, merges the sources into it and commits it, or aborts it (the old
- * file, if any, stays as it was). */
-static int merge_sources_into_output(const struct options *options,
-				     const struct record_layout *layout,
-				     struct merge_source *sources, size_t k, size_t block_bytes,
-				     struct sort_stats *stats)
-{
-	struct record_output output;
-	int error = record_output_open(&output, options, stats);
-	if (error)
-		return error;
-	output.verify = layout->verify;
-	double started = stats_now(), recorded = stats_seconds_recorded(stats);
-	uint64_t read_before = stats->bytes[STAGE_READ];
-	struct record_order order;
-	record_order_binary(&order, layout, options->unique);
-	error = merge_records(&order, layout->verify, sources, k, true, block_bytes, record_output_write, &output,
-			      NULL);
-	stats->merge_passes++;
-	error = record_output_finish(&output, error);
-	/* the sources' reads and the output's writes counted in their own stages */
-	stats_add_enclosing(stats, STAGE_MERGE, started, recorded, stats->bytes[STAGE_READ] - read_before);
-	return error;
-}
 
 /* The final merge of every run into the output: over key ranges in threads (written at
  * their offsets into a regular file, or in range order to stdout and under -u), or one
@@ -207,88 +182,5 @@ int external_sort_binary(const struct options *options, const struct record_layo
 	if (!error)
 		error = merge_into_output(options, layout, &order, &list, plan, block_bytes, stats);
 	run_list_remove_all(&list, stats);
-	return error ? 2 : 0;
-}
-
-/* -m reads each input as one sorted source. */
-struct input_source {
-	struct record_reader *reader;
-	bool empty;             /* holds no record, so needs no buffer */
-	unsigned char *buffer;
-	size_t block_records;
-	size_t record_size;
-	struct sort_stats *stats;
-};
-
-static int input_source_next(void *context, const unsigned char **records, size_t *len)
-{
-	struct input_source *source = context;
-	double started = stats_now();
-	int64_t got = record_reader_read(source->reader, source->buffer, source->block_records);
-	if (got < 0)
-		return (int)got;
-	source->stats->records += (uint64_t)got;
-	stats_add(source->stats, STAGE_READ, started, (uint64_t)got * source->record_size);
-	*records = source->buffer;
-	*len = (size_t)got * source->record_size;
-	return 0;
-}
-
-int external_merge_inputs(const struct options *options, const struct record_layout *layout,
-			  const char *const *names, size_t k, struct sort_stats *stats)
-{
-	size_t budget = options->memory_budget ? options->memory_budget : (size_t)256 << 20;
-	/* a quarter of the budget for the inputs' blocks, between 64 KiB and 1 MiB each */
-	size_t block_bytes = budget / 4 / k;
-	if (block_bytes > ((size_t)1 << 20))
-		block_bytes = (size_t)1 << 20;
-	if (block_bytes < ((size_t)64 << 10))
-		block_bytes = (size_t)64 << 10;
-	struct input_source *contexts = calloc(k, sizeof *contexts);
-	struct merge_source *sources = calloc(k, sizeof *sources);
-	int error = contexts && sources ? 0 : -ENOMEM;
-	if (error)
-		report("%s", strerror(ENOMEM));
-	/* The record size is judged once an input is known to hold a record; empty inputs
-	 * cost nothing whatever the sizes. */
-	bool any_record = false;
-	for (size_t i = 0; i < k && !error; i++) {
-		error = record_reader_open(&names[i], 1, layout->record_size, &contexts[i].reader);
-		int empty = error ? 0 : record_reader_empty(contexts[i].reader);
-		if (empty < 0)
-			error = empty;
-		contexts[i].empty = empty == 1;
-		any_record |= empty == 0;
-		sources[i].next_block = input_source_next;
-		sources[i].context = &contexts[i];
-	}
-	if (!error && !any_record) {
-		error = record_output_empty(options, stats);
-		goto done;
-	}
-	if (!error && !binary_record_fits(options, layout))
-		error = -EFBIG;
-	for (size_t i = 0; i < k && !error; i++) {
-		if (contexts[i].empty)
-			continue;
-		contexts[i].block_records = block_bytes / layout->record_size ? block_bytes / layout->record_size : 1;
-		contexts[i].record_size = layout->record_size;
-		contexts[i].stats = stats;
-		contexts[i].buffer = malloc(contexts[i].block_records * layout->record_size);
-		if (!contexts[i].buffer) {
-			report("%s", strerror(ENOMEM));
-			error = -ENOMEM;
-		}
-	}
-	if (!error)
-		error = merge_sources_into_output(options, layout, sources, k, block_bytes, stats);
-done:
-	for (size_t i = 0; contexts && i < k; i++) {
-		if (contexts[i].reader)
-			record_reader_close(contexts[i].reader);
-		free(contexts[i].buffer);
-	}
-	free(contexts);
-	free(sources);
 	return error ? 2 : 0;
 }

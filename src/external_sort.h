@@ -18,8 +18,4 @@ int external_sort_binary(const struct options *options, const struct record_layo
 			 const struct memory_plan *plan, unsigned char **records, void **items,
 			 struct sort_stats *stats);
 
-/* -m: merges the k inputs named, each already sorted. Returns the exit status. */
-int external_merge_inputs(const struct options *options, const struct record_layout *layout,
-			  const char *const *names, size_t k, struct sort_stats *stats);
-
 #endif

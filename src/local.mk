@@ -21,6 +21,7 @@ libpipeline_la_SOURCES = \
 	src/record_stream.h src/record_stream.c \
 	src/order_check.h src/order_check.c \
 	src/merge.h src/merge.c \
+	src/merge_inputs.h src/merge_inputs.c \
 	src/verify.h src/verify.c \
 	src/stats.h src/stats.c \
 	src/report.h src/report.c

@@ -37,6 +37,12 @@ int record_stream_init(struct record_stream *stream, struct input_file *file, si
 	return 0;
 }
 
+void record_stream_set_block(struct record_stream *stream, size_t bytes)
+{
+	if (stream->record_size && !stream->buffer)
+		stream->capacity = (bytes / stream->record_size ? bytes / stream->record_size : 1) * stream->record_size;
+}
+
 static int refill(struct record_stream *stream)
 {
 	size_t unread = stream->end - stream->begin;
@@ -47,7 +53,8 @@ static int refill(struct record_stream *stream)
 	/* made at the first read: a check of an empty input costs no memory */
 	if (!stream->buffer && !(stream->buffer = malloc(stream->capacity)))
 		return -ENOMEM;
-	if (stream->capacity - stream->end < READER_BLOCK) {
+	/* lines grow the buffer to the longest one; a fixed-size record fits it always */
+	if (!stream->record_size && stream->capacity - stream->end < READER_BLOCK) {
 		char *grown = realloc(stream->buffer, 2 * stream->capacity);
 		if (!grown)
 			return -ENOMEM;

@@ -15,6 +15,5 @@ libpipeline_la_SOURCES += \
 	src/text_merge_sort.h src/text_merge_sort.c \
 	src/text_line_sort.h src/text_line_sort.c \
 	src/text_write.h src/text_write.c \
-	src/text_merge.h src/text_merge.c \
 	src/text_spill.h src/text_spill.c \
 	src/text_memory.h src/text_memory.c

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include "input_list.h"
 #include "memory_plan.h"
+#include "merge_inputs.h"
 #include "order_check.h"
 #include "output_check.h"
 #include "record_order.h"
@@ -19,7 +20,6 @@
 #include "stats.h"
 #include "text_line_sort.h"
 #include "text_lines.h"
-#include "text_merge.h"
 #include "text_order.h"
 #include "text_spill.h"
 #include "text_write.h"
@@ -68,32 +68,6 @@ static int close_output(struct record_output *output, struct text_writer *writer
 		report_file_error(output->name, err);
 	text_writer_free(writer);
 	return record_output_finish(output, err) ? 2 : 0;
-}
-
-static int merge_inputs(struct text_job *job)
-{
-	struct record_output output;
-	struct text_writer writer;
-	if (open_output(job, &output, &writer))
-		return 2;
-	const char *failed;
-	double started = stats_now(), recorded = stats_seconds_recorded(&job->stats);
-	uint64_t read_before = job->stats.bytes[STAGE_READ];
-	int err = text_merge_files(job->order, job->inputs.names, job->inputs.count, &writer, &failed,
-				   &job->stats);
-	/* the inputs' reads and the output's writes in their own stages */
-	job->stats.bytes[STAGE_WRITE] += text_writer_total(&writer);
-	job->stats.seconds[STAGE_WRITE] += writer.output_seconds;
-	stats_add_enclosing(&job->stats, STAGE_MERGE, started, recorded,
-			    job->stats.bytes[STAGE_READ] - read_before);
-	job->stats.merge_passes++;
-	if (err && failed) {
-		report_file_error(failed, err);
-		text_writer_free(&writer);
-		record_output_finish(&output, err);
-		return 2;
-	}
-	return close_output(&output, &writer, err);
 }
 
 /* Sorts the lines in memory and writes them to the output. */
@@ -284,7 +258,13 @@ int text_sort_run(const struct options *options)
 	} else {
 		if (!options->merge_only)
 			stats_progress_start(&job.stats, options->progress, inputs_size(&job.inputs));
-		status = options->merge_only ? merge_inputs(&job) : sort_inputs(&job);
+		if (options->merge_only) {
+			struct record_order order;
+			record_order_text(&order, job.order);
+			status = merge_inputs(&order, options, job.inputs.names, job.inputs.count, NULL, NULL, &job.stats);
+		} else {
+			status = sort_inputs(&job);
+		}
 		stats_progress_finish(&job.stats, status == 0);
 		job.stats.verified = job.verify.enabled && status == 0;
 		job.stats.verify_seconds = sort_verify_seconds(&job.verify, thread_pool_size(job.pool));
