@@ -1,0 +1,5 @@
+# src/settings/: what a sort is asked to do (struct options) and the text keys it
+# carries (GNU sort's KEYDEF).
+libpipeline_la_SOURCES += \
+	src/settings/options.h \
+	src/settings/keydef.h src/settings/keydef.c
