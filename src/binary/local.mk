@@ -4,3 +4,4 @@ libpipeline_la_SOURCES += \
 	src/binary/key_image.h src/binary/key_image.c \
 	src/binary/record_items.h src/binary/record_items.c \
 	src/binary/record_reader.h src/binary/record_reader.c
+EXTRA_DIST += src/binary/README.md

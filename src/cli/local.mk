@@ -6,3 +6,4 @@ gpusort_SOURCES = src/cli/main.c src/cli/command_line.h src/cli/options.c \
 	src/cli/close_stdout.h src/cli/close_stdout.c
 gpusort_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)
 gpusort_LDADD = $(LINK_ALL)
+EXTRA_DIST += src/cli/README.md

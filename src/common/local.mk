@@ -5,3 +5,4 @@ libpipeline_la_SOURCES += \
 	src/common/stats.h src/common/stats.c \
 	src/common/verify.h src/common/verify.c \
 	src/common/size_parse.h src/common/size_parse.c
+EXTRA_DIST += src/common/README.md

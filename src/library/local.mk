@@ -6,6 +6,7 @@ libpipeline_la_SOURCES += \
 	src/library/run.c \
 	src/library/sort_records.c \
 	src/library/results.c
+EXTRA_DIST += src/library/README.md
 
 # libgpusort: the convenience libraries in one, exporting only the API (gpusort_*).
 # -version-info CURRENT:REVISION:AGE, libtool's rules: an interface added: CURRENT+1,

@@ -18,3 +18,4 @@ libpipeline_la_SOURCES += \
 	src/pipeline/text_merge.h src/pipeline/text_merge.c \
 	src/pipeline/text_check.h src/pipeline/text_check.c \
 	src/pipeline/text_write.h src/pipeline/text_write.c
+EXTRA_DIST += src/pipeline/README.md

@@ -3,3 +3,4 @@
 libpipeline_la_SOURCES += \
 	src/settings/options.h \
 	src/settings/keydef.h src/settings/keydef.c
+EXTRA_DIST += src/settings/README.md

@@ -15,3 +15,4 @@ libpipeline_la_SOURCES += \
 	src/text/text_merge_sort.h src/text/text_merge_sort.c \
 	src/text/text_line_sort.h src/text/text_line_sort.c \
 	src/text/text_memory.h src/text/text_memory.c
+EXTRA_DIST += src/text/README.md
