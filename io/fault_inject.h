@@ -13,8 +13,8 @@
  *        temp_read     reads of a run file (run_file.c)
  *        sort_swap     (SHORT only) a sorted chunk's first and last items swapped, and
  *        sort_duplicate (SHORT only) its first item overwritten by its second: bugs
- *                      planted after the engine (src/verify.c) for the tests of the
- *                      sort's self-check
+ *                      planted after the engine (src/common/verify.c) for the tests
+ *                      of the sort's self-check
  *   ERR  an errno name (ENOSPC, EIO, EACCES, EROFS, EDQUOT, EFBIG, EPIPE, ENOMEM, EPERM)
  *        or a number: the call fails with that error; or SHORT: the transfer moves only
  *        part of the bytes (the caller must carry on with the rest).

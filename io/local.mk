@@ -13,3 +13,4 @@ libio_la_SOURCES = \
 	io/parallel_io.h io/parallel_io.c \
 	io/block_transform.h io/block_transform.c \
 	io/run_file.h io/run_file.c
+EXTRA_DIST += io/README.md

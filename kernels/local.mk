@@ -9,3 +9,4 @@ libkernels_la_SOURCES = \
 	kernels/bucket_sort_cpu_template.h \
 	kernels/thread_pool.h \
 	kernels/thread_pool.c
+EXTRA_DIST += kernels/README.md

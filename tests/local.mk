@@ -17,3 +17,6 @@ include tests/gpu.mk
 include tests/text.mk
 include tests/fuzz/local.mk
 include tests/library.mk
+# The rooms' layering (src/README.md): no #include of a room above or beside.
+TESTS += tests/test_layering.sh
+EXTRA_DIST += tests/test_layering.sh

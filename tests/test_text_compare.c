@@ -6,16 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/tap.h"
-#include "src/keydef.h"
-#include "src/options.h"
-#include "src/text_compare.h"
-#include "src/text_fields.h"
-#include "src/text_general.h"
-#include "src/text_month.h"
-#include "src/text_numeric.h"
-#include "src/text_order.h"
-#include "src/text_prefix.h"
-#include "src/text_version.h"
+#include "src/settings/keydef.h"
+#include "src/settings/options.h"
+#include "src/text/text_compare.h"
+#include "src/text/text_fields.h"
+#include "src/text/text_general.h"
+#include "src/text/text_month.h"
+#include "src/text/text_numeric.h"
+#include "src/text/text_order.h"
+#include "src/text/text_prefix.h"
+#include "src/text/text_version.h"
 
 static int sign(int x) { return (x > 0) - (x < 0); }
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job_options.h"
-#include "../keydef.h"
-#include "../report.h"
+#include "../settings/keydef.h"
+#include "../common/report.h"
 
 /* The size of the first published struct gpusort_job: every caller's is at least this. */
 #define JOB_OLDEST_SIZE (offsetof(struct gpusort_job, verbose) + sizeof(int))

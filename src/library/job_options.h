@@ -1,11 +1,11 @@
 /* The library's side of a job: a struct gpusort_job (include/gpusort.h) checked and
- * turned into the struct options that the pipeline reads (src/options.h), so that the
- * public struct can grow without the pipeline following it field by field. */
+ * turned into the struct options that the pipeline reads (src/settings/options.h), so
+ * that the public struct can grow without the pipeline following it field by field. */
 #ifndef GPUSORT_JOB_OPTIONS_H
 #define GPUSORT_JOB_OPTIONS_H
 
 #include "../../include/gpusort.h"
-#include "../options.h"
+#include "../settings/options.h"
 
 struct job_options {
 	struct options options;

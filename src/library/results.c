@@ -3,8 +3,8 @@
 #include "config.h"
 #include <errno.h>
 #include "../../include/gpusort.h"
-#include "../keydef.h"
-#include "../size_parse.h"
+#include "../settings/keydef.h"
+#include "../common/size_parse.h"
 
 unsigned gpusort_version_number(void)
 {

@@ -2,8 +2,8 @@
  * status (0 done, 1 disorder, 2 trouble already reported) turned into the API's codes. */
 #include "config.h"
 #include "job_options.h"
-#include "../binary_sort.h"
-#include "../text_sort.h"
+#include "../pipeline/binary_sort.h"
+#include "../pipeline/text_sort.h"
 #include "../../io/temp_files.h"
 
 int gpusort_run(const struct gpusort_job *job)

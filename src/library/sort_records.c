@@ -1,16 +1,16 @@
 /* gpusort_sort_records(): a caller's buffer of records sorted in place by one binary
- * key, on the engine the pipeline uses (kernels/sort_engine.h) with the pipeline's
- * items (src/record_items.h): records become key-image items, the engine sorts them,
- * and the records are gathered in item order into a copy that replaces the buffer
- * once the self-check has passed. */
+ * key, on the engine the pipeline uses (kernels/sort_engine.h) with binary mode's
+ * items (src/binary/record_items.h): records become key-image items, the engine sorts
+ * them, and the records are gathered in item order into a copy that replaces the
+ * buffer once the self-check has passed. */
 #include "config.h"
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "job_options.h"
-#include "../record_items.h"
-#include "../verify.h"
+#include "../binary/record_items.h"
+#include "../common/verify.h"
 #include "../../kernels/sort_engine.h"
 
 /* As the command's binary mode: below this many bytes of items, --device=auto sorts on

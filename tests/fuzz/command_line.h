@@ -1,12 +1,12 @@
 /* For the harnesses: the command line as gpusort reads it since the command became
- * libgpusort's client: argv into a job (src/options.c, command_line.h), the job checked
- * and turned into the pipeline's struct options (src/library/job_options.c), the two
- * steps options_parse once made. */
+ * libgpusort's client: argv into a job (src/cli/options.c, command_line.h), the job
+ * checked and turned into the pipeline's struct options (src/library/job_options.c),
+ * the two steps options_parse once made. */
 #ifndef GPUSORT_FUZZ_COMMAND_LINE_H
 #define GPUSORT_FUZZ_COMMAND_LINE_H
 
 #include <string.h>
-#include "src/command_line.h"
+#include "src/cli/command_line.h"
 #include "src/library/job_options.h"
 
 struct parsed_command_line {

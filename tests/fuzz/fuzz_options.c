@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "src/keydef.h"
-#include "src/options.h"
+#include "src/settings/keydef.h"
+#include "src/settings/options.h"
 #include "tests/fuzz/command_line.h"
-#include "src/size_parse.h"
-#include "src/text_order.h"
+#include "src/common/size_parse.h"
+#include "src/text/text_order.h"
 
 #define MAX_ARGS 48
 

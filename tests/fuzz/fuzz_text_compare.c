@@ -13,13 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "src/keydef.h"
-#include "src/options.h"
+#include "src/settings/keydef.h"
+#include "src/settings/options.h"
 #include "tests/fuzz/command_line.h"
-#include "src/text_compare.h"
-#include "src/text_fields.h"
-#include "src/text_order.h"
-#include "src/text_prefix.h"
+#include "src/text/text_compare.h"
+#include "src/text/text_fields.h"
+#include "src/text/text_order.h"
+#include "src/text/text_prefix.h"
 
 #define MAX_WORDS 16
 #define LINES 3

@@ -9,8 +9,8 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-sign-compare -fsanitize=fuzze
 FUZZ_LINK = $(AM_V_GEN)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEFS) -I$(top_srcdir) -I$(top_srcdir)/include -I$(top_builddir) \
 	$(ZSTD_CFLAGS) $(URING_CFLAGS) -o $@ $(filter %.c %.$(OBJEXT),$^)
 
-# The command line is options.c (argv into a libgpusort job) and the library's job
-# checks (src/library/); the checks name the sort engine's algorithms, so the engine
+# The command line is src/cli/options.c (argv into a libgpusort job) and the library's
+# job checks (src/library/); the checks name the sort engine's algorithms, so the engine
 # comes along (and with CUDA, its nvcc-built objects and the runtime).
 FUZZ_ENGINE = kernels/sort_engine.c kernels/bucket_sort_cpu.c kernels/thread_pool.c
 if HAVE_CUDA
@@ -20,12 +20,12 @@ FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OB
 	kernels/gpu_quick_sort.$(OBJEXT)
 endif
 FUZZ_SHARED_INCLUDES = tests/fuzz/quiet_harness.h tests/fuzz/command_line.h
-FUZZ_OPTIONS_FILES = src/options.c src/library/job_options.c src/library/results.c \
-	src/key_image.c src/keydef.c src/size_parse.c src/report.c src/stats.c \
-	src/text_order.c $(FUZZ_ENGINE)
-FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text_compare.c src/text_fields.c \
-	src/text_numeric.c src/text_general.c src/text_month.c src/text_version.c \
-	src/text_prefix.c
+FUZZ_OPTIONS_FILES = src/cli/options.c src/library/job_options.c src/library/results.c \
+	src/binary/key_image.c src/settings/keydef.c src/common/size_parse.c \
+	src/common/report.c src/common/stats.c src/text/text_order.c $(FUZZ_ENGINE)
+FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text/text_compare.c src/text/text_fields.c \
+	src/text/text_numeric.c src/text/text_general.c src/text/text_month.c \
+	src/text/text_version.c src/text/text_prefix.c
 FUZZ_RUN_FILE_FILES = io/run_file.c io/block_transform.c io/write_queue.c \
 	io/io_ring.c io/fault_inject.c
 

@@ -1,0 +1,7 @@
+# src/binary/: binary mode's records: key types and their images, sort items, the
+# record reader.
+libpipeline_la_SOURCES += \
+	src/binary/key_image.h src/binary/key_image.c \
+	src/binary/record_items.h src/binary/record_items.c \
+	src/binary/record_reader.h src/binary/record_reader.c
+EXTRA_DIST += src/binary/README.md

@@ -1,0 +1,67 @@
+/* Binary records to sort items and back: each record becomes a fixed-width item (its
+ * key image plus its position), the engine sorts the items, and the records are
+ * emitted in item order. Files of bare integer keys skip the positions: their images
+ * are sorted in place and turned back into keys. */
+#ifndef GPUSORT_RECORD_ITEMS_H
+#define GPUSORT_RECORD_ITEMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../settings/options.h"
+#include "../../kernels/items.h"
+
+struct thread_pool;
+struct sort_verify;
+
+struct record_layout {
+	enum key_type type;
+	size_t record_size;
+	size_t key_offset;
+	size_t key_size;
+	bool reverse;
+	struct thread_pool *pool; /* threads that build items and gather records; NULL: one */
+	struct sort_verify *verify; /* the sort's self-check (verify.h); NULL: none */
+};
+
+enum record_form {
+	FORM_BARE_KEY32,     /* records are bare 4-byte integer keys: ITEM_U32 images in place */
+	FORM_BARE_KEY64,     /* records are bare 8-byte integer keys: ITEM_U64 images in place */
+	FORM_KEY32_POS32,    /* ITEM_U64: 32-bit image << 32 | position */
+	FORM_KEY64_POS64,    /* ITEM_U128: 64-bit image << 64 | position */
+	FORM_KEY80_POS48,    /* ITEM_U128: a 9- or 10-byte bytes key << 48 | position */
+	FORM_PREFIX64_POS64, /* ITEM_U128: first 8 bytes of a longer key; ties finished by memcmp */
+};
+
+void record_layout_from_options(const struct options *options, struct record_layout *layout);
+
+/* The form for n records, and its item width. */
+enum record_form record_form_choose(const struct record_layout *layout, size_t n);
+enum item_width record_form_width(enum record_form form);
+/* True when items live in the records buffer itself (no separate item array). */
+bool record_form_in_place(enum record_form form);
+
+/* Fills items (n of record_form_width) from records; for in-place forms items must be
+ * records, whose keys are replaced by their images. */
+void record_items_build(const struct record_layout *layout, enum record_form form,
+			unsigned char *records, size_t n, void *items);
+
+/* After the engine sorted the items: orders runs of items whose prefixes tie by the
+ * full key, then position (FORM_PREFIX64_POS64 only; a no-op otherwise). */
+void record_items_finish_ties(const struct record_layout *layout, enum record_form form,
+			      const unsigned char *records, void *items, size_t n);
+
+/* Receives sorted records in order, a block at a time (merge.h). */
+typedef int (*record_sink)(void *context, const unsigned char *bytes, size_t len, size_t count);
+
+/* Emits the records in item order to the sink, dropping all but the first of equal
+ * keys when unique. In-place forms turn images back into keys first. Records dropped
+ * count as put out for the self-check (layout->verify); to_output: the sink is the
+ * sort's output, so the records emitted are checked for order and counted too (a run
+ * is checked where it is merged into the output). Returns 0 or the sink's negative
+ * errno. */
+int record_items_emit(const struct record_layout *layout, enum record_form form,
+		      unsigned char *records, const void *items, size_t n, bool unique, bool to_output,
+		      record_sink sink, void *context);
+
+#endif

@@ -1,0 +1,143 @@
+/* The record stream over all inputs (see record_reader.h). */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../io/input_file.h"
+#include "record_reader.h"
+#include "../common/report.h"
+
+struct record_reader {
+	size_t record_size;
+	size_t count;
+	size_t current;
+	const char *const *names;
+	struct input_file **files;
+	uint64_t bytes_of_current; /* read so far from the current input */
+	int lookahead;             /* the byte record_reader_empty took from a pipe, or -1 */
+};
+
+static const char *const standard_input[] = {"-"};
+
+int record_reader_open(const char *const *names, size_t count, size_t record_size,
+		       struct record_reader **reader_out)
+{
+	struct record_reader *reader = calloc(1, sizeof *reader);
+	if (!names || count == 0) {
+		names = standard_input;
+		count = 1;
+	}
+	if (!reader || !(reader->files = calloc(count, sizeof *reader->files))) {
+		free(reader);
+		report("%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	reader->record_size = record_size;
+	reader->lookahead = -1;
+	reader->count = count;
+	reader->names = names;
+	for (size_t i = 0; i < count; i++) {
+		int error = input_file_open(names[i], &reader->files[i]);
+		if (error < 0) {
+			report_file_error(names[i], error);
+			record_reader_close(reader);
+			return error;
+		}
+		off_t size = input_file_size(reader->files[i]);
+		if (size >= 0 && (uint64_t)size % record_size != 0) {
+			report_partial_record(names[i], (uint64_t)size, record_size);
+			record_reader_close(reader);
+			return -EINVAL;
+		}
+	}
+	*reader_out = reader;
+	return 0;
+}
+
+int64_t record_reader_total_bytes(const struct record_reader *reader)
+{
+	int64_t total = 0;
+	for (size_t i = 0; i < reader->count; i++) {
+		off_t size = input_file_size(reader->files[i]);
+		if (size < 0)
+			return -1;
+		total += size;
+	}
+	return total;
+}
+
+const char *record_reader_current_name(const struct record_reader *reader)
+{
+	size_t i = reader->current < reader->count ? reader->current : reader->count - 1;
+	return reader->names[i];
+}
+
+int record_reader_empty(struct record_reader *reader)
+{
+	if (reader->lookahead >= 0)
+		return 0;
+	for (; reader->current < reader->count; reader->current++) {
+		struct input_file *file = reader->files[reader->current];
+		off_t size = input_file_size(file);
+		if (size > 0)
+			return 0;
+		if (size == 0)
+			continue;
+		/* A pipe says whether it holds anything only by a read; the byte is kept
+		 * for the next record_reader_read. */
+		unsigned char byte;
+		ssize_t got = input_file_read(file, &byte, 1);
+		if (got < 0) {
+			report_file_error(reader->names[reader->current], (int)got);
+			return (int)got;
+		}
+		if (got == 1) {
+			reader->lookahead = byte;
+			reader->bytes_of_current = 1;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records)
+{
+	size_t want = max_records * reader->record_size, have = 0;
+	if (reader->lookahead >= 0 && want > 0) {
+		buffer[have++] = (unsigned char)reader->lookahead;
+		reader->lookahead = -1;
+	}
+	while (have < want && reader->current < reader->count) {
+		ssize_t got = input_file_read(reader->files[reader->current], buffer + have, want - have);
+		if (got < 0) {
+			report_file_error(reader->names[reader->current], (int)got);
+			return got;
+		}
+		have += (size_t)got;
+		reader->bytes_of_current += (uint64_t)got;
+		if (got == 0) {
+			/* This input ended: a pipe's size is only known now. */
+			if (reader->bytes_of_current % reader->record_size != 0) {
+				report_partial_record(reader->names[reader->current],
+						      reader->bytes_of_current, reader->record_size);
+				return -EINVAL;
+			}
+			reader->current++;
+			reader->bytes_of_current = 0;
+		}
+	}
+	/* Inputs are whole records, so a chunk only ends mid-record at an input's end,
+	 * which the check above reports. */
+	return (int64_t)(have / reader->record_size);
+}
+
+void record_reader_close(struct record_reader *reader)
+{
+	if (!reader)
+		return;
+	for (size_t i = 0; i < reader->count; i++)
+		if (reader->files[i])
+			input_file_close(reader->files[i]);
+	free(reader->files);
+	free(reader);
+}

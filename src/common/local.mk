@@ -1,0 +1,8 @@
+# src/common/: helpers of every room above it: messages, --stats, the self-check's
+# fingerprints, GNU's SIZE syntax.
+libpipeline_la_SOURCES += \
+	src/common/report.h src/common/report.c \
+	src/common/stats.h src/common/stats.c \
+	src/common/verify.h src/common/verify.c \
+	src/common/size_parse.h src/common/size_parse.c
+EXTRA_DIST += src/common/README.md

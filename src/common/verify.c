@@ -1,0 +1,109 @@
+/* The self-check of every sort (see verify.h). */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "../../io/fault_inject.h"
+#include "verify.h"
+
+void sort_verify_init(struct sort_verify *verify, bool enabled)
+{
+	memset(verify, 0, sizeof *verify);
+	verify->enabled = enabled;
+	verify->ordered = true;
+	verify->expected = -1;
+}
+
+uint64_t fingerprint_hash_bytes(const void *bytes, size_t size)
+{
+	const unsigned char *p = bytes;
+	uint64_t hash = 0x243f6a8885a308d3ull ^ size, word = 0;
+	if (size >= 8) {
+		/* one multiply a word (the full mix only at the end): text lines are long; the
+		 * last word overlaps the one before it rather than being copied byte by byte */
+		const unsigned char *last = p + size - 8;
+		for (; p < last; p += 8) {
+			memcpy(&word, p, 8);
+			hash = (hash ^ word) * 0x9e3779b97f4a7c15ull;
+			hash ^= hash >> 29;
+		}
+		memcpy(&word, last, 8);
+	} else if (size >= 4) {
+		uint32_t low, high;
+		memcpy(&low, p, 4);
+		memcpy(&high, p + size - 4, 4);
+		word = (uint64_t)high << 32 | low;
+	} else if (size > 0) {
+		word = (uint64_t)p[0] << 16 | (uint64_t)p[size / 2] << 8 | p[size - 1];
+	}
+	return fingerprint_mix(hash ^ word);
+}
+
+void sort_verify_input(struct sort_verify *verify, const struct fingerprint *print)
+{
+	atomic_fetch_add_explicit(&verify->input_count, print->count, memory_order_relaxed);
+	atomic_fetch_add_explicit(&verify->input_sum, print->sum, memory_order_relaxed);
+}
+
+void sort_verify_output(struct sort_verify *verify, const struct fingerprint *print, uint64_t disorder)
+{
+	atomic_fetch_add_explicit(&verify->output_count, print->count, memory_order_relaxed);
+	atomic_fetch_add_explicit(&verify->output_sum, print->sum, memory_order_relaxed);
+	if (disorder)
+		atomic_fetch_add_explicit(&verify->disorder, disorder, memory_order_relaxed);
+}
+
+uint64_t sort_verify_clock(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+void sort_verify_time(struct sort_verify *verify, uint64_t started)
+{
+	atomic_fetch_add_explicit(&verify->nanoseconds, sort_verify_clock() - started, memory_order_relaxed);
+}
+
+int sort_verify_finish(struct sort_verify *verify, char *what, size_t what_size)
+{
+	if (!verify->enabled)
+		return 0;
+	uint64_t in = atomic_load(&verify->input_count), out = atomic_load(&verify->output_count);
+	uint64_t disorder = atomic_load(&verify->disorder);
+	if (verify->expected >= 0 && in < (uint64_t)verify->expected)
+		snprintf(what, what_size, "read %llu records of the %llu the input holds", (unsigned long long)in,
+			 (unsigned long long)verify->expected);
+	else if (verify->ordered && disorder)
+		snprintf(what, what_size, "the sorted output is out of order at %llu place%s",
+			 (unsigned long long)disorder, disorder == 1 ? "" : "s");
+	else if (in != out)
+		snprintf(what, what_size, "the sort put out %llu records of %llu", (unsigned long long)out,
+			 (unsigned long long)in);
+	else if (atomic_load(&verify->input_sum) != atomic_load(&verify->output_sum))
+		snprintf(what, what_size, "the records put out differ from those read (checksum of %llu records)",
+			 (unsigned long long)in);
+	else
+		return 0;
+	return -EBADMSG;
+}
+
+double sort_verify_seconds(const struct sort_verify *verify, unsigned threads)
+{
+	return atomic_load(&verify->nanoseconds) / 1e9 / (threads ? threads : 1);
+}
+
+void sort_verify_plant_test_bug(void *items, size_t n, size_t width)
+{
+	unsigned char *item = items, swap[16];
+	if (n < 2 || width > sizeof swap)
+		return;
+	if (fault_inject("sort_swap") == FAULT_SHORT) {
+		memcpy(swap, item, width);
+		memcpy(item, item + (n - 1) * width, width);
+		memcpy(item + (n - 1) * width, swap, width);
+	}
+	if (fault_inject("sort_duplicate") == FAULT_SHORT)
+		memcpy(item, item + width, width);
+}

@@ -1,0 +1,262 @@
+/* Runs of binary records (see binary_runs.h): creating, filling and finishing run files,
+ * reading a run's blocks back in order, and merging runs with the loser tree, into a
+ * sink or pass by pass into fewer, longer runs. */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../../io/temp_files.h"
+#include "binary_runs.h"
+#include "merge.h"
+#include "../common/report.h"
+
+uint64_t run_list_bytes(const struct run_list *list)
+{
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < list->count; i++)
+		bytes += list->runs[i].bytes;
+	return bytes;
+}
+
+void run_list_remove_all(struct run_list *list, struct sort_stats *stats)
+{
+	for (size_t i = 0; i < list->count; i++) {
+		struct run *run = &list->runs[i];
+		if (run->reader)
+			run_reader_close(run->reader);
+		if (run->fd >= 0)
+			close(run->fd);
+		temp_file_remove(run->path);
+		stats_temp_remove(stats, run->file_bytes);
+	}
+	free(list->runs);
+	list->runs = NULL;
+	list->count = 0;
+}
+
+/* Appends block[0, bytes) of whole records to the run, its first record its index
+ * entry (a line without its terminator). */
+static int run_append(struct run_sink *sink, const unsigned char *block, size_t bytes)
+{
+	const struct record_order *order = sink->order;
+	size_t step, first = record_length(order, block, bytes, &step), records;
+	if (order->record_size) {
+		records = bytes / order->record_size;
+	} else {
+		records = 0;
+		for (const unsigned char *at = block, *end = block + bytes; at < end; records++)
+			at = (const unsigned char *)memchr(at, order->eol, (size_t)(end - at)) + 1;
+	}
+	return run_writer_append_block(sink->writer, block, bytes, records, block, first);
+}
+
+static int run_sink_flush(struct run_sink *sink)
+{
+	if (sink->filled == 0)
+		return 0;
+	int error = run_append(sink, sink->block, sink->filled);
+	sink->filled = 0;
+	return error;
+}
+
+/* How much of bytes[0, len) (whole records) fits in room as whole records: 0 when
+ * not even the first does. */
+static size_t whole_records_within(const struct record_order *order, const unsigned char *bytes, size_t len,
+				   size_t room)
+{
+	if (len <= room)
+		return len;
+	if (order->record_size)
+		return room - room % order->record_size;
+	const unsigned char *last = room ? memrchr(bytes, order->eol, room) : NULL;
+	return last ? (size_t)(last - bytes) + 1 : 0;
+}
+
+int run_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count)
+{
+	(void)count;
+	struct run_sink *sink = context;
+	while (bytes > 0) {
+		size_t take = whole_records_within(sink->order, records, bytes, sink->block_bytes - sink->filled);
+		if (take == 0 && sink->filled == 0) {
+			/* a line longer than a block is a block of its own, from where it lies */
+			size_t step;
+			record_length(sink->order, records, bytes, &step);
+			int error = run_append(sink, records, step);
+			if (error)
+				return error;
+			records += step;
+			bytes -= step;
+			continue;
+		}
+		memcpy(sink->block + sink->filled, records, take);
+		sink->filled += take;
+		records += take;
+		bytes -= take;
+		if (bytes > 0 || sink->filled == sink->block_bytes) {
+			int error = run_sink_flush(sink);
+			if (error)
+				return error;
+		}
+	}
+	return 0;
+}
+
+/* Sorted integer keys alone compress far better as deltas in byte planes (numbers in
+ * io/run_file.c); records with payload, and lines, are stored as they are. */
+static void run_options_for(const struct record_order *order, struct run_writer_options *options)
+{
+	memset(options, 0, sizeof *options);
+	bool integer = order->kind != PREFIX_CALL, bare = integer && order->key_offset == 0 &&
+		order->record_size == (order->kind == PREFIX_U32 || order->kind == PREFIX_I32 ? 4u : 8u);
+	if (bare && !order->reverse_prefix) {
+		options->transform = RUN_TRANSFORM_DELTA;
+		options->element_bytes = order->record_size;
+	}
+}
+
+/* Starts a new run file and a sink writing into it. */
+int run_begin(struct run_list *list, const struct record_order *order, size_t block_bytes,
+	      struct run_sink *sink, struct sort_stats *stats)
+{
+	struct run *grown = realloc(list->runs, (list->count + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	list->runs = grown;
+	struct run *run = &list->runs[list->count];
+	run->reader = NULL;
+	run->file_bytes = 0;
+	run->bytes = 0;
+	run->fd = temp_file_create(run->path, sizeof run->path);
+	if (run->fd < 0) {
+		int error = run->fd;
+		report_temp_create_error(run->path, error);
+		return error;
+	}
+	list->count++;
+	struct run_writer_options options;
+	run_options_for(order, &options);
+	memset(sink, 0, sizeof *sink);
+	sink->order = order;
+	sink->stats = stats;
+	/* fixed-size records: a whole number of them */
+	if (order->record_size)
+		block_bytes = (block_bytes / order->record_size ? block_bytes / order->record_size : 1) *
+			      order->record_size;
+	sink->block_bytes = block_bytes;
+	sink->block = malloc(block_bytes);
+	int error = sink->block ? run_writer_open(run->fd, &options, &sink->writer) : -ENOMEM;
+	if (error) {
+		free(sink->block);
+		report_file_error(run->path, error);
+	}
+	return error;
+}
+
+/* Finishes the sink's run and opens it for reading. */
+int run_end(struct run_list *list, struct run_sink *sink, int error)
+{
+	struct run *run = &list->runs[list->count - 1];
+	if (!error)
+		error = run_sink_flush(sink);
+	struct run_file_stats file_stats = {0};
+	if (!error)
+		error = run_writer_finish(sink->writer, &file_stats);
+	else
+		run_writer_abort(sink->writer);
+	free(sink->block);
+	if (!error)
+		error = run_reader_open(run->fd, &run->reader);
+	if (error) {
+		report_file_error(run->path, error);
+		return error;
+	}
+	sink->stats->runs++;
+	run->file_bytes = file_stats.file_bytes;
+	run->bytes = file_stats.bytes;
+	stats_temp_add(sink->stats, file_stats.file_bytes);
+	sink->stats->temp_bytes += file_stats.file_bytes;
+	sink->stats->temp_raw_bytes += file_stats.bytes;
+	return 0;
+}
+
+/* Reads a run's blocks in order, for the merge. */
+struct run_source {
+	struct run *run;
+	size_t next_block;
+	unsigned char *buffer;
+	size_t buffer_bytes;
+};
+
+static int run_source_next(void *context, const unsigned char **records, size_t *len)
+{
+	struct run_source *source = context;
+	*len = 0;
+	if (source->next_block >= run_reader_block_count(source->run->reader))
+		return 0;
+	ssize_t bytes = run_reader_read_block(source->run->reader, source->next_block++,
+					      source->buffer, source->buffer_bytes);
+	if (bytes < 0) {
+		report_file_error(source->run->path, (int)bytes);
+		return (int)bytes;
+	}
+	*records = source->buffer;
+	*len = (size_t)bytes;
+	return 0;
+}
+
+int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
+	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context)
+{
+	struct run_source *contexts = calloc(k ? k : 1, sizeof *contexts);
+	struct merge_source *sources = calloc(k ? k : 1, sizeof *sources);
+	int error = contexts && sources ? 0 : -ENOMEM;
+	for (size_t i = 0; i < k && !error; i++) {
+		struct run_source *context = &contexts[i];
+		context->run = &list->runs[first + i];
+		context->buffer_bytes = run_reader_max_block_bytes(context->run->reader);
+		context->buffer = malloc(context->buffer_bytes ? context->buffer_bytes : 1);
+		if (!context->buffer)
+			error = -ENOMEM;
+		sources[i].next_block = run_source_next;
+		sources[i].context = context;
+	}
+	if (error == -ENOMEM)
+		report("%s", strerror(ENOMEM));
+	if (!error)
+		error = merge_records(order, verify, sources, k, to_output, block_bytes, sink, sink_context, NULL);
+	for (size_t i = 0; contexts && i < k; i++)
+		free(contexts[i].buffer);
+	free(contexts);
+	free(sources);
+	return error;
+}
+
+int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
+		 size_t fan_in, size_t block_bytes, struct sort_stats *stats)
+{
+	while (list->count > fan_in) {
+		struct run_list merged = {NULL, 0};
+		double started = stats_now();
+		uint64_t pass_bytes = run_list_bytes(list);
+		int error = 0;
+		for (size_t first = 0; first < list->count && !error; first += fan_in) {
+			size_t k = list->count - first < fan_in ? list->count - first : fan_in;
+			struct run_sink sink;
+			error = run_begin(&merged, order, block_bytes, &sink, stats);
+			if (!error) {
+				error = merge_runs(order, verify, false, list, first, k, block_bytes, run_sink_write,
+						   &sink);
+				error = run_end(&merged, &sink, error);
+			}
+		}
+		run_list_remove_all(list, stats);
+		*list = merged;
+		stats->merge_passes++;
+		stats_add(stats, STAGE_MERGE, started, pass_bytes);
+		if (error)
+			return error;
+	}
+	return 0;
+}

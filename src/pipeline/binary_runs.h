@@ -1,0 +1,65 @@
+/* Runs of binary records in temp files: a run list, a sink that cuts sorted records into
+ * compressed run blocks (each block's first key is its index entry), and merges of runs
+ * into a sink or, pass by pass, into fewer runs. */
+#ifndef GPUSORT_BINARY_RUNS_H
+#define GPUSORT_BINARY_RUNS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../../io/run_file.h"
+#include "merge.h"
+#include "../binary/record_items.h"
+#include "../common/stats.h"
+
+struct run {
+	char path[PATH_MAX];
+	int fd;
+	struct run_reader *reader;
+	uint64_t file_bytes;
+	uint64_t bytes;      /* its records' bytes, uncompressed */
+};
+
+struct run_list {
+	struct run *runs;
+	size_t count;
+};
+
+/* Collects sorted records into blocks of whole records and appends them to a run file. */
+struct run_sink {
+	const struct record_order *order;
+	struct run_writer *writer;
+	unsigned char *block;
+	size_t block_bytes;
+	size_t filled;
+	struct sort_stats *stats;
+};
+
+/* The records' bytes in all runs of the list (what merging them reads). */
+uint64_t run_list_bytes(const struct run_list *list);
+
+/* Closes and removes every run of the list and empties it. */
+void run_list_remove_all(struct run_list *list, struct sort_stats *stats);
+
+/* Starts a new run file at the end of list and a sink writing into it. */
+int run_begin(struct run_list *list, const struct record_order *order, size_t block_bytes,
+	      struct run_sink *sink, struct sort_stats *stats);
+
+/* record_sink: appends count sorted records to the sink's run. */
+int run_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count);
+
+/* Finishes the sink's run (or abandons it when error is set) and opens it for reading.
+ * Returns error, or the first error of finishing. */
+int run_end(struct run_list *list, struct run_sink *sink, int error);
+
+/* Merges runs [first, first + k) of list into sink with one loser tree; to_output: the
+ * sink is the sort's output (see merge_records). */
+int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
+	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context);
+
+/* Merges groups of fan_in runs into new runs until no more than fan_in are left. */
+int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
+		 size_t fan_in, size_t block_bytes, struct sort_stats *stats);
+
+#endif

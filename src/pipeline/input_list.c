@@ -1,0 +1,87 @@
+/* --files0-from: every name must be non-empty, and "-" cannot name stdin when the list
+ * itself came from stdin. With no operands the input is stdin. The list is read as
+ * NUL-terminated text lines. */
+#include "input_list.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../common/report.h"
+#include "../text/text_lines.h"
+#include "../../io/input_file.h"
+
+static const char *const standard_input[] = { "-" };
+
+int input_list_resolve(const struct options *options, struct input_list *inputs)
+{
+	memset(inputs, 0, sizeof *inputs);
+	if (!options->files0_from) {
+		inputs->names = options->input_count ? options->inputs : (const char **)standard_input;
+		inputs->count = options->input_count ? options->input_count : 1;
+		return 0;
+	}
+	const char *list = options->files0_from;
+	struct input_file *file;
+	int err = input_file_open(list, &file);
+	if (err) {
+		report("open failed: %s: %s", list, strerror(-err));
+		return 2;
+	}
+	struct text_lines text;
+	text_lines_init(&text, '\0');
+	ssize_t got = text_lines_append(&text, file, SIZE_MAX);
+	input_file_close(file);
+	if (got < 0) {
+		report_file_error(list, (int)got);
+		text_lines_free(&text);
+		return 2;
+	}
+	size_t count = 0;
+	for (size_t i = 0; i < text.size; i++)
+		count += text.data[i] == '\0';
+	inputs->names = malloc((count ? count : 1) * sizeof *inputs->names);
+	if (!inputs->names) {
+		text_lines_free(&text);
+		report("%s", strerror(ENOMEM));
+		return 2;
+	}
+	inputs->storage = text.data;
+	free(text.starts);
+	bool from_stdin = strcmp(list, "-") == 0;
+	const char *name = text.data;
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(name);
+		if (len == 0) {
+			report("%s:%zu: invalid zero-length file name", list, i + 1);
+			input_list_free(inputs);
+			return 2;
+		}
+		if (from_stdin && strcmp(name, "-") == 0) {
+			report("when reading file names from stdin, no file name of '-' allowed");
+			input_list_free(inputs);
+			return 2;
+		}
+		inputs->names[i] = name;
+		name += len + 1;
+	}
+	inputs->count = count;
+	if (count == 0) {
+		report("no input from '%s'", list);
+		input_list_free(inputs);
+		return 2;
+	}
+	if (options->check && count > 1) {
+		report("extra operand '%s' not allowed with -%c", inputs->names[1], options->check);
+		input_list_free(inputs);
+		return 2;
+	}
+	return 0;
+}
+
+void input_list_free(struct input_list *inputs)
+{
+	if (inputs->storage)
+		free(inputs->names);
+	free(inputs->storage);
+	memset(inputs, 0, sizeof *inputs);
+}

@@ -1,0 +1,20 @@
+/* The list of inputs of either mode: the operands (none: standard input), or the
+ * NUL-terminated names read from the file that --files0-from names. */
+#ifndef GPUSORT_INPUT_LIST_H
+#define GPUSORT_INPUT_LIST_H
+
+#include <stddef.h>
+#include "../settings/options.h"
+
+struct input_list {
+	const char **names;
+	size_t count;
+	char *storage; /* the --files0-from text the names point into */
+};
+
+/* Returns 0, or 2 after reporting what was wrong with the list as GNU sort words it
+ * (also a list of several names under -c or -C). */
+int input_list_resolve(const struct options *options, struct input_list *list);
+void input_list_free(struct input_list *list);
+
+#endif

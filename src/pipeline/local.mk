@@ -1,0 +1,20 @@
+# src/pipeline/: the sort, mode by mode: the drivers, run formation, the merges, -c,
+# the output and its checks, the memory plan, the inputs.
+libpipeline_la_SOURCES += \
+	src/pipeline/input_list.h src/pipeline/input_list.c \
+	src/pipeline/memory_plan.h src/pipeline/memory_plan.c \
+	src/pipeline/record_order.h src/pipeline/record_order.c \
+	src/pipeline/binary_sort.h src/pipeline/binary_sort.c \
+	src/pipeline/external_sort.h src/pipeline/external_sort.c \
+	src/pipeline/binary_runs.h src/pipeline/binary_runs.c \
+	src/pipeline/merge.h src/pipeline/merge.c \
+	src/pipeline/merge_inputs.h src/pipeline/merge_inputs.c \
+	src/pipeline/record_stream.h src/pipeline/record_stream.c \
+	src/pipeline/order_check.h src/pipeline/order_check.c \
+	src/pipeline/range_merge.h src/pipeline/range_merge.c \
+	src/pipeline/record_output.h src/pipeline/record_output.c \
+	src/pipeline/output_check.h src/pipeline/output_check.c \
+	src/pipeline/text_sort.h src/pipeline/text_sort.c \
+	src/pipeline/text_spill.h src/pipeline/text_spill.c \
+	src/pipeline/text_write.h src/pipeline/text_write.c
+EXTRA_DIST += src/pipeline/README.md

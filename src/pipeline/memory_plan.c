@@ -1,0 +1,137 @@
+/* Memory planning (see memory_plan.h). A chunk of n records costs its records, its
+ * items and the engine's scratch copy of the items (the bucket sort relocates into a
+ * second array); in-place forms need only the records and one scratch copy. With two
+ * chunks (one sorting, one spilling) the scratch is needed by the sorting one only.
+ * On a GPU the scratch copy lives in device memory, and the host's share of it covers
+ * the engine's two pinned staging buffers (a quarter of the sort each, at most 64 MiB).
+ * An eighth of the budget is kept for I/O: the input's read-ahead (a sixteenth, at
+ * most 64 MiB) and the run writer's and the output's buffers. */
+#include "config.h"
+#include <unistd.h>
+#include "../../io/input_file.h"
+#include "memory_plan.h"
+#include "../common/size_parse.h"
+
+#define MINIMUM_BUDGET ((size_t)1 << 20)
+#define READ_AHEAD_MAX ((size_t)64 << 20)
+#define RUN_BLOCK_BYTES_MAX ((size_t)1 << 20)
+#define RUN_BLOCK_BYTES_MIN ((size_t)64 << 10)
+/* Runs assumed when the input size is unknown (a pipe): the blocks then let the final
+ * merge take this many runs in one pass. */
+#define RUNS_WHEN_UNKNOWN 64
+#define MERGE_FAN_IN_MAX 512
+#define MERGE_OUTPUT_BYTES_MAX ((size_t)4 << 20)
+#define MERGE_OUTPUT_BYTES_MIN ((size_t)64 << 10)
+
+size_t memory_budget_default(void)
+{
+	return physical_memory_bytes() / 2;
+}
+
+static unsigned online_threads(unsigned asked)
+{
+	if (asked)
+		return asked;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	return cores > 0 ? (unsigned)cores : 1;
+}
+
+size_t memory_plan_read_ahead(size_t budget)
+{
+	size_t read_ahead = budget / 16 < READ_AHEAD_MAX ? budget / 16 : READ_AHEAD_MAX;
+	input_file_set_read_ahead(read_ahead);
+	return read_ahead;
+}
+
+static size_t binary_budget(const struct options *options)
+{
+	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
+	return budget < MINIMUM_BUDGET ? MINIMUM_BUDGET : budget;
+}
+
+static size_t chunk_budget_of(size_t budget)
+{
+	return budget - budget / 8;
+}
+
+size_t memory_plan_record_limit(const struct options *options, size_t *budget)
+{
+	*budget = binary_budget(options);
+	/* a chunk holds at least one record and the one read after it */
+	return chunk_budget_of(*budget) / 2;
+}
+
+void memory_plan_binary(const struct options *options, const struct record_layout *layout,
+			const struct sort_engine *engine, int64_t total_bytes, struct memory_plan *plan)
+{
+	size_t budget = binary_budget(options);
+	size_t read_ahead = memory_plan_read_ahead(budget);
+	size_t chunk_budget = chunk_budget_of(budget);
+	size_t upper = budget / layout->record_size;
+	enum record_form form = record_form_choose(layout, upper);
+	size_t width = record_form_width(form), size = layout->record_size;
+	bool in_place = record_form_in_place(form);
+	size_t one_chunk = chunk_budget / (in_place ? 2 * size : size + 2 * width);
+	size_t two_chunks = chunk_budget / (in_place ? 3 * size : 2 * (size + width) + width);
+	size_t chunk = one_chunk;
+	bool overlap = false;
+	if (total_bytes < 0 || (uint64_t)total_bytes / size > one_chunk) {
+		chunk = two_chunks;
+		overlap = true;
+	}
+	/* A whole input that fits one chunk goes to the engine in one call without asking
+	 * its device first, so that reading it overlaps opening the GPU; should the device
+	 * hold fewer items, the engine sorts that call on the CPU and says so. Chunks, and
+	 * any input under --gpu-memory, are sized to what the device holds. */
+	bool whole = total_bytes >= 0 && (uint64_t)total_bytes / size <= one_chunk;
+	size_t engine_limit = whole && !options->engine.gpu_memory ? 0 : sort_engine_max_items(engine, width);
+	if (engine_limit && chunk > engine_limit)
+		chunk = engine_limit;
+	if (total_bytes >= 0) {
+		size_t total_records = (size_t)total_bytes / size;
+		if (total_records < chunk)
+			chunk = total_records;
+	}
+	if (chunk == 0)
+		chunk = 1;
+	plan->budget = budget;
+	plan->chunk_records = chunk;
+	plan->items_bytes = in_place ? 0 : chunk * width;
+	plan->overlap = overlap;
+	plan->threads = online_threads(options->engine.threads);
+	plan->read_ahead = read_ahead;
+}
+
+size_t memory_plan_run_block_bytes(const struct memory_plan *plan, size_t expected_runs)
+{
+	size_t runs = expected_runs ? expected_runs : RUNS_WHEN_UNKNOWN;
+	size_t threads = plan->threads ? plan->threads : 1;
+	/* each merge thread holds one block per run, plus two of decompression scratch */
+	size_t block = plan->budget / 2 / threads / (runs + 2);
+	if (block > RUN_BLOCK_BYTES_MAX)
+		block = RUN_BLOCK_BYTES_MAX;
+	if (block < RUN_BLOCK_BYTES_MIN)
+		block = RUN_BLOCK_BYTES_MIN;
+	return block;
+}
+
+size_t memory_plan_merge_fan_in(const struct memory_plan *plan, size_t block_bytes)
+{
+	size_t threads = plan->threads ? plan->threads : 1;
+	size_t blocks = plan->budget / 2 / threads / block_bytes;
+	size_t fan_in = blocks > 2 ? blocks - 2 : 0;
+	if (fan_in > MERGE_FAN_IN_MAX)
+		fan_in = MERGE_FAN_IN_MAX;
+	return fan_in < 2 ? 2 : fan_in;
+}
+
+size_t memory_plan_merge_output_bytes(const struct memory_plan *plan)
+{
+	size_t threads = plan->threads ? plan->threads : 1;
+	size_t bytes = plan->budget / 16 / threads;
+	if (bytes > MERGE_OUTPUT_BYTES_MAX)
+		bytes = MERGE_OUTPUT_BYTES_MAX;
+	if (bytes < MERGE_OUTPUT_BYTES_MIN)
+		bytes = MERGE_OUTPUT_BYTES_MIN;
+	return bytes;
+}

@@ -1,0 +1,46 @@
+/* How the memory budget (-S) is spent: chunk sizes for run formation (one chunk when the
+ * input fits, else two that take turns being sorted and spilled), item buffers, the
+ * input's read-ahead, and the merge's buffers and fan-in. */
+#ifndef GPUSORT_MEMORY_PLAN_H
+#define GPUSORT_MEMORY_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../../kernels/sort_engine.h"
+#include "../settings/options.h"
+#include "../binary/record_items.h"
+
+struct memory_plan {
+	size_t budget;        /* bytes: -S, or the default */
+	size_t chunk_records; /* records sorted at once */
+	size_t items_bytes;   /* the item array beside a chunk (0 when items are in place) */
+	bool overlap;         /* two chunk buffers fit: sort one while the other spills */
+	unsigned threads;     /* merge threads (--parallel, else the online cores) */
+	size_t read_ahead;    /* the input's read-ahead window (set on io/ by the plan) */
+};
+
+/* The default budget: half of physical memory, as a generous GNU sort would take. */
+size_t memory_budget_default(void);
+
+/* Sizes the input read-ahead (kept in flight per input file) to 1/16 of the budget and
+ * returns it. */
+size_t memory_plan_read_ahead(size_t budget);
+
+/* The largest record the budget holds (sets *budget to the budget): binary mode checks
+ * the record size against it before it plans or allocates anything. */
+size_t memory_plan_record_limit(const struct options *options, size_t *budget);
+
+/* Plans run formation for total_bytes of input (-1 when unknown), and sets the input
+ * read-ahead for inputs read from now on. */
+void memory_plan_binary(const struct options *options, const struct record_layout *layout,
+			const struct sort_engine *engine, int64_t total_bytes, struct memory_plan *plan);
+
+/* The merge: run blocks small enough that threads x fan-in blocks fit half the budget
+ * (expected_runs 0 when unknown), and the fan-in those blocks allow. */
+size_t memory_plan_run_block_bytes(const struct memory_plan *plan, size_t expected_runs);
+size_t memory_plan_merge_fan_in(const struct memory_plan *plan, size_t block_bytes);
+/* The output buffer of each merge thread. */
+size_t memory_plan_merge_output_bytes(const struct memory_plan *plan);
+
+#endif

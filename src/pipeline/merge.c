@@ -1,0 +1,303 @@
+/* The loser-tree merge (see merge.h). Each leaf is a cursor over one source's current
+ * block; the tree keeps the loser of each match at the inner nodes, so each record out
+ * costs log2(k) matches along one path of the tree. Each leaf's current record is kept
+ * as its 64-bit prefix (record_order.h) beside a rank (its source index, or past every
+ * source once it is exhausted), so a match is two integer comparisons; only records
+ * whose prefixes tie, in orders that need it (long bytes keys, text), are compared in
+ * full. */
+#include "config.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "merge.h"
+#include "../common/verify.h"
+
+struct cursor {
+	const unsigned char *bytes;
+	size_t len;
+	size_t position;        /* of the current record in bytes */
+	size_t record_len;      /* the current record's length (a line's, terminator excluded) */
+	size_t step;            /* its bytes in the block (a line's terminator included) */
+	struct merge_source *source;
+};
+
+/* What a match looks at: the prefix, then the rank. */
+struct leaf_key {
+	uint64_t prefix;
+	size_t rank;
+};
+
+struct tree {
+	const struct record_order *order;
+	struct cursor *cursors;
+	struct leaf_key *keys;
+	size_t leaves;          /* k rounded up to a power of two */
+	size_t *nodes;          /* nodes[0] the winner, nodes[1..leaves-1] losers */
+};
+
+static inline const unsigned char *cursor_record(const struct cursor *c)
+{
+	return c->bytes + c->position;
+}
+
+static inline void leaf_set(struct tree *tree, size_t leaf)
+{
+	struct cursor *c = &tree->cursors[leaf];
+	c->record_len = record_length(tree->order, cursor_record(c), c->len - c->position, &c->step);
+	tree->keys[leaf].prefix = record_prefix(tree->order, cursor_record(c), c->record_len);
+	tree->keys[leaf].rank = leaf;
+}
+
+/* An exhausted leaf loses to every live one, ties included. */
+static void leaf_exhaust(struct tree *tree, size_t leaf)
+{
+	tree->keys[leaf].prefix = UINT64_MAX;
+	tree->keys[leaf].rank = tree->leaves + leaf;
+}
+
+static bool leaf_done(const struct tree *tree, size_t leaf)
+{
+	return tree->keys[leaf].rank >= tree->leaves;
+}
+
+/* Moves a leaf's cursor to its next record, fetching the next block when one runs out. */
+static int cursor_advance(struct tree *tree, size_t leaf)
+{
+	struct cursor *c = &tree->cursors[leaf];
+	c->position += c->step;
+	while (c->position >= c->len) {
+		int error = c->source->next_block(c->source->context, &c->bytes, &c->len);
+		if (error)
+			return error;
+		if (c->len == 0) {
+			leaf_exhaust(tree, leaf);
+			return 0;
+		}
+		c->position = 0;
+	}
+	leaf_set(tree, leaf);
+	return 0;
+}
+
+/* True when leaf a's record goes out before leaf b's (ties: the earlier source). */
+static inline bool goes_first(const struct tree *tree, size_t a, size_t b)
+{
+	const struct leaf_key *x = &tree->keys[a], *y = &tree->keys[b];
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix;
+	if (x->rank < tree->leaves && y->rank < tree->leaves) {
+		const struct cursor *p = &tree->cursors[a], *q = &tree->cursors[b];
+		int order = tree->order->compare(tree->order, cursor_record(p), p->record_len,
+						 cursor_record(q), q->record_len);
+		if (order != 0)
+			return order < 0;
+	}
+	return x->rank < y->rank;
+}
+
+/* Prefix and rank as one 128-bit number: where the prefix decides, each match is a
+ * compare and two conditional moves instead of a branch that random keys mispredict
+ * half the time. */
+static inline unsigned __int128 leaf_order(const struct leaf_key *key)
+{
+	return (unsigned __int128)key->prefix << 64 | key->rank;
+}
+
+static inline bool goes_first_any(const struct tree *tree, size_t a, size_t b)
+{
+	if (tree->order->compare)
+		return goes_first(tree, a, b);
+	return leaf_order(&tree->keys[a]) < leaf_order(&tree->keys[b]);
+}
+
+/* Builds the tree bottom-up: returns the winner of the subtree at node. */
+static size_t tree_build(struct tree *tree, size_t node)
+{
+	if (node >= tree->leaves)
+		return node - tree->leaves;
+	size_t left = tree_build(tree, 2 * node), right = tree_build(tree, 2 * node + 1);
+	if (goes_first_any(tree, left, right)) {
+		tree->nodes[node] = right;
+		return left;
+	}
+	tree->nodes[node] = left;
+	return right;
+}
+
+static inline void tree_replay(struct tree *tree, size_t leaf)
+{
+	size_t winner = leaf;
+	if (tree->order->compare) {
+		for (size_t node = (leaf + tree->leaves) / 2; node >= 1; node /= 2) {
+			size_t other = tree->nodes[node];
+			if (goes_first(tree, other, winner)) {
+				tree->nodes[node] = winner;
+				winner = other;
+			}
+		}
+		tree->nodes[0] = winner;
+		return;
+	}
+	unsigned __int128 winner_order = leaf_order(&tree->keys[leaf]);
+	for (size_t node = (leaf + tree->leaves) / 2; node >= 1; node /= 2) {
+		size_t other = tree->nodes[node];
+		unsigned __int128 other_order = leaf_order(&tree->keys[other]);
+		bool swap = other_order < winner_order;
+		tree->nodes[node] = swap ? winner : other;
+		winner = swap ? other : winner;
+		winner_order = swap ? other_order : winner_order;
+	}
+	tree->nodes[0] = winner;
+}
+
+/* Constant sizes let the compiler copy the common records without a call. */
+static inline void copy_record(unsigned char *to, const unsigned char *from, size_t size)
+{
+	switch (size) {
+	case 4: memcpy(to, from, 4); break;
+	case 8: memcpy(to, from, 8); break;
+	case 16: memcpy(to, from, 16); break;
+	default: memcpy(to, from, size); break;
+	}
+}
+
+/* The last record put out, kept for -u and the order check. */
+struct last_record {
+	unsigned char *bytes;
+	size_t len, capacity;
+	bool have;
+};
+
+static int last_set(struct last_record *last, const unsigned char *record, size_t len)
+{
+	if (len > last->capacity) {
+		size_t capacity = last->capacity ? 2 * last->capacity : 256;
+		while (capacity < len)
+			capacity *= 2;
+		unsigned char *grown = realloc(last->bytes, capacity);
+		if (!grown)
+			return -ENOMEM;
+		last->bytes = grown;
+		last->capacity = capacity;
+	}
+	copy_record(last->bytes, record, len);
+	last->len = len;
+	last->have = true;
+	return 0;
+}
+
+/* Merged records gathered into blocks for the sink. */
+struct output_block {
+	unsigned char *bytes;
+	size_t used, capacity, count;
+	record_sink sink;
+	void *context;
+};
+
+static int output_flush(struct output_block *out)
+{
+	if (out->count == 0)
+		return 0;
+	int error = out->sink(out->context, out->bytes, out->used, out->count);
+	out->used = out->count = 0;
+	return error;
+}
+
+/* Appends a record of `stored` bytes (a line with its terminator); one bigger than the
+ * block goes to the sink on its own, from where it lies. */
+static inline int output_append(struct output_block *out, const unsigned char *record, size_t stored)
+{
+	if (out->capacity - out->used < stored) {
+		int error = output_flush(out);
+		if (error)
+			return error;
+		if (stored > out->capacity)
+			return out->sink(out->context, record, stored, 1);
+	}
+	copy_record(out->bytes + out->used, record, stored);
+	out->used += stored;
+	out->count++;
+	return 0;
+}
+
+static inline void fingerprint_record(const struct record_order *order, struct fingerprint *print,
+				      const unsigned char *record, size_t len)
+{
+	if (order->fingerprint_size)
+		fingerprint_add(print, record + order->fingerprint_offset, order->fingerprint_size);
+	else
+		fingerprint_add(print, record, len);
+}
+
+int merge_records(const struct record_order *order, struct sort_verify *verify, struct merge_source *sources,
+		  size_t k, bool to_output, size_t block_bytes, record_sink sink, void *sink_context,
+		  size_t *failed)
+{
+	if (verify && !verify->enabled)
+		verify = NULL;
+	struct fingerprint print = {0, 0};
+	uint64_t disorder = 0;
+	bool unique = order->unique, keep_last = unique || (verify && to_output);
+	struct tree tree = {order, NULL, NULL, 1, NULL};
+	while (tree.leaves < k)
+		tree.leaves *= 2;
+	if (block_bytes < order->record_size)
+		block_bytes = order->record_size;
+	tree.cursors = calloc(tree.leaves, sizeof *tree.cursors);
+	tree.keys = calloc(tree.leaves, sizeof *tree.keys);
+	tree.nodes = calloc(tree.leaves, sizeof *tree.nodes);
+	struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink, sink_context};
+	struct last_record last = {NULL, 0, 0, false};
+	int error = (!tree.cursors || !tree.keys || !tree.nodes || !out.bytes) ? -ENOMEM : 0;
+	size_t failing = k;
+
+	for (size_t i = 0; i < tree.leaves && !error; i++) {
+		leaf_exhaust(&tree, i);
+		if (i < k) {
+			/* an empty block at its end: the first advance fetches the first block */
+			tree.cursors[i].source = &sources[i];
+			if ((error = cursor_advance(&tree, i)) != 0)
+				failing = i;
+		}
+	}
+	if (!error)
+		tree.nodes[0] = tree_build(&tree, 1);
+
+	while (!error) {
+		size_t winner = tree.nodes[0];
+		if (leaf_done(&tree, winner))
+			break;
+		const struct cursor *c = &tree.cursors[winner];
+		const unsigned char *record = cursor_record(c);
+		size_t len = c->record_len;
+		int relation = last.have ? record_compare(order, last.bytes, last.len, record, len) : -1;
+		bool dropped = unique && relation == 0;
+		/* runs keep no positions: merged records count by their bytes (verify.h) */
+		if (verify && (to_output || dropped))
+			fingerprint_record(order, &print, record, len);
+		if (!dropped) {
+			disorder += relation > 0;
+			if (keep_last)
+				error = last_set(&last, record, len);
+			if (!error)
+				error = output_append(&out, record, c->step);
+		}
+		if (!error && (error = cursor_advance(&tree, winner)) != 0)
+			failing = winner;
+		if (!error)
+			tree_replay(&tree, winner);
+	}
+	if (!error)
+		error = output_flush(&out);
+	if (verify)
+		sort_verify_output(verify, &print, to_output ? disorder : 0);
+	if (failed)
+		*failed = error ? failing : k;
+	free(tree.cursors);
+	free(tree.keys);
+	free(tree.nodes);
+	free(out.bytes);
+	free(last.bytes);
+	return error;
+}

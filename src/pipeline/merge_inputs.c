@@ -1,0 +1,120 @@
+/* -m (see merge_inputs.h): each input a record_stream handing its records to the one
+ * loser tree a block at a time, where they lie in the stream's buffer; the tree's
+ * output goes to record_output. */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../io/input_file.h"
+#include "memory_plan.h"
+#include "merge.h"
+#include "merge_inputs.h"
+#include "record_output.h"
+#include "record_stream.h"
+#include "../common/report.h"
+
+/* An input's blocks (fixed-size records): a quarter of the budget over the inputs,
+ * between these. Lines take the stream's own blocks. */
+#define INPUT_BLOCK_MIN ((size_t)64 << 10)
+#define INPUT_BLOCK_MAX ((size_t)1 << 20)
+
+struct input_source {
+	struct record_stream stream;
+	const char *name;
+	bool open;
+	size_t record_size;
+	struct sort_stats *stats;
+};
+
+/* Reports a failure of the stream by the input's name. */
+static int input_failed(struct input_source *source, int error)
+{
+	if (error == RECORD_STREAM_PARTIAL) {
+		record_stream_report_partial(&source->stream, source->name);
+		return -EINVAL;
+	}
+	report_file_error(source->name, error);
+	return error;
+}
+
+static int input_next(void *context, const unsigned char **bytes, size_t *len)
+{
+	struct input_source *source = context;
+	const char *block;
+	int got = record_stream_block(&source->stream, &block, len);
+	if (got < 0)
+		return input_failed(source, got);
+	if (got == 0) {
+		*len = 0;
+		return 0;
+	}
+	*bytes = (const unsigned char *)block;
+	if (source->record_size)
+		source->stats->records += *len / source->record_size;
+	return 0;
+}
+
+int merge_inputs(const struct record_order *order, const struct options *options, const char *const *names,
+		 size_t count, bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
+{
+	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
+	size_t block_bytes = budget / 4 / (count ? count : 1);
+	block_bytes = block_bytes > INPUT_BLOCK_MAX ? INPUT_BLOCK_MAX : block_bytes;
+	block_bytes = block_bytes < INPUT_BLOCK_MIN ? INPUT_BLOCK_MIN : block_bytes;
+	struct input_source *inputs = calloc(count ? count : 1, sizeof *inputs);
+	struct merge_source *sources = calloc(count ? count : 1, sizeof *sources);
+	int error = inputs && sources ? 0 : -ENOMEM;
+	if (error)
+		report("%s", strerror(ENOMEM));
+	/* Every input is opened first, so that a missing one is reported before any work. */
+	bool any_record = false;
+	for (size_t i = 0; i < count && !error; i++) {
+		struct input_source *source = &inputs[i];
+		*source = (struct input_source){.name = names[i], .record_size = order->record_size, .stats = stats};
+		struct input_file *file;
+		if ((error = input_file_open(names[i], &file)) != 0) {
+			report_file_error(names[i], error);
+			break;
+		}
+		record_stream_init(&source->stream, file, order->record_size, order->eol);
+		record_stream_set_block(&source->stream, block_bytes);
+		source->open = true;
+		int empty = record_stream_empty(&source->stream);
+		if (empty < 0)
+			error = input_failed(source, empty);
+		any_record |= empty == 0;
+		sources[i] = (struct merge_source){input_next, source};
+	}
+	if (!error && any_record && admit && !admit(arg))
+		error = -EFBIG;
+	if (!error && !any_record) /* nothing to merge: nor memory to take */
+		error = record_output_empty(options, stats);
+	else if (!error) {
+		struct record_output output;
+		error = record_output_open(&output, options, stats);
+		if (!error) {
+			double started = stats_now(), recorded = stats_seconds_recorded(stats);
+			uint64_t read_before = stats->bytes[STAGE_READ];
+			/* -m takes its inputs as sorted: nothing to check (verify off) */
+			size_t failed;
+			error = merge_records(order, NULL, sources, count, true, block_bytes, record_output_write,
+					      &output, &failed);
+			for (size_t i = 0; i < count; i++) {
+				stats->seconds[STAGE_READ] += inputs[i].stream.read_seconds;
+				stats->bytes[STAGE_READ] += inputs[i].stream.bytes_read;
+			}
+			stats->merge_passes++;
+			/* the inputs' reads and the output's writes counted in their own stages */
+			stats_add_enclosing(stats, STAGE_MERGE, started, recorded, stats->bytes[STAGE_READ] - read_before);
+			if (error == -ENOMEM && failed == count && !output.reported)
+				report("%s", strerror(ENOMEM)); /* the merge's own memory */
+			error = record_output_finish(&output, error);
+		}
+	}
+	for (size_t i = 0; inputs && i < count; i++)
+		if (inputs[i].open)
+			record_stream_close(&inputs[i].stream);
+	free(inputs);
+	free(sources);
+	return error ? 2 : 0;
+}

@@ -1,0 +1,19 @@
+/* -m of either mode: merges inputs that are each already sorted into the output. */
+#ifndef GPUSORT_MERGE_INPUTS_H
+#define GPUSORT_MERGE_INPUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../settings/options.h"
+#include "record_order.h"
+#include "../common/stats.h"
+
+/* Merges the inputs named (each read as records of the order's kind, earlier inputs
+ * first among equals; -u keeps the first of equal records) into the output -o names.
+ * Inputs without a record cost nothing; once one holds a record, admit(arg), where
+ * given, is asked whether to go on (false: it reported why). Reports every failure by
+ * the file's name. Returns the exit status: 0, or 2. */
+int merge_inputs(const struct record_order *order, const struct options *options, const char *const *names,
+		 size_t count, bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats);
+
+#endif

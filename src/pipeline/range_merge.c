@@ -1,0 +1,659 @@
+/* The parallel merge over key ranges (see range_merge.h): splitters drawn from the runs'
+ * block index entries, located in each run by binary search, and worker threads that
+ * merge one range at a time into its place in the output. */
+#include "config.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "merge.h"
+#include "range_merge.h"
+#include "../common/verify.h"
+#include "../common/report.h"
+
+/* Key ranges per merge thread: more ranges than threads even out their sizes. */
+#define RANGES_PER_THREAD 4
+/* How often the main thread looks at the merge threads (and redraws --progress). */
+#define MERGE_POLL_NANOSECONDS 20000000L
+
+/* A record as a run's index holds it (a block's first record; a line without its
+ * terminator), or as a splitter. */
+struct entry {
+	const unsigned char *bytes;
+	size_t len;
+};
+
+static int entry_order(const void *a, const void *b, void *order)
+{
+	const struct entry *x = a, *y = b;
+	return record_compare(order, x->bytes, x->len, y->bytes, y->len);
+}
+
+/* Where every range starts in every run: bounds[j * k + r] is the byte position (in
+ * the run's records, uncompressed) of range j's first record in run r; row `ranges`
+ * holds the runs' lengths. */
+struct range_plan {
+	size_t k;
+	size_t ranges;
+	uint64_t *bounds;
+	uint64_t **block_starts;  /* per run: the byte position of each block, and the
+				     run's length after the last */
+};
+
+static void range_plan_free(struct range_plan *plan)
+{
+	for (size_t r = 0; plan->block_starts && r < plan->k; r++)
+		free(plan->block_starts[r]);
+	free(plan->block_starts);
+	free(plan->bounds);
+}
+
+/* The first record of block[0, bytes) not before key: its byte offset. Fixed-size
+ * records by binary search; lines, whose starts are unknown, one after another. */
+static size_t block_lower_bound(const struct record_order *order, const unsigned char *block, size_t bytes,
+				const struct entry *key)
+{
+	size_t size = order->record_size;
+	if (size) {
+		size_t first = 0, last = bytes / size;
+		while (first < last) {
+			size_t middle = first + (last - first) / 2;
+			if (record_compare(order, block + middle * size, size, key->bytes, key->len) < 0)
+				first = middle + 1;
+			else
+				last = middle;
+		}
+		return first * size;
+	}
+	size_t at = 0, step;
+	while (at < bytes) {
+		size_t len = record_length(order, block + at, bytes - at, &step);
+		if (record_compare(order, block + at, len, key->bytes, key->len) >= 0)
+			break;
+		at += step;
+	}
+	return at;
+}
+
+/* The first position in run r whose record is not before key: the last block whose
+ * first record is before it (binary search over the index), then a search inside it. */
+static int run_lower_bound(const struct record_order *order, struct run *run, const uint64_t *starts,
+			   const struct entry *key, unsigned char *buffer, size_t buffer_bytes, uint64_t *position)
+{
+	size_t low = 0, high = run_reader_block_count(run->reader);
+	/* invariant: blocks below low start before key; blocks at high and above do not */
+	while (low < high) {
+		size_t middle = low + (high - low) / 2;
+		struct run_block_info info;
+		int error = run_reader_block_info(run->reader, middle, &info);
+		if (error)
+			return error;
+		if (record_compare(order, info.index_entry, info.index_entry_bytes, key->bytes, key->len) < 0)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	if (low == 0) {
+		*position = 0;
+		return 0;
+	}
+	size_t block = low - 1;
+	ssize_t bytes = run_reader_read_block(run->reader, block, buffer, buffer_bytes);
+	if (bytes < 0) {
+		report_file_error(run->path, (int)bytes);
+		return (int)bytes;
+	}
+	*position = starts[block] + block_lower_bound(order, buffer, (size_t)bytes, key);
+	return 0;
+}
+
+/* Draws splitters from the sorted union of the runs' index entries (each block's first
+ * record) at equal distances, and locates each in each run. Equal splitters collapse,
+ * so all records that compare equal land in one range. */
+static int range_plan_build(const struct record_order *order, struct run_list *list, size_t wanted_ranges,
+			    struct range_plan *plan)
+{
+	size_t k = list->count, blocks = 0, max_block = 1;
+	memset(plan, 0, sizeof *plan);
+	plan->k = k;
+	plan->block_starts = calloc(k, sizeof *plan->block_starts);
+	if (!plan->block_starts)
+		return -ENOMEM;
+	for (size_t r = 0; r < k; r++) {
+		struct run_reader *reader = list->runs[r].reader;
+		size_t count = run_reader_block_count(reader);
+		uint64_t *starts = malloc((count + 1) * sizeof *starts);
+		if (!starts)
+			return -ENOMEM;
+		plan->block_starts[r] = starts;
+		starts[0] = 0;
+		for (size_t b = 0; b < count; b++) {
+			struct run_block_info info;
+			int error = run_reader_block_info(reader, b, &info);
+			if (error)
+				return error;
+			starts[b + 1] = starts[b] + info.bytes;
+		}
+		blocks += count;
+		if (run_reader_max_block_bytes(reader) > max_block)
+			max_block = run_reader_max_block_bytes(reader);
+	}
+	struct entry *entries = malloc((blocks ? blocks : 1) * sizeof *entries);
+	unsigned char *buffer = malloc(max_block);
+	if (wanted_ranges > blocks)
+		wanted_ranges = blocks ? blocks : 1;
+	plan->bounds = calloc((wanted_ranges + 1) * k, sizeof *plan->bounds);
+	int error = entries && buffer && plan->bounds ? 0 : -ENOMEM;
+	size_t at = 0;
+	for (size_t r = 0; r < k && !error; r++)
+		for (size_t b = 0; b < run_reader_block_count(list->runs[r].reader); b++) {
+			struct run_block_info info;
+			run_reader_block_info(list->runs[r].reader, b, &info);
+			entries[at++] = (struct entry){info.index_entry, info.index_entry_bytes};
+		}
+	if (!error)
+		qsort_r(entries, blocks, sizeof *entries, entry_order, (void *)order);
+	/* Range 0 starts at 0 in every run (calloc); each distinct splitter starts one more. */
+	size_t ranges = 1;
+	const struct entry *previous = NULL;
+	for (size_t j = 1; j < wanted_ranges && !error; j++) {
+		const struct entry *splitter = &entries[j * blocks / wanted_ranges];
+		if (previous && entry_order(previous, splitter, (void *)order) == 0)
+			continue;
+		previous = splitter;
+		for (size_t r = 0; r < k && !error; r++)
+			error = run_lower_bound(order, &list->runs[r], plan->block_starts[r], splitter, buffer,
+						max_block, &plan->bounds[ranges * k + r]);
+		ranges++;
+	}
+	for (size_t r = 0; r < k && !error; r++)
+		plan->bounds[ranges * k + r] = plan->block_starts[r][run_reader_block_count(list->runs[r].reader)];
+	plan->ranges = ranges;
+	free(entries);
+	free(buffer);
+	return error;
+}
+
+/* A merged block waiting for its turn in the output (ordered mode). */
+struct ordered_block {
+	struct ordered_block *next;
+	size_t bytes;
+	unsigned char data[];
+};
+
+/* Ordered mode, for outputs without offsets (stdout, pipes) and for -u (whose offsets
+ * depend on the duplicates before): each range's blocks queue up and the main thread
+ * writes the ranges in order. Threads ahead of the range being written wait while the
+ * queued bytes exceed the limit; the range being written never waits, so it always
+ * moves on. */
+struct ordered_queues {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct ordered_block **head, **tail; /* per range */
+	bool *done;                          /* per range: merged completely */
+	size_t writing;                      /* the range the main thread writes now */
+	size_t queued;                       /* bytes in all queues */
+	size_t limit;
+};
+
+/* The shared state of the merge threads. */
+struct range_merge {
+	const struct record_order *order;
+	struct sort_verify *verify;
+	struct run_list *list;
+	struct range_plan *plan;
+	struct output_file *file;
+	const char *name;
+	size_t output_bytes;
+	bool unique;
+	struct ordered_queues *ordered;      /* NULL: positional writes */
+	atomic_size_t next_range;
+	atomic_bool failed;
+	atomic_uint_least64_t written;
+	atomic_uint_least64_t write_nanoseconds; /* spent in the output's writes, all threads */
+	atomic_uint finished;
+	/* The self-check of the seams: each range's first and last record put out, if
+	 * any, compared across ranges once all are done. */
+	struct range_edges *edges;
+};
+
+/* Times one write of the output into merge->write_nanoseconds. */
+static int timed_write(struct range_merge *merge, const void *data, size_t bytes, off_t offset,
+		       bool positional)
+{
+	struct timespec begin, end;
+	clock_gettime(CLOCK_MONOTONIC, &begin);
+	int error = positional ? output_file_write_at(merge->file, data, bytes, offset)
+			       : output_file_write(merge->file, data, bytes);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	atomic_fetch_add(&merge->write_nanoseconds,
+			 (uint64_t)((end.tv_sec - begin.tv_sec) * 1000000000LL + (end.tv_nsec - begin.tv_nsec)));
+	return error;
+}
+
+struct range_worker {
+	struct range_merge *merge;
+	pthread_t thread;
+	int error;
+};
+
+/* One run's records [at, end) of the range being merged. */
+struct slice_source {
+	struct range_merge *merge;
+	struct run *run;
+	const uint64_t *starts;
+	size_t block;
+	uint64_t at, end;
+	unsigned char *buffer;
+	size_t buffer_bytes;
+};
+
+/* Only the first failure is reported; the others are its echo in other threads. */
+static int range_merge_fail(struct range_merge *merge, const char *name, int error)
+{
+	if (!atomic_exchange(&merge->failed, true))
+		report_file_error(name, error);
+	if (merge->ordered) {
+		pthread_mutex_lock(&merge->ordered->lock);
+		pthread_cond_broadcast(&merge->ordered->changed);
+		pthread_mutex_unlock(&merge->ordered->lock);
+	}
+	return error;
+}
+
+static int slice_next(void *context, const unsigned char **records, size_t *len)
+{
+	struct slice_source *slice = context;
+	*len = 0;
+	if (slice->at >= slice->end)
+		return 0;
+	if (atomic_load(&slice->merge->failed))
+		return -ECANCELED;
+	while (slice->starts[slice->block + 1] <= slice->at)
+		slice->block++;
+	ssize_t bytes = run_reader_read_block(slice->run->reader, slice->block, slice->buffer,
+					      slice->buffer_bytes);
+	if (bytes < 0)
+		return range_merge_fail(slice->merge, slice->run->path, (int)bytes);
+	uint64_t base = slice->starts[slice->block], stop = slice->starts[slice->block + 1];
+	if (stop > slice->end)
+		stop = slice->end;
+	if ((uint64_t)bytes < stop - base)
+		return range_merge_fail(slice->merge, slice->run->path, -EBADMSG);
+	*records = slice->buffer + (slice->at - base);
+	*len = (size_t)(stop - slice->at);
+	slice->at = stop;
+	return 0;
+}
+
+/* A copy of a record, for the seams. */
+struct record_copy {
+	unsigned char *bytes;
+	size_t len;
+};
+
+struct range_edges {
+	struct record_copy first, last;
+	bool set;
+};
+
+static void record_copy_set(struct record_copy *copy, const unsigned char *record, size_t len)
+{
+	unsigned char *bytes = realloc(copy->bytes, len ? len : 1);
+	if (!bytes)
+		return; /* the seam check is then weaker, never wrong: see seams_out_of_order */
+	memcpy(bytes, record, len);
+	copy->bytes = bytes;
+	copy->len = len;
+}
+
+/* The last record of a block of whole records: its offset, and its length. */
+static size_t last_record(const struct record_order *order, const unsigned char *bytes, size_t len,
+			  size_t *record_len)
+{
+	if (order->record_size) {
+		*record_len = order->record_size;
+		return len - order->record_size;
+	}
+	size_t start = len - 1; /* the last line's terminator */
+	while (start > 0 && bytes[start - 1] != order->eol)
+		start--;
+	*record_len = len - 1 - start;
+	return start;
+}
+
+/* Keeps range j's first and last record put out, for the check of the seams. */
+static void note_edges(struct range_merge *merge, size_t range, const unsigned char *records, size_t bytes)
+{
+	if (!merge->edges || bytes == 0)
+		return;
+	struct range_edges *edges = &merge->edges[range];
+	size_t len, step;
+	if (!edges->set) {
+		len = record_length(merge->order, records, bytes, &step);
+		record_copy_set(&edges->first, records, len);
+	}
+	size_t at = last_record(merge->order, records, bytes, &len);
+	record_copy_set(&edges->last, records + at, len);
+	edges->set = true;
+}
+
+/* Ranges are cut at splitters, so the last record of each range must not sort after
+ * the first of the next (nor tie with it under -u); returns the seams that fail. */
+static uint64_t seams_out_of_order(const struct range_merge *merge)
+{
+	const struct record_copy *last = NULL;
+	uint64_t disorder = 0;
+	for (size_t j = 0; merge->edges && j < merge->plan->ranges; j++) {
+		const struct range_edges *edges = &merge->edges[j];
+		if (!edges->set || !edges->first.bytes || !edges->last.bytes)
+			continue;
+		if (last) {
+			int order = record_compare(merge->order, last->bytes, last->len, edges->first.bytes,
+						   edges->first.len);
+			disorder += merge->unique ? order >= 0 : order > 0;
+		}
+		last = &edges->last;
+	}
+	return disorder;
+}
+
+static void range_edges_free(struct range_edges *edges, size_t ranges)
+{
+	for (size_t j = 0; edges && j < ranges; j++) {
+		free(edges[j].first.bytes);
+		free(edges[j].last.bytes);
+	}
+	free(edges);
+}
+
+/* Writes a range's merged records at its own place in the output. */
+struct positional_sink {
+	struct range_merge *merge;
+	off_t offset;
+	size_t range;
+};
+
+static int positional_write(void *context, const unsigned char *records, size_t bytes, size_t count)
+{
+	(void)count;
+	struct positional_sink *sink = context;
+	struct range_merge *merge = sink->merge;
+	if (atomic_load(&merge->failed))
+		return -ECANCELED;
+	int error = timed_write(merge, records, bytes, sink->offset, true);
+	if (error)
+		return range_merge_fail(merge, merge->name, error);
+	note_edges(merge, sink->range, records, bytes);
+	sink->offset += (off_t)bytes;
+	atomic_fetch_add(&merge->written, bytes);
+	return 0;
+}
+
+/* Queues a range's merged records for the main thread to write in range order. */
+struct ordered_sink {
+	struct range_merge *merge;
+	size_t range;
+};
+
+static int ordered_write(void *context, const unsigned char *records, size_t bytes, size_t count)
+{
+	(void)count;
+	struct ordered_sink *sink = context;
+	struct range_merge *merge = sink->merge;
+	struct ordered_queues *queues = merge->ordered;
+	struct ordered_block *block = malloc(sizeof *block + bytes);
+	if (!block)
+		return range_merge_fail(merge, "merge", -ENOMEM);
+	block->next = NULL;
+	block->bytes = bytes;
+	memcpy(block->data, records, bytes);
+	note_edges(merge, sink->range, records, bytes);
+	pthread_mutex_lock(&queues->lock);
+	while (queues->queued + bytes > queues->limit && queues->writing != sink->range &&
+	       !atomic_load(&merge->failed))
+		pthread_cond_wait(&queues->changed, &queues->lock);
+	if (queues->tail[sink->range])
+		queues->tail[sink->range]->next = block;
+	else
+		queues->head[sink->range] = block;
+	queues->tail[sink->range] = block;
+	queues->queued += bytes;
+	pthread_cond_broadcast(&queues->changed);
+	pthread_mutex_unlock(&queues->lock);
+	return atomic_load(&merge->failed) ? -ECANCELED : 0;
+}
+
+static void ordered_range_done(struct range_merge *merge, size_t range)
+{
+	struct ordered_queues *queues = merge->ordered;
+	pthread_mutex_lock(&queues->lock);
+	queues->done[range] = true;
+	pthread_cond_broadcast(&queues->changed);
+	pthread_mutex_unlock(&queues->lock);
+}
+
+/* The main thread's part in ordered mode: writes every range's blocks in range order,
+ * updating --progress as it goes. */
+static int ordered_write_all(struct range_merge *merge, struct sort_stats *stats, uint64_t read_bytes)
+{
+	struct ordered_queues *queues = merge->ordered;
+	int error = 0;
+	for (size_t range = 0; range < merge->plan->ranges && !error; range++) {
+		pthread_mutex_lock(&queues->lock);
+		queues->writing = range;
+		pthread_cond_broadcast(&queues->changed);
+		for (;;) {
+			while (!queues->head[range] && !queues->done[range] && !atomic_load(&merge->failed))
+				pthread_cond_wait(&queues->changed, &queues->lock);
+			struct ordered_block *block = queues->head[range];
+			if (!block || atomic_load(&merge->failed))
+				break;
+			queues->head[range] = block->next;
+			if (!block->next)
+				queues->tail[range] = NULL;
+			pthread_mutex_unlock(&queues->lock);
+			error = timed_write(merge, block->data, block->bytes, 0, false);
+			if (error)
+				range_merge_fail(merge, merge->name, error);
+			else
+				atomic_fetch_add(&merge->written, block->bytes);
+			stats_progress_update(stats, (read_bytes + atomic_load(&merge->written)) / 2);
+			pthread_mutex_lock(&queues->lock);
+			queues->queued -= block->bytes;
+			pthread_cond_broadcast(&queues->changed);
+			free(block);
+			if (error)
+				break;
+		}
+		pthread_mutex_unlock(&queues->lock);
+		if (atomic_load(&merge->failed) && !error)
+			error = -ECANCELED;
+	}
+	return error;
+}
+
+static int ordered_queues_init(struct ordered_queues *queues, size_t ranges, size_t limit)
+{
+	memset(queues, 0, sizeof *queues);
+	queues->head = calloc(ranges, sizeof *queues->head);
+	queues->tail = calloc(ranges, sizeof *queues->tail);
+	queues->done = calloc(ranges, sizeof *queues->done);
+	queues->limit = limit;
+	if (!queues->head || !queues->tail || !queues->done)
+		return -ENOMEM;
+	pthread_mutex_init(&queues->lock, NULL);
+	pthread_cond_init(&queues->changed, NULL);
+	return 0;
+}
+
+static void ordered_queues_free(struct ordered_queues *queues, size_t ranges)
+{
+	for (size_t r = 0; queues->head && r < ranges; r++)
+		for (struct ordered_block *block = queues->head[r], *next; block; block = next) {
+			next = block->next;
+			free(block);
+		}
+	if (queues->head && queues->tail && queues->done) {
+		pthread_mutex_destroy(&queues->lock);
+		pthread_cond_destroy(&queues->changed);
+	}
+	free(queues->head);
+	free(queues->tail);
+	free(queues->done);
+}
+
+static int range_worker_run(struct range_merge *merge)
+{
+	size_t k = merge->plan->k;
+	struct slice_source *slices = calloc(k, sizeof *slices);
+	struct merge_source *sources = calloc(k, sizeof *sources);
+	int error = slices && sources ? 0 : -ENOMEM;
+	for (size_t r = 0; r < k && !error; r++) {
+		slices[r].merge = merge;
+		slices[r].run = &merge->list->runs[r];
+		slices[r].starts = merge->plan->block_starts[r];
+		slices[r].buffer_bytes = run_reader_max_block_bytes(slices[r].run->reader);
+		slices[r].buffer = malloc(slices[r].buffer_bytes ? slices[r].buffer_bytes : 1);
+		if (!slices[r].buffer)
+			error = -ENOMEM;
+		sources[r].next_block = slice_next;
+		sources[r].context = &slices[r];
+	}
+	if (error)
+		range_merge_fail(merge, "merge", error);
+	while (!error && !atomic_load(&merge->failed)) {
+		size_t j = atomic_fetch_add(&merge->next_range, 1);
+		if (j >= merge->plan->ranges)
+			break;
+		const uint64_t *begin = &merge->plan->bounds[j * k], *end = begin + k;
+		struct positional_sink sink = {merge, 0, j};
+		for (size_t r = 0; r < k; r++) {
+			slices[r].block = 0;
+			slices[r].at = begin[r];
+			slices[r].end = end[r];
+			sink.offset += (off_t)begin[r];
+		}
+		if (merge->ordered) {
+			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
+			struct ordered_sink ordered = {merge, j};
+			error = merge_records(merge->order, merge->verify, sources, k, true,
+					      merge->output_bytes, ordered_write, &ordered, NULL);
+			if (!error)
+				ordered_range_done(merge, j);
+		} else {
+			error = merge_records(merge->order, merge->verify, sources, k, true,
+					      merge->output_bytes, positional_write, &sink, NULL);
+		}
+	}
+	for (size_t r = 0; slices && r < k; r++)
+		free(slices[r].buffer);
+	free(slices);
+	free(sources);
+	return error;
+}
+
+static void *range_worker_main(void *context)
+{
+	struct range_worker *worker = context;
+	worker->error = range_worker_run(worker->merge);
+	atomic_fetch_add(&worker->merge->finished, 1);
+	return NULL;
+}
+
+int range_merge_into(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
+		     const struct memory_plan *plan, struct output_file *file, const char *name,
+		     struct sort_stats *stats)
+{
+	bool unique = order->unique;
+	struct range_plan ranges;
+	int error = range_plan_build(order, list, (size_t)plan->threads * RANGES_PER_THREAD, &ranges);
+	if (error) {
+		range_plan_free(&ranges);
+		if (error == -ENOMEM)
+			report("%s", strerror(ENOMEM));
+		return error;
+	}
+	if (verify && !verify->enabled)
+		verify = NULL;
+	/* -u goes the ordered way (its offsets depend on the duplicates before) */
+	struct range_merge merge = {
+		.order = order, .verify = verify, .list = list, .plan = &ranges, .file = file, .name = name,
+		.output_bytes = memory_plan_merge_output_bytes(plan), .unique = unique,
+	};
+	struct ordered_queues queues;
+	if (unique || !output_file_positional(file)) {
+		error = ordered_queues_init(&queues, ranges.ranges, plan->budget / 4);
+		if (error) {
+			ordered_queues_free(&queues, ranges.ranges);
+			range_plan_free(&ranges);
+			report("%s", strerror(ENOMEM));
+			return error;
+		}
+		merge.ordered = &queues;
+	}
+	atomic_init(&merge.next_range, 0);
+	atomic_init(&merge.failed, false);
+	atomic_init(&merge.written, 0);
+	atomic_init(&merge.write_nanoseconds, 0);
+	atomic_init(&merge.finished, 0);
+	if (verify)
+		merge.edges = calloc(ranges.ranges, sizeof *merge.edges);
+	size_t count = plan->threads < ranges.ranges ? plan->threads : ranges.ranges;
+	struct range_worker *workers = calloc(count, sizeof *workers);
+	size_t started = 0;
+	for (size_t i = 0; workers && i < count; i++) {
+		workers[i].merge = &merge;
+		if (pthread_create(&workers[i].thread, NULL, range_worker_main, &workers[i]) != 0)
+			break;
+		started++;
+	}
+	uint64_t read_bytes = stats->bytes[STAGE_READ];
+	if (started == 0) {
+		/* no thread to be had: the in-order merge does it */
+		error = -ENOTSUP;
+	} else {
+		/* The main thread writes (ordered mode) or watches, for --progress. */
+		if (merge.ordered)
+			error = ordered_write_all(&merge, stats, read_bytes);
+		while (!merge.ordered && atomic_load(&merge.finished) < started) {
+			struct timespec pause = {0, MERGE_POLL_NANOSECONDS};
+			nanosleep(&pause, NULL);
+			stats_progress_update(stats, (read_bytes + atomic_load(&merge.written)) / 2);
+		}
+		for (size_t i = 0; i < started; i++) {
+			pthread_join(workers[i].thread, NULL);
+			/* the first real error, not another thread's -ECANCELED echo */
+			if (workers[i].error && (!error || error == -ECANCELED))
+				error = workers[i].error;
+		}
+	}
+	uint64_t total = 0;
+	for (size_t r = 0; r < ranges.k; r++)
+		total += ranges.bounds[ranges.ranges * ranges.k + r];
+	if (!error && !unique && atomic_load(&merge.written) != total) {
+		report("internal error: the merge wrote %llu bytes instead of %llu",
+		       (unsigned long long)atomic_load(&merge.written), (unsigned long long)total);
+		error = -EBADMSG;
+	}
+	if (!error && merge.edges) {
+		struct fingerprint none = {0, 0};
+		sort_verify_output(verify, &none, seams_out_of_order(&merge));
+	}
+	range_edges_free(merge.edges, ranges.ranges);
+	stats->bytes[STAGE_WRITE] += atomic_load(&merge.written);
+	/* The write stage's share of the merge's wall time: the main thread's writes in
+	 * ordered mode; with positional writes, the threads' time in writes over the
+	 * threads (each thread takes turns merging and writing). */
+	double write_seconds = (double)atomic_load(&merge.write_nanoseconds) * 1e-9;
+	if (!merge.ordered && started > 0)
+		write_seconds /= (double)started;
+	stats->seconds[STAGE_WRITE] += write_seconds;
+	free(workers);
+	if (merge.ordered)
+		ordered_queues_free(&queues, ranges.ranges);
+	range_plan_free(&ranges);
+	return error;
+}

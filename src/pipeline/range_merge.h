@@ -1,0 +1,23 @@
+/* The parallel final merge: all runs cut into key ranges (the bucket sort's splitters
+ * one level up) that threads merge at once, each writing at its own offset of a
+ * positional output, or, for stdout and -u, handing its blocks to the main thread,
+ * which writes the ranges in order. */
+#ifndef GPUSORT_RANGE_MERGE_H
+#define GPUSORT_RANGE_MERGE_H
+
+#include <stdbool.h>
+#include "../../io/output_file.h"
+#include "binary_runs.h"
+#include "memory_plan.h"
+#include "record_order.h"
+#include "../common/stats.h"
+
+/* Merges every run of list (records of either mode, record_order.h) into the output
+ * file (named name in messages) over key ranges in plan->threads threads, keeping the
+ * first of equal records under -u; verify: the sort's self-check, or NULL. -ENOTSUP
+ * (nothing written, nothing reported) when no thread can be started. */
+int range_merge_into(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
+		     const struct memory_plan *plan, struct output_file *file, const char *name,
+		     struct sort_stats *stats);
+
+#endif

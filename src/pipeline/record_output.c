@@ -1,0 +1,53 @@
+/* The output end (see record_output.h): the one place that opens, writes, commits or
+ * aborts the output and reports its errors by name, for both modes' in-memory sorts,
+ * final merges of runs and -m. */
+#include "config.h"
+#include <string.h>
+#include "output_check.h"
+#include "record_output.h"
+#include "../common/report.h"
+#include "../common/verify.h"
+
+int record_output_open(struct record_output *output, const struct options *options, struct sort_stats *stats)
+{
+	*output = (struct record_output){NULL, report_output_name(options->output), stats, false, NULL};
+	return output_open(options, &output->file);
+}
+
+int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count)
+{
+	(void)count;
+	struct record_output *output = context;
+	double started = stats_now();
+	int error = output_file_write(output->file, records, bytes);
+	stats_add(output->stats, STAGE_WRITE, started, bytes);
+	if (error) {
+		report_file_error(output->name, error);
+		output->reported = true;
+	}
+	return error;
+}
+
+int record_output_finish(struct record_output *output, int error)
+{
+	char what[160];
+	if (!error && output->verify && (error = sort_verify_finish(output->verify, what, sizeof what)))
+		report("internal error: %s", what);
+	if (error) {
+		output_file_abort(output->file);
+		return error;
+	}
+	double started = stats_now();
+	error = output_file_commit(output->file); /* the queued writes finish here */
+	stats_add(output->stats, STAGE_WRITE, started, 0);
+	if (error)
+		report_file_error(output->name, error);
+	return error;
+}
+
+int record_output_empty(const struct options *options, struct sort_stats *stats)
+{
+	struct record_output output;
+	int error = record_output_open(&output, options, stats);
+	return error ? error : record_output_finish(&output, 0);
+}

@@ -1,0 +1,41 @@
+/* The output end of every sort, merge and -m, either mode's: opens the output named by
+ * -o (or standard output), takes sorted records (or lines) as a record_sink, settles
+ * the self-check, and commits or aborts the output, reporting errors with the output's
+ * name. */
+#ifndef GPUSORT_RECORD_OUTPUT_H
+#define GPUSORT_RECORD_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../../io/output_file.h"
+#include "../settings/options.h"
+#include "../common/stats.h"
+
+struct sort_verify;
+
+struct record_output {
+	struct output_file *file;
+	const char *name;
+	struct sort_stats *stats; /* each write and the commit count in the write stage */
+	/* a write error was reported (by record_output_write) */
+	bool reported;
+	/* the sort's self-check, settled before the output is committed; NULL: none */
+	struct sort_verify *verify;
+};
+
+/* Opens the output; reports and returns a negative errno on failure. */
+int record_output_open(struct record_output *output, const struct options *options, struct sort_stats *stats);
+
+/* record_sink: writes the bytes of count records; reports its own errors. */
+int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count);
+
+/* Commits the output when error is 0 and the self-check (if any) holds, reporting a
+ * failure ("internal error: ..." for the self-check), else aborts it and leaves the old
+ * file, if any, as it was. Returns the error, or the check's or the commit's. */
+int record_output_finish(struct record_output *output, int error);
+
+/* An input without records: opens and commits an empty output, reporting a failure.
+ * Returns 0 or a negative errno. */
+int record_output_empty(const struct options *options, struct sort_stats *stats);
+
+#endif

@@ -1,0 +1,59 @@
+/* What a sort job asks for, as the pipeline reads it: built by the library from a
+ * struct gpusort_job (src/library/job_options.c), validated there. */
+#ifndef GPUSORT_OPTIONS_H
+#define GPUSORT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "keydef.h"
+#include "../../kernels/sort_engine.h"
+
+enum key_type { KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES };
+
+enum sort_mode { MODE_TEXT, MODE_BINARY };
+
+struct options {
+	enum sort_mode mode;
+
+	/* binary records */
+	enum key_type key_type;
+	size_t record_size;      /* bytes per record */
+	size_t key_offset;       /* key position inside a record */
+	size_t key_size;         /* key bytes */
+	const char *record_size_option; /* the option that set the record size, for messages */
+
+	/* text keys */
+	struct keydef *keys;
+	size_t key_count;
+	struct key_ordering global_ordering;
+	int field_separator;     /* -t: a byte, or -1 for blank-to-nonblank transitions */
+	bool zero_terminated;    /* -z */
+	bool stable;             /* -s */
+	const char *files0_from;
+
+	/* common */
+	bool reverse;            /* -r (global) */
+	bool unique;             /* -u */
+	int check;               /* 0, 'c' (report disorder) or 'C' (silent) */
+	bool merge_only;         /* -m */
+	const char *output;      /* -o; NULL means stdout */
+	bool output_to_fd;       /* write to output_fd (a job's descriptor) in place of -o, */
+	int output_fd;           /* which then only names it in messages */
+	size_t memory_budget;    /* -S in bytes; 0: a default fraction of physical memory */
+	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp */
+	size_t temp_dir_count;
+	struct sort_engine_config engine;
+	bool stats;              /* --stats */
+	bool no_verify;          /* --no-verify: skip the self-check of the sort */
+	bool progress;           /* --progress */
+	bool verbose;            /* --verbose */
+
+	const char **inputs;     /* in order; none means stdin ("-") */
+	size_t input_count;
+};
+
+/* The key type's size (4 or 8; 0 for bytes) and its --type name. */
+size_t key_type_size(enum key_type type);
+const char *key_type_name(enum key_type type);
+
+#endif

@@ -1,0 +1,17 @@
+# src/text/: text mode's keys and comparators (GNU sort's under LC_ALL=C) and its lines
+# in memory: read, copied, sorted.
+libpipeline_la_SOURCES += \
+	src/text/text_order.h src/text/text_order.c \
+	src/text/text_fields.h src/text/text_fields.c \
+	src/text/text_compare.h src/text/text_compare.c \
+	src/text/text_numeric.h src/text/text_numeric.c \
+	src/text/text_general.h src/text/text_general.c \
+	src/text/text_month.h src/text/text_month.c \
+	src/text/text_version.h src/text/text_version.c \
+	src/text/text_prefix.h src/text/text_prefix.c \
+	src/text/text_lines.h src/text/text_lines.c \
+	src/text/text_line_copy.h src/text/text_line_copy.c \
+	src/text/text_merge_sort.h src/text/text_merge_sort.c \
+	src/text/text_line_sort.h src/text/text_line_sort.c \
+	src/text/text_memory.h src/text/text_memory.c
+EXTRA_DIST += src/text/README.md

@@ -1,0 +1,28 @@
+/* The full text comparator: GNU sort's keycompare and compare under LC_ALL=C, key by
+ * key and then, unless -s or -u, the whole line. Thread-safe; lines are not modified. */
+#ifndef GPUSORT_TEXT_COMPARE_H
+#define GPUSORT_TEXT_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../settings/keydef.h"
+#include "text_order.h"
+
+/* <0, 0 or >0 as line a sorts before, with or after line b (lines without their
+ * terminator). */
+int text_compare_lines(const struct text_order *order, const char *a, size_t alen,
+		       const char *b, size_t blen);
+
+/* One key's comparison of already extracted key bytes, -r of the key applied. */
+int text_compare_key(const struct key_ordering *ordering, const char *a, size_t alen,
+		     const char *b, size_t blen);
+
+/* The bytes -d (dictionary) or -i (nonprinting) leave out, and -f's folding, in the C
+ * locale; NULL when the ordering ignores nothing. */
+const bool *text_ignored_bytes(const struct key_ordering *ordering);
+static inline unsigned char text_fold(unsigned char c)
+{
+	return c >= 'a' && c <= 'z' ? (unsigned char)(c - 'a' + 'A') : c;
+}
+
+#endif

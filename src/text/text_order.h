@@ -1,0 +1,28 @@
+/* The text sort order a command line asks for: the effective keys (after GNU sort's
+ * inheritance of global options by keys that name none), the field separator, and
+ * whether the whole-line comparison breaks ties. Shared read-only by all threads. */
+#ifndef GPUSORT_TEXT_ORDER_H
+#define GPUSORT_TEXT_ORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../settings/keydef.h"
+#include "../settings/options.h"
+
+struct text_order {
+	struct keydef *keys;   /* effective keys; none: whole lines only */
+	size_t key_count;
+	int separator;         /* -t byte, or -1 for blank-to-nonblank fields */
+	bool last_resort;      /* whole-line comparison after equal keys (not -s, not -u) */
+	bool reverse;          /* -r for the whole-line comparison */
+	bool unique;           /* -u */
+	unsigned char eol;     /* '\n', or '\0' with -z */
+};
+
+/* Builds the order; returns 0, or -EINVAL with letters set to the clashing options
+ * (GNU: "options '-gn' are incompatible"), or -ENOMEM. */
+int text_order_init(struct text_order *order, const struct options *options,
+		    char *letters, size_t letters_size);
+void text_order_free(struct text_order *order);
+
+#endif
