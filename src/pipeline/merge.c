@@ -171,7 +171,8 @@ struct last_record {
 
 static int last_set(struct last_record *last, const unsigned char *record, size_t len)
 {
-	if (len > last->capacity) {
+	/* a buffer even for an empty record: memcpy takes no NULL, not even for 0 bytes */
+	if (len > last->capacity || !last->bytes) {
 		size_t capacity = last->capacity ? 2 * last->capacity : 256;
 		while (capacity < len)
 			capacity *= 2;
