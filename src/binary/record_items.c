@@ -88,18 +88,9 @@ static void build_range(const struct record_layout *layout, enum record_form for
 {
 	size_t size = layout->record_size;
 	switch (form) {
-	case FORM_BARE_KEY32: {
-		uint32_t *out = items;
-		for (size_t i = begin; i < end; i++)
-			out[i] = (uint32_t)ordered_image(layout, records + i * size);
-		break;
-	}
-	case FORM_BARE_KEY64: {
-		uint64_t *out = items;
-		for (size_t i = begin; i < end; i++)
-			out[i] = ordered_image(layout, records + i * size);
-		break;
-	}
+	case FORM_BARE_KEY32:
+	case FORM_BARE_KEY64:
+		break; /* in place, by bare_pass */
 	case FORM_KEY32_POS32: {
 		uint64_t *out = items;
 		for (size_t i = begin; i < end; i++)
@@ -134,19 +125,93 @@ struct build_job {
 	void *items;
 };
 
-/* Bare keys [begin, end) (records that are their keys) into a fingerprint. */
-static void fingerprint_add_bare(struct fingerprint *print, enum record_form form, const unsigned char *records,
-				 size_t begin, size_t end)
+/* Bare keys (records that are their keys, of an integer type) are their images up to a
+ * mask: the sign bit of a signed type, and every bit under -r. */
+static uint64_t bare_mask(const struct record_layout *layout, enum record_form form)
 {
-	if (form == FORM_BARE_KEY32)
-		fingerprint_add_keys32(print, (const uint32_t *)records + begin, end - begin);
-	else
-		fingerprint_add_keys64(print, (const uint64_t *)records + begin, end - begin);
+	uint64_t all = form == FORM_BARE_KEY32 ? 0xffffffffu : ~0ull;
+	uint64_t sign = layout->type == KEY_I32 || layout->type == KEY_I64 ? all ^ (all >> 1) : 0;
+	return layout->reverse ? sign ^ all : sign;
 }
 
-/* The self-check works on pieces this small, each while the pass over it has it in
- * cache, so that it adds no pass over memory of its own. */
-#define VERIFY_PIECE_RECORDS ((size_t)2048)
+/* One pass over bare keys x[0, n): each turned into its image or back by the mask and,
+ * when print is set, the self-check done in the same pass: the keys' fingerprint and,
+ * restoring, adjacent images out of order (>= under -u, where equal ones were dropped)
+ * within x[0, n). Returns that disorder. Restoring goes piece by piece, each checked while in cache; every loop is
+ * simple enough to vectorize (VERIFY_VECTORIZED), one function per width. */
+#define BARE_PIECE ((size_t)2048)
+#define BARE_PASS(name, type) \
+VERIFY_VECTORIZED static uint64_t name(type *x, size_t n, type mask, bool restoring, bool unique, \
+				       struct fingerprint *print) \
+{ \
+	uint64_t sum = 0, disorder = 0; \
+	if (!print) { \
+		for (size_t i = 0; i < n; i++) \
+			x[i] ^= mask; \
+		return 0; \
+	} \
+	for (size_t piece = 0; piece < n; piece += BARE_PIECE) { \
+		size_t stop = n - piece > BARE_PIECE ? piece + BARE_PIECE : n; \
+		size_t pairs_end = stop < n ? stop + 1 : stop; \
+		if (restoring && unique) \
+			for (size_t i = piece + 1; i < pairs_end; i++) \
+				disorder += x[i - 1] >= x[i]; \
+		else if (restoring) \
+			for (size_t i = piece + 1; i < pairs_end; i++) \
+				disorder += x[i - 1] > x[i]; \
+		if (restoring) \
+			for (size_t i = piece; i < stop; i++) { \
+				x[i] ^= mask; \
+				sum += fingerprint_key(x[i]); \
+			} \
+		else \
+			for (size_t i = piece; i < stop; i++) { \
+				sum += fingerprint_key(x[i]); \
+				x[i] ^= mask; \
+			} \
+	} \
+	print->count += n; \
+	print->sum += sum; \
+	return disorder; \
+}
+BARE_PASS(bare_pass32, uint32_t)
+BARE_PASS(bare_pass64, uint64_t)
+
+/* Bare keys [begin, end) of a slice: one pass, with the self-check when verify is set.
+ * The checks share their loop, so their time is taken apart on a sample: the checks
+ * alone over the slice's last piece, still in cache, scaled to the slice. */
+static void bare_slice(const struct record_layout *layout, enum record_form form, unsigned char *records,
+		       size_t begin, size_t end, bool restoring, bool unique, struct sort_verify *verify)
+{
+	uint64_t mask = bare_mask(layout, form);
+	struct fingerprint print = {0, 0}, *checked = verify ? &print : NULL;
+	size_t n = end - begin;
+	/* the pair across two slices is checked by their caller */
+	uint64_t disorder = form == FORM_BARE_KEY32
+		? bare_pass32((uint32_t *)records + begin, n, (uint32_t)mask, restoring, unique, checked)
+		: bare_pass64((uint64_t *)records + begin, n, mask, restoring, unique, checked);
+	if (!verify || n == 0)
+		return;
+	if (restoring)
+		sort_verify_output(verify, &print, disorder);
+	else
+		sort_verify_input(verify, &print);
+	size_t sample = n < BARE_PIECE ? n : BARE_PIECE;
+	uint64_t started = sort_verify_clock();
+	struct fingerprint scratch = {0, 0};
+	static volatile uint64_t sink;
+	/* the same work on keys already in place: a pass that masks nothing */
+	if (form == FORM_BARE_KEY32) {
+		uint32_t *x = (uint32_t *)records + end - sample;
+		sink = bare_pass32(x, sample, 0, restoring, unique, &scratch);
+	} else {
+		uint64_t *x = (uint64_t *)records + end - sample;
+		sink = bare_pass64(x, sample, 0, restoring, unique, &scratch);
+	}
+	sink += scratch.sum;
+	uint64_t scaled = (sort_verify_clock() - started) * (n / sample);
+	sort_verify_time(verify, sort_verify_clock() - scaled);
+}
 
 static void build_slice(void *context, size_t slice)
 {
@@ -154,7 +219,13 @@ static void build_slice(void *context, size_t slice)
 	size_t begin = slice * SLICE_RECORDS;
 	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
 	struct sort_verify *verify = job->layout->verify;
-	if (!verify || !verify->enabled) {
+	if (verify && !verify->enabled)
+		verify = NULL;
+	if (record_form_in_place(job->form)) {
+		bare_slice(job->layout, job->form, job->records, begin, end, false, false, verify);
+		return;
+	}
+	if (!verify) {
 		build_range(job->layout, job->form, job->records, begin, end, job->items);
 		return;
 	}
@@ -162,15 +233,12 @@ static void build_slice(void *context, size_t slice)
 	struct fingerprint print = {0, 0};
 	const struct record_layout *layout = job->layout;
 	size_t size = layout->record_size;
-	bool bare = record_form_in_place(job->form), by_position = !bare && verify->by_position;
-	for (size_t piece = begin; piece < end; piece += VERIFY_PIECE_RECORDS) {
-		size_t stop = piece + VERIFY_PIECE_RECORDS < end ? piece + VERIFY_PIECE_RECORDS : end;
-		/* before the build: bare keys are replaced by their images */
+	/* pieces small enough that the build finds each in cache after its check */
+	for (size_t piece = begin; piece < end; piece += BARE_PIECE) {
+		size_t stop = piece + BARE_PIECE < end ? piece + BARE_PIECE : end;
 		uint64_t started = sort_verify_clock();
-		if (bare)
-			fingerprint_add_bare(&print, job->form, job->records, piece, stop);
-		for (size_t i = piece; i < stop && !bare; i++) {
-			if (by_position)
+		for (size_t i = piece; i < stop; i++) {
+			if (verify->by_position)
 				fingerprint_add_position(&print, i);
 			else
 				fingerprint_add(&print, job->records + i * size + layout->key_offset, layout->key_size);
@@ -249,40 +317,6 @@ static inline uint64_t bare_image(enum record_form form, const unsigned char *re
 	return form == FORM_BARE_KEY32 ? ((const uint32_t *)records)[i] : ((const uint64_t *)records)[i];
 }
 
-/* Adjacent pairs of x[begin, end) out of order: x[i-1] > x[i] (>= under -u, where equal
- * images are dropped before this). One loop per width and rule, so each compiles tight. */
-#define DISORDER_LOOP(x, begin, end, op) do { \
-	for (size_t i = (begin) + 1; i < (end); i++) \
-		disorder += (x)[i - 1] op (x)[i]; \
-} while (0)
-
-/* Sorted bare images [begin, end): how many are below the one before (or equal, -u). */
-static uint64_t bare_disorder(enum record_form form, const unsigned char *records, size_t begin, size_t end,
-			      bool unique)
-{
-	uint64_t disorder = 0;
-	const uint32_t *narrow = (const uint32_t *)records;
-	const uint64_t *wide = (const uint64_t *)records;
-	if (form == FORM_BARE_KEY32 && unique)
-		DISORDER_LOOP(narrow, begin, end, >=);
-	else if (form == FORM_BARE_KEY32)
-		DISORDER_LOOP(narrow, begin, end, >);
-	else if (unique)
-		DISORDER_LOOP(wide, begin, end, >=);
-	else
-		DISORDER_LOOP(wide, begin, end, >);
-	return disorder;
-}
-
-/* Image to key, in place, with -r undone. */
-static void restore_key(const struct record_layout *layout, enum record_form form, uint64_t image,
-			unsigned char *record)
-{
-	if (layout->reverse)
-		image = form == FORM_BARE_KEY32 ? (uint32_t)~image : ~image;
-	key_image_restore(layout->type, image, record);
-}
-
 struct restore_job {
 	const struct record_layout *layout;
 	enum record_form form;
@@ -297,34 +331,10 @@ static void restore_slice(void *context, size_t slice)
 {
 	struct restore_job *job = context;
 	const struct record_layout *layout = job->layout;
-	size_t size = layout->record_size;
 	size_t begin = slice * SLICE_RECORDS;
 	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
 	struct sort_verify *verify = layout->verify && layout->verify->enabled && job->to_output ? layout->verify : NULL;
-	uint64_t spent = 0, disorder = 0;
-	struct fingerprint print = {0, 0};
-	for (size_t piece = begin; piece < end; piece += VERIFY_PIECE_RECORDS) {
-		size_t stop = piece + VERIFY_PIECE_RECORDS < end ? piece + VERIFY_PIECE_RECORDS : end;
-		uint64_t started = verify ? sort_verify_clock() : 0;
-		/* with the next piece's first image, before this piece is restored; the pair
-		 * across two slices emit checks */
-		if (verify)
-			disorder += bare_disorder(job->form, job->records, piece, stop < end ? stop + 1 : stop,
-						  job->unique);
-		if (verify)
-			spent += sort_verify_clock() - started;
-		for (size_t i = piece; i < stop; i++)
-			restore_key(layout, job->form, bare_image(job->form, job->records, i), job->records + i * size);
-		if (!verify)
-			continue;
-		started = sort_verify_clock();
-		fingerprint_add_bare(&print, job->form, job->records, piece, stop);
-		spent += sort_verify_clock() - started;
-	}
-	if (!verify)
-		return;
-	sort_verify_output(verify, &print, disorder);
-	sort_verify_time(verify, sort_verify_clock() - spent);
+	bare_slice(layout, job->form, job->records, begin, end, true, job->unique, verify);
 }
 
 /* -u on sorted bare images: keeps the first of each run of equal images; the dropped
@@ -336,17 +346,15 @@ static size_t drop_equal_images(const struct record_layout *layout, enum record_
 	size_t size = layout->record_size, kept = 0;
 	struct sort_verify *verify = layout->verify && layout->verify->enabled ? layout->verify : NULL;
 	struct fingerprint dropped = {0, 0};
-	uint64_t disorder = 0;
+	uint64_t disorder = 0, mask = bare_mask(layout, form);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t image = bare_image(form, records, i);
 		if (kept > 0) {
 			uint64_t last = bare_image(form, records, kept - 1);
 			if (image == last) {
-				if (verify) {
-					/* counted as the key it stands for, as restored records are */
-					unsigned char key[8];
-					restore_key(layout, form, image, key);
-					fingerprint_add(&dropped, key, size);
+				if (verify) { /* counted as the key it stands for, as restored ones are */
+					dropped.count++;
+					dropped.sum += fingerprint_key(image ^ mask);
 				}
 				continue;
 			}
@@ -370,8 +378,10 @@ static int emit_in_place(const struct record_layout *layout, enum record_form fo
 	struct sort_verify *verify = layout->verify;
 	if (verify && verify->enabled && to_output) {
 		uint64_t disorder = 0;
-		for (size_t b = SLICE_RECORDS; b < kept; b += SLICE_RECORDS)
-			disorder += bare_disorder(form, records, b - 1, b + 1, unique);
+		for (size_t b = SLICE_RECORDS; b < kept; b += SLICE_RECORDS) {
+			uint64_t before = bare_image(form, records, b - 1), after = bare_image(form, records, b);
+			disorder += before > after || (unique && before == after);
+		}
 		struct fingerprint none = {0, 0};
 		sort_verify_output(verify, &none, disorder);
 	}
