@@ -5,6 +5,7 @@
 #ifndef GPUSORT_RECORD_ITEMS_H
 #define GPUSORT_RECORD_ITEMS_H
 
+#include "../common/record_sink.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,8 +52,6 @@ void record_items_build(const struct record_layout *layout, enum record_form for
 void record_items_finish_ties(const struct record_layout *layout, enum record_form form,
 			      const unsigned char *records, void *items, size_t n);
 
-/* Receives sorted records in order, a block at a time (merge.h). */
-typedef int (*record_sink)(void *context, const unsigned char *bytes, size_t len, size_t count);
 
 /* Emits the records in item order to the sink, dropping all but the first of equal
  * keys when unique. In-place forms turn images back into keys first. Records dropped

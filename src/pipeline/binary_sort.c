@@ -8,7 +8,8 @@
 #include <string.h>
 #include "../../io/temp_files.h"
 #include "binary_sort.h"
-#include "external_sort.h"
+#include "engine_choice.h"
+#include "sort_chunks.h"
 #include "input_list.h"
 #include "memory_plan.h"
 #include "merge_inputs.h"
@@ -41,39 +42,6 @@ int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *la
 	return 0;
 }
 
-/* Everything fitted one chunk: sort it and write it out. */
-static int sort_in_memory(const struct options *options, struct sort_engine *engine,
-			  const struct record_layout *layout, unsigned char *records, size_t n,
-			  void *items_buffer, struct sort_stats *stats)
-{
-	enum record_form form;
-	/* in memory, records that travel by position are checked by their positions */
-	if (layout->verify)
-		layout->verify->by_position = true;
-	int error = binary_sort_chunk(engine, layout, records, n, items_buffer, &form, stats);
-	if (error) {
-		report("sort engine (%s): %s", sort_engine_describe(engine), strerror(-error));
-		return 2;
-	}
-	/* the one sort is done: the GPU's teardown overlaps the write */
-	sort_engine_release_gpu(engine);
-	/* The write stage is all of it: opening, gathering the records, writing, commit. */
-	double started = stats_now(), recorded = stats_seconds_recorded(stats);
-	struct record_output output;
-	if (record_output_open(&output, options, stats))
-		return 2;
-	output.verify = layout->verify;
-	void *items = record_form_in_place(form) ? (void *)records : items_buffer;
-	error = record_items_emit(layout, form, records, items, n, options->unique, true,
-				  record_output_write, &output);
-	/* an error of the emit itself (not of a write) still needs its message */
-	if (error && !output.reported)
-		report_file_error(output.name, error);
-	error = record_output_finish(&output, error);
-	stats_add_enclosing(stats, STAGE_WRITE, started, recorded, 0);
-	return error ? 2 : 0;
-}
-
 bool binary_record_fits(const struct options *options, const struct record_layout *layout)
 {
 	size_t budget, limit = memory_plan_record_limit(options, &budget);
@@ -84,49 +52,104 @@ bool binary_record_fits(const struct options *options, const struct record_layou
 	return false;
 }
 
-/* With --device=auto, an input whose items (the keys as the engine sorts them) come to
- * less than this is sorted on the CPU threads: the GPU's fixed costs, about 0.25 s to
- * create the CUDA context and 0.1 s to tear it down at exit on the H100 machine, exceed
- * what its 16 cores take for that many items. --device=N still asks for the GPU. */
-#define BINARY_GPU_MIN_ITEM_BYTES ((uint64_t)256 << 20)
+/* Binary chunks (sort_chunks.h): records read chunk + 1 at a time, one read past the
+ * chunk telling without a second read whether the input goes on. */
+struct binary_chunks {
+	const struct record_layout *layout;
+	struct sort_engine *engine;
+	struct record_reader *reader;
+	const struct memory_plan *plan;
+	bool unique;
+	struct sort_stats *stats;
+	struct binary_chunk {
+		unsigned char *records; /* (chunk + 1) records */
+		void *items;
+		size_t have, n;         /* records read, and in the chunk */
+		enum record_form form;
+	} buffers[2];
+};
 
-static int open_engine(const struct options *options, const struct record_layout *layout,
-		       int64_t total_bytes, struct sort_engine **engine, const char **small)
+static int binary_fill(void *context, int b)
 {
-	struct sort_engine_config config = options->engine;
-	*small = NULL;
-	if (config.device == SORT_DEVICE_AUTO && total_bytes >= 0) {
-		size_t n = (size_t)total_bytes / layout->record_size;
-		uint64_t item_bytes = (uint64_t)n * record_form_width(record_form_choose(layout, n));
-		if (item_bytes < BINARY_GPU_MIN_ITEM_BYTES) {
-			config.device = SORT_DEVICE_CPU;
-			*small = "items below 256 MiB: the CPU threads finish before a GPU would start";
-		}
-	}
-	char reason[256];
-	int error = sort_engine_open_explained(&config, engine, reason, sizeof reason);
-	if (error) {
-		/* the driver's own reason ("CUDA driver version is insufficient ..."), which
-		 * strerror's "No such device" would hide */
-		if (options->engine.device >= 0)
-			report("device %d: %s", options->engine.device, reason);
-		else
-			report("sort engine: %s", reason);
-		return error;
-	}
+	struct binary_chunks *chunks = context;
+	struct binary_chunk *buffer = &chunks->buffers[b];
+	size_t size = chunks->layout->record_size, chunk = chunks->plan->chunk_records;
+	double started = stats_now();
+	int64_t got = record_reader_read(chunks->reader, buffer->records + buffer->have * size,
+					 chunk + 1 - buffer->have);
+	if (got < 0)
+		return (int)got;
+	stats_add(chunks->stats, STAGE_READ, started, (uint64_t)got * size);
+	chunks->stats->records += (uint64_t)got;
+	buffer->have += (size_t)got;
+	buffer->n = buffer->have < chunk ? buffer->have : chunk;
+	return buffer->have > chunk;
+}
+
+static int binary_carry(void *context, int from, int to)
+{
+	struct binary_chunks *chunks = context;
+	struct binary_chunk *a = &chunks->buffers[from], *b = &chunks->buffers[to];
+	size_t size = chunks->layout->record_size, extra = a->have - a->n;
+	/* a may be spilling: only b changes */
+	memmove(b->records, a->records + a->n * size, extra * size);
+	b->have = extra;
+	b->n = 0;
 	return 0;
 }
 
-/* What the engine turned out to be (--device=auto opens the GPU while the input is
- * read), for --stats and --verbose. */
-static void note_engine(const struct options *options, struct sort_engine *engine, const char *small,
-			struct sort_stats *stats)
+static int binary_sort(void *context, int b)
 {
-	stats->engine = sort_engine_describe(engine);
-	stats->engine_seconds = sort_engine_open_seconds(engine);
-	stats->fallback = small ? small : sort_engine_fallback_reason(engine);
-	if (options->verbose && stats->fallback)
-		report("note: sorting on the CPU: %s", stats->fallback);
+	struct binary_chunks *chunks = context;
+	struct binary_chunk *buffer = &chunks->buffers[b];
+	int error = binary_sort_chunk(chunks->engine, chunks->layout, buffer->records, buffer->n, buffer->items,
+				      &buffer->form, chunks->stats);
+	if (error)
+		report("sort engine (%s): %s", sort_engine_describe(chunks->engine), strerror(-error));
+	return error;
+}
+
+static int binary_emit(void *context, int b, bool to_output, record_sink sink, void *sink_context)
+{
+	struct binary_chunks *chunks = context;
+	struct binary_chunk *buffer = &chunks->buffers[b];
+	void *items = record_form_in_place(buffer->form) ? (void *)buffer->records : buffer->items;
+	return record_items_emit(chunks->layout, buffer->form, buffer->records, items, buffer->n, chunks->unique,
+				 to_output, sink, sink_context);
+}
+
+static void binary_release(void *context)
+{
+	struct binary_chunks *chunks = context;
+	size_t record_bytes = (chunks->plan->chunk_records + 1) * chunks->layout->record_size;
+	for (int i = 0; i < 2; i++) {
+		struct binary_chunk *buffer = &chunks->buffers[i];
+		if (buffer->records)
+			sort_engine_host_free(chunks->engine, buffer->records, record_bytes);
+		if (buffer->items)
+			sort_engine_host_free(chunks->engine, buffer->items, chunks->plan->items_bytes);
+		buffer->records = buffer->items = NULL;
+	}
+}
+
+/* The chunks' buffers: one, or two when the plan overlaps spilling with sorting and
+ * memory allows. Returns false after reporting. */
+static bool binary_buffers(struct binary_chunks *chunks, struct memory_plan *plan)
+{
+	size_t record_bytes = (plan->chunk_records + 1) * chunks->layout->record_size;
+	for (int i = 0; i < (plan->overlap ? 2 : 1); i++) {
+		struct binary_chunk *buffer = &chunks->buffers[i];
+		buffer->records = sort_engine_host_alloc(chunks->engine, record_bytes);
+		buffer->items = plan->items_bytes ? sort_engine_host_alloc(chunks->engine, plan->items_bytes) : NULL;
+		if (buffer->records && (!plan->items_bytes || buffer->items))
+			continue;
+		if (i == 0) {
+			report("%s (memory budget %zu bytes)", strerror(ENOMEM), plan->budget);
+			return false;
+		}
+		plan->overlap = false; /* the chunks take turns in one buffer */
+	}
+	return true;
 }
 
 /* -c and -m judge the record size against -S as a sort does: when an input holds a
@@ -142,6 +165,12 @@ static bool check_record_fits(const void *arg)
 	return binary_record_fits(sizes->options, sizes->layout);
 }
 
+/* With --device=auto, an input whose items (the keys as the engine sorts them) come to
+ * less than this is sorted on the CPU threads: the GPU's fixed costs, about 0.25 s to
+ * create the CUDA context and 0.1 s to tear it down at exit on the H100 machine, exceed
+ * what its 16 cores take for that many items. --device=N still asks for the GPU. */
+#define BINARY_GPU_MIN_ITEM_BYTES ((int64_t)256 << 20)
+
 int binary_sort_run(const struct options *options)
 {
 	struct record_layout layout;
@@ -150,12 +179,13 @@ int binary_sort_run(const struct options *options)
 	struct sort_engine *engine = NULL;
 	struct memory_plan plan = {0};
 	struct input_list inputs;
-	unsigned char *records = NULL;
-	void *items = NULL;
+	struct record_order order;
 	const char *small = NULL;
 	int status = 2;
 
 	record_layout_from_options(options, &layout);
+	record_order_binary(&order, &layout, options->unique);
+	const struct check_sizes sizes = {options, &layout};
 	/* -m merges inputs it takes as sorted and -c only reads: neither sorts anything */
 	struct sort_verify verify;
 	sort_verify_init(&verify, !options->no_verify && !options->merge_only && !options->check);
@@ -171,9 +201,6 @@ int binary_sort_run(const struct options *options)
 	if (input_list_resolve(options, &inputs) != 0)
 		return 2;
 	if (options->check) {
-		struct record_order order;
-		record_order_binary(&order, &layout, options->unique);
-		const struct check_sizes sizes = {options, &layout};
 		status = order_check(&order, inputs.names[0], options->check, check_record_fits, &sizes);
 		input_list_free(&inputs);
 		return status;
@@ -189,52 +216,40 @@ int binary_sort_run(const struct options *options)
 		status = record_output_empty(options, &stats) ? 2 : 0;
 		goto out;
 	}
-	if (open_engine(options, &layout, record_reader_total_bytes(reader), &engine, &small) < 0)
+	int64_t total_bytes = record_reader_total_bytes(reader), item_bytes = -1;
+	if (total_bytes >= 0) {
+		size_t n = (size_t)total_bytes / layout.record_size;
+		item_bytes = (int64_t)n * record_form_width(record_form_choose(&layout, n));
+	}
+	if (engine_choice_open(options, item_bytes, BINARY_GPU_MIN_ITEM_BYTES,
+			       "items below 256 MiB: the CPU threads finish before a GPU would start", &engine, &small) < 0)
 		goto out;
 	layout.pool = sort_engine_thread_pool(engine);
 	if (options->merge_only) {
-		struct record_order order;
-		record_order_binary(&order, &layout, options->unique);
-		struct check_sizes sizes = {options, &layout};
 		status = merge_inputs(&order, options, inputs.names, inputs.count, check_record_fits, &sizes, &stats);
 		goto out;
 	}
-
-	int64_t total_bytes = record_reader_total_bytes(reader);
 	verify.expected = total_bytes >= 0 ? total_bytes / (int64_t)layout.record_size : -1;
 	memory_plan_binary(options, &layout, engine, total_bytes, &plan);
-	/* One record more than a chunk holds tells, without a second read, whether the
-	 * input fits in memory or needs spilled runs. */
-	records = sort_engine_host_alloc(engine, (plan.chunk_records + 1) * layout.record_size);
-	items = plan.items_bytes ? sort_engine_host_alloc(engine, plan.items_bytes) : NULL;
-	if (!records || (plan.items_bytes && !items)) {
-		report("%s (memory budget %zu bytes)", strerror(ENOMEM), plan.budget);
-		goto out;
+	struct binary_chunks chunks = {.layout = &layout, .engine = engine, .reader = reader, .plan = &plan,
+				       .unique = options->unique, .stats = &stats};
+	if (binary_buffers(&chunks, &plan)) {
+		stats_progress_start(&stats, options->progress, total_bytes);
+		size_t runs = total_bytes > 0 ? (size_t)total_bytes / layout.record_size / plan.chunk_records + 1 : 0;
+		const struct chunk_mode mode = {&chunks, binary_fill, binary_carry, binary_sort, binary_emit, binary_release};
+		status = sort_chunks(&mode, &order, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
+				     options, &stats);
 	}
-	stats_progress_start(&stats, options->progress, record_reader_total_bytes(reader));
-	double started = stats_now();
-	int64_t got = record_reader_read(reader, records, plan.chunk_records + 1);
-	if (got < 0)
-		goto out;
-	stats_add(&stats, STAGE_READ, started, (uint64_t)got * layout.record_size);
-	stats.records += (uint64_t)got;
-	if ((size_t)got <= plan.chunk_records)
-		status = sort_in_memory(options, engine, &layout, records, (size_t)got, items, &stats);
-	else
-		status = external_sort_binary(options, &layout, engine, reader, &plan, &records, &items, &stats);
+	binary_release(&chunks);
 out:
 	stats_progress_finish(&stats, status == 0);
 	if (engine)
-		note_engine(options, engine, small, &stats);
+		engine_choice_note(options, engine, small, &stats);
 	stats.verified = verify.enabled && status == 0;
 	stats.verify_seconds = sort_verify_seconds(&verify, plan.threads);
 	stats.verified_records = atomic_load(&verify.input_count);
 	if (options->stats && status != 2)
 		stats_print(&stats);
-	if (records)
-		sort_engine_host_free(engine, records, (plan.chunk_records + 1) * layout.record_size);
-	if (items)
-		sort_engine_host_free(engine, items, plan.items_bytes);
 	record_reader_close(reader);
 	if (engine)
 		sort_engine_close(engine);

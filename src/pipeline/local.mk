@@ -5,8 +5,9 @@ libpipeline_la_SOURCES += \
 	src/pipeline/memory_plan.h src/pipeline/memory_plan.c \
 	src/pipeline/record_order.h src/pipeline/record_order.c \
 	src/pipeline/binary_sort.h src/pipeline/binary_sort.c \
-	src/pipeline/external_sort.h src/pipeline/external_sort.c \
-	src/pipeline/binary_runs.h src/pipeline/binary_runs.c \
+	src/pipeline/engine_choice.h src/pipeline/engine_choice.c \
+	src/pipeline/sort_chunks.h src/pipeline/sort_chunks.c \
+	src/pipeline/runs.h src/pipeline/runs.c \
 	src/pipeline/merge.h src/pipeline/merge.c \
 	src/pipeline/merge_inputs.h src/pipeline/merge_inputs.c \
 	src/pipeline/record_stream.h src/pipeline/record_stream.c \
@@ -14,7 +15,5 @@ libpipeline_la_SOURCES += \
 	src/pipeline/range_merge.h src/pipeline/range_merge.c \
 	src/pipeline/record_output.h src/pipeline/record_output.c \
 	src/pipeline/output_check.h src/pipeline/output_check.c \
-	src/pipeline/text_sort.h src/pipeline/text_sort.c \
-	src/pipeline/text_spill.h src/pipeline/text_spill.c \
-	src/pipeline/text_write.h src/pipeline/text_write.c
+	src/pipeline/text_sort.h src/pipeline/text_sort.c
 EXTRA_DIST += src/pipeline/README.md

@@ -102,6 +102,22 @@ void memory_plan_binary(const struct options *options, const struct record_layou
 	plan->read_ahead = read_ahead;
 }
 
+/* A text chunk holds at least this much (more than -S when that is tiny). */
+#define TEXT_CHUNK_MIN ((size_t)64 << 10)
+
+void memory_plan_text(const struct options *options, int64_t total_bytes, struct memory_plan *plan)
+{
+	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
+	/* Per line a chunk also needs a start (8 bytes) and an item (16), and its text
+	 * buffer may grow to twice what it holds: a quarter of the budget for the text of
+	 * one chunk, an eighth for each of two. */
+	bool overlap = total_bytes < 0 || (uint64_t)total_bytes >= budget / 4;
+	size_t chunk = overlap ? budget / 8 : budget / 4;
+	*plan = (struct memory_plan){.budget = budget, .chunk_bytes = chunk > TEXT_CHUNK_MIN ? chunk : TEXT_CHUNK_MIN,
+				     .overlap = overlap, .threads = online_threads(options->engine.threads),
+				     .read_ahead = memory_plan_read_ahead(budget)};
+}
+
 size_t memory_plan_run_block_bytes(const struct memory_plan *plan, size_t expected_runs)
 {
 	size_t runs = expected_runs ? expected_runs : RUNS_WHEN_UNKNOWN;

@@ -13,7 +13,8 @@
 
 struct memory_plan {
 	size_t budget;        /* bytes: -S, or the default */
-	size_t chunk_records; /* records sorted at once */
+	size_t chunk_records; /* binary records sorted at once */
+	size_t chunk_bytes;   /* text: bytes of lines sorted at once */
 	size_t items_bytes;   /* the item array beside a chunk (0 when items are in place) */
 	bool overlap;         /* two chunk buffers fit: sort one while the other spills */
 	unsigned threads;     /* merge threads (--parallel, else the online cores) */
@@ -35,6 +36,9 @@ size_t memory_plan_record_limit(const struct options *options, size_t *budget);
  * read-ahead for inputs read from now on. */
 void memory_plan_binary(const struct options *options, const struct record_layout *layout,
 			const struct sort_engine *engine, int64_t total_bytes, struct memory_plan *plan);
+
+/* Plans run formation for total_bytes of text (-1 when unknown). */
+void memory_plan_text(const struct options *options, int64_t total_bytes, struct memory_plan *plan);
 
 /* The merge: run blocks small enough that threads x fan-in blocks fit half the budget
  * (expected_runs 0 when unknown), and the fan-in those blocks allow. */

@@ -5,6 +5,7 @@
 #ifndef GPUSORT_MERGE_H
 #define GPUSORT_MERGE_H
 
+#include "../common/record_sink.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include "record_order.h"
@@ -20,9 +21,6 @@ struct merge_source {
 	void *context;
 };
 
-/* Receives records in order: count whole records in bytes[0, len) (lines with their
- * terminators). Returns 0 or a negative errno. */
-typedef int (*record_sink)(void *context, const unsigned char *bytes, size_t len, size_t count);
 
 /* Merges k sources into sink, in output blocks of about block_bytes. Returns 0 or the
  * first negative errno, with *failed (when not NULL) set to the source that failed, or

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include "../../io/output_file.h"
-#include "binary_runs.h"
+#include "runs.h"
 #include "memory_plan.h"
 #include "record_order.h"
 #include "../common/stats.h"

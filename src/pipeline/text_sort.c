@@ -1,6 +1,7 @@
 /* Text mode's driver: builds the order, resolves the inputs, then checks (-c/-C),
  * merges (-m) or sorts: inputs are read into memory and sorted there when they fit the
- * -S budget, else sorted in chunks that are spilled as runs and merged (text_spill). */
+ * -S budget, else sorted in chunks that are spilled as runs and merged (sort_chunks). */
+#include "config.h"
 #include "text_sort.h"
 #include "../common/verify.h"
 
@@ -21,163 +22,145 @@
 #include "../text/text_line_sort.h"
 #include "../text/text_lines.h"
 #include "../text/text_order.h"
-#include "text_spill.h"
-#include "text_write.h"
+#include "engine_choice.h"
+#include "sort_chunks.h"
+#include "../text/text_emit.h"
 #include "../../io/input_file.h"
 #include "../../io/output_file.h"
 #include "../../io/temp_files.h"
 #include "../../kernels/thread_pool.h"
 
-struct text_job {
-	const struct options *options;
+/* Text chunks (sort_chunks.h): lines read input after input into a buffer until it
+ * holds a chunk's bytes, sorted by their complete lines; the partial line at the end
+ * starts the next chunk. */
+struct text_chunks {
 	const struct text_order *order;
-	struct input_list inputs;
 	struct sort_engine *engine;
 	struct thread_pool *pool;
-	struct sort_stats stats;
-	struct sort_verify verify; /* the sort's self-check (verify.h) */
+	struct sort_verify *verify;
+	struct sort_stats *stats;
+	const struct input_list *inputs;
+	size_t next_input;        /* the input to open when file is NULL */
+	struct input_file *file;
+	size_t chunk_bytes;
+	struct text_chunk {
+		struct text_lines lines; /* lines.size: the chunk's complete lines once sorted */
+		size_t read;             /* bytes read into it, the partial line after them included */
+		uint64_t *sorted;
+	} buffers[2];
 };
 
-/* Opens the output (the one output end, record_output.h) and a writer on it; reports
- * failures. */
-static int open_output(struct text_job *job, struct record_output *output, struct text_writer *writer)
+static int text_fill(void *context, int b)
 {
-	int err = record_output_open(output, job->options, &job->stats);
-	if (err)
-		return err;
-	output->verify = &job->verify;
-	err = text_writer_init(writer, output->file, job->order);
-	writer->progress = &job->stats;
-	if (err) {
-		output_file_abort(output->file);
-		report("%s", strerror(-err));
+	struct text_chunks *chunks = context;
+	struct text_chunk *buffer = &chunks->buffers[b];
+	struct text_lines *lines = &buffer->lines;
+	for (;;) {
+		if (!chunks->file) {
+			if (chunks->next_input == chunks->inputs->count)
+				return 0; /* every line is complete: the last input's was given its end */
+			const char *name = chunks->inputs->names[chunks->next_input];
+			int err = input_file_open(name, &chunks->file);
+			if (err) {
+				report_file_error(name, err);
+				return err;
+			}
+			chunks->next_input++;
+		}
+		size_t room = lines->size < chunks->chunk_bytes ? chunks->chunk_bytes - lines->size : 0;
+		double started = stats_now();
+		ssize_t got = text_lines_append(lines, chunks->file, room);
+		stats_add(chunks->stats, STAGE_READ, started, got > 0 ? (uint64_t)got : 0);
+		if (got < 0) {
+			report_file_error(chunks->inputs->names[chunks->next_input - 1], (int)got);
+			return (int)got;
+		}
+		buffer->read = lines->size;
+		if (lines->size < chunks->chunk_bytes) { /* the input ended below the chunk */
+			input_file_close(chunks->file);
+			chunks->file = NULL;
+			continue;
+		}
+		size_t complete = lines->size;
+		while (complete > 0 && (unsigned char)lines->data[complete - 1] != lines->eol)
+			complete--;
+		if (complete > 0) {
+			lines->size = complete;
+			return 1;
+		}
+		chunks->chunk_bytes *= 2; /* one line longer than a chunk: the chunk grows */
 	}
-	/* the writer's lines are the sort's output: it counts and checks them */
-	writer->verify = &job->verify;
-	writer->to_output = true;
+}
+
+static int text_carry(void *context, int from, int to)
+{
+	struct text_chunks *chunks = context;
+	struct text_chunk *a = &chunks->buffers[from], *b = &chunks->buffers[to];
+	size_t tail = a->read - a->lines.size;
+	/* a may be spilling: only b changes */
+	b->lines.size = b->lines.count = 0;
+	int err = a != b ? text_lines_reserve(&b->lines, tail) : 0;
+	if (err) {
+		report("%s", strerror(-err));
+		return err;
+	}
+	if (tail)
+		memmove(b->lines.data, a->lines.data + a->lines.size, tail);
+	b->lines.size = b->read = tail;
+	return 0;
+}
+
+static int text_sort(void *context, int b)
+{
+	struct text_chunks *chunks = context;
+	struct text_chunk *buffer = &chunks->buffers[b];
+	struct text_lines *lines = &buffer->lines;
+	double started = stats_now();
+	int err = text_lines_index(lines, chunks->pool);
+	started = stats_add(chunks->stats, STAGE_PREPARE, started, lines->size);
+	free(buffer->sorted);
+	buffer->sorted = NULL;
+	if (!err) {
+		text_lines_fingerprint(lines, chunks->pool, chunks->verify);
+		err = text_line_sort(chunks->order, lines, chunks->engine, chunks->pool, &buffer->sorted);
+	}
+	if (!err)
+		sort_verify_plant_test_bug(buffer->sorted, lines->count, sizeof *buffer->sorted);
+	stats_add(chunks->stats, STAGE_SORT, started, lines->count * 16);
+	chunks->stats->records += lines->count;
+	if (err)
+		report("%s", strerror(-err));
 	return err;
 }
 
-/* Flushes and commits, or aborts after err (reported here: the writer's errors are the
- * output's); returns the exit status. */
-static int close_output(struct record_output *output, struct text_writer *writer, int err)
+static int text_emit(void *context, int b, bool to_output, record_sink sink, void *sink_context)
 {
-	if (!err)
-		err = text_writer_flush(writer);
-	if (err)
-		report_file_error(output->name, err);
-	text_writer_free(writer);
-	return record_output_finish(output, err) ? 2 : 0;
+	struct text_chunks *chunks = context;
+	struct text_chunk *buffer = &chunks->buffers[b];
+	return text_lines_emit(chunks->order, &buffer->lines, buffer->sorted, buffer->lines.count, chunks->pool,
+			       chunks->verify, to_output, sink, sink_context);
 }
 
-/* Sorts the lines in memory and writes them to the output. */
-static int sort_and_write(struct text_job *job, struct text_lines *lines)
+static void text_release(void *context)
 {
-	double started = stats_now();
-	int err = text_lines_index(lines, job->pool);
-	uint64_t *sorted = NULL;
-	/* in memory, lines are checked by their indices (verify.h) */
-	job->verify.by_position = true;
-	if (!err)
-		text_lines_fingerprint(lines, job->pool, &job->verify);
-	if (!err) {
-		started = stats_add(&job->stats, STAGE_PREPARE, started, lines->size);
-		job->stats.records += lines->count;
-		err = text_line_sort(job->order, lines, job->engine, job->pool, &sorted);
-		if (!err)
-			sort_verify_plant_test_bug(sorted, lines->count, sizeof *sorted);
-		started = stats_add(&job->stats, STAGE_SORT, started, lines->count * 16);
+	struct text_chunks *chunks = context;
+	for (int i = 0; i < 2; i++) {
+		text_lines_free(&chunks->buffers[i].lines);
+		free(chunks->buffers[i].sorted);
+		chunks->buffers[i].sorted = NULL;
 	}
-	if (err) {
-		report("%s", strerror(-err));
-		return 2;
-	}
-	struct record_output output;
-	struct text_writer writer;
-	if (open_output(job, &output, &writer)) {
-		free(sorted);
-		return 2;
-	}
-	err = text_writer_sorted(&writer, lines, sorted, lines->count, job->pool);
-	free(sorted);
-	/* the commit counts in the write stage itself (record_output_finish) */
-	stats_add(&job->stats, STAGE_WRITE, started, text_writer_total(&writer));
-	return close_output(&output, &writer, err);
-}
-
-static int sort_inputs(struct text_job *job)
-{
-	size_t budget = job->options->memory_budget ? job->options->memory_budget
-						    : memory_budget_default();
-	struct text_spill spill;
-	memory_plan_read_ahead(budget);
-	text_spill_init(&spill, job->order, job->engine, job->pool, budget, &job->stats);
-	spill.verify = &job->verify;
-	struct text_lines *lines = &spill.lines;
-	int status = 0;
-	for (size_t i = 0; i < job->inputs.count && status == 0; i++) {
-		const char *name = job->inputs.names[i];
-		struct input_file *file;
-		int err = input_file_open(name, &file);
-		if (err) {
-			report_file_error(name, err);
-			status = 2;
-			break;
-		}
-		for (;;) {
-			/* Only the reading counts here: text_spill_chunk counts its own stages. */
-			double started = stats_now();
-			ssize_t got = text_lines_append(lines, file, text_spill_room(&spill));
-			stats_add(&job->stats, STAGE_READ, started, got > 0 ? (uint64_t)got : 0);
-			if (got < 0) {
-				report_file_error(name, (int)got);
-				status = 2;
-				break;
-			}
-			if (text_spill_room(&spill) > 0)
-				break; /* the input ended below the limit */
-			if ((err = text_spill_chunk(&spill)) != 0) {
-				status = 2;
-				break;
-			}
-		}
-		input_file_close(file);
-	}
-	if (status == 0) {
-		if (spill.list.count == 0) {
-			status = sort_and_write(job, lines);
-		} else {
-			struct record_output output;
-			struct text_writer writer;
-			int err = text_spill_chunk(&spill);
-			if (err || open_output(job, &output, &writer)) {
-				status = 2;
-			} else {
-				err = text_spill_merge(&spill, &writer, output.name);
-				if (err) { /* reported */
-					text_writer_free(&writer);
-					record_output_finish(&output, err);
-					status = 2;
-				} else {
-					status = close_output(&output, &writer, 0);
-				}
-			}
-		}
-	}
-	text_spill_free(&spill);
-	return status;
 }
 
 /* With --device=auto, inputs below this many bytes are sorted on the CPU threads: the
  * CUDA context alone takes about 0.4 s to start on the H100 machine, while its 16 cores
  * sort 256 MiB of text (10M lines) in 0.23 s in all, and the GPU's sort stage was no
  * faster there (0.094 s against 0.102 s). --device=N still asks for the GPU. */
-#define TEXT_GPU_MIN_BYTES ((off_t)1 << 30)
+#define TEXT_GPU_MIN_BYTES ((int64_t)1 << 30)
 
 /* The inputs' total size, or -1 when one is not a regular file (a pipe, stdin). */
-static off_t inputs_size(const struct input_list *inputs)
+static int64_t inputs_size(const struct input_list *inputs)
 {
-	off_t total = 0;
+	int64_t total = 0;
 	for (size_t i = 0; i < inputs->count; i++) {
 		struct stat st;
 		if (strcmp(inputs->names[i], "-") == 0 || stat(inputs->names[i], &st) != 0 ||
@@ -188,36 +171,59 @@ static off_t inputs_size(const struct input_list *inputs)
 	return total;
 }
 
-static int open_engine(struct text_job *job)
+/* Sorts (or merges, -m) the inputs once the order and the list are known; returns the
+ * exit status. */
+static int sort_text(const struct options *options, const struct text_order *order, const struct input_list *inputs,
+		     struct sort_stats *stats)
 {
-	const struct options *options = job->options;
-	struct sort_engine_config config = options->engine;
+	struct sort_engine *engine = NULL;
+	struct thread_pool *pool = NULL;
+	struct record_order lines;
+	record_order_text(&lines, order);
+	/* -m merges inputs it takes as sorted: it sorts nothing */
+	struct sort_verify verify;
+	sort_verify_init(&verify, !options->no_verify && !options->merge_only);
+	int64_t total = inputs_size(inputs);
 	const char *small = NULL;
-	off_t total = config.device == SORT_DEVICE_AUTO ? inputs_size(&job->inputs) : -1;
-	if (total >= 0 && total < TEXT_GPU_MIN_BYTES) {
-		config.device = SORT_DEVICE_CPU;
-		small = "input below 1 GiB: the CPU threads finish before a GPU would start";
-	}
-	char reason[256];
-	int err = sort_engine_open_explained(&config, &job->engine, reason, sizeof reason);
-	if (err) {
-		/* the driver's own reason ("CUDA driver version is insufficient ..."), which
-		 * strerror's "No such device" would hide */
-		if (options->engine.device >= 0)
-			report("device %d: %s", options->engine.device, reason);
-		else
-			report("sort engine: %s", reason);
-		return err;
-	}
-	job->stats.engine = sort_engine_describe(job->engine);
-	job->stats.engine_seconds = sort_engine_open_seconds(job->engine);
-	job->stats.fallback = small ? small : sort_engine_fallback_reason(job->engine);
-	if (options->verbose && job->stats.fallback)
-		report("note: sorting on the CPU: %s", job->stats.fallback);
-	err = thread_pool_create(options->engine.threads, &job->pool);
-	if (err)
+	int status = 2, err = engine_choice_open(options, total, TEXT_GPU_MIN_BYTES,
+						 "input below 1 GiB: the CPU threads finish before a GPU would start",
+						 &engine, &small);
+	if (!err && (err = thread_pool_create(options->engine.threads, &pool)) != 0)
 		report("threads: %s", strerror(-err));
-	return err;
+	if (err)
+		goto out;
+	if (options->merge_only) {
+		status = merge_inputs(&lines, options, inputs->names, inputs->count, NULL, NULL, stats);
+		goto out;
+	}
+	stats_progress_start(stats, options->progress, total);
+	struct memory_plan plan;
+	memory_plan_text(options, total, &plan);
+	struct text_chunks chunks = {.order = order, .engine = engine, .pool = pool, .verify = &verify, .stats = stats,
+				     .inputs = inputs, .chunk_bytes = plan.chunk_bytes};
+	for (int i = 0; i < 2; i++)
+		text_lines_init(&chunks.buffers[i].lines, order->eol);
+	size_t runs = total > 0 ? (size_t)total / plan.chunk_bytes + 1 : 0;
+	const struct chunk_mode mode = {&chunks, text_fill, text_carry, text_sort, text_emit, text_release};
+	status = sort_chunks(&mode, &lines, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs), options,
+			     stats);
+	text_release(&chunks);
+	if (chunks.file)
+		input_file_close(chunks.file);
+	stats_progress_finish(stats, status == 0);
+	stats->verified = verify.enabled && status == 0;
+	stats->verify_seconds = sort_verify_seconds(&verify, thread_pool_size(pool));
+	stats->verified_records = atomic_load(&verify.input_count);
+out:
+	if (engine)
+		engine_choice_note(options, engine, small, stats);
+	if (options->stats && status != 2)
+		stats_print(stats);
+	if (pool)
+		thread_pool_destroy(pool);
+	if (engine)
+		sort_engine_close(engine);
+	return status;
 }
 
 int text_sort_run(const struct options *options)
@@ -233,50 +239,23 @@ int text_sort_run(const struct options *options)
 		report("%s", strerror(-err));
 		return 2;
 	}
-	struct text_job job = { .options = options, .order = &order };
-	stats_begin(&job.stats);
-	/* -m merges inputs it takes as sorted and -c only reads: neither sorts anything */
-	sort_verify_init(&job.verify, !options->no_verify && !options->merge_only && !options->check);
-	if (!options->check && output_check(options)) {
-		text_order_free(&order);
-		return 2;
-	}
-	int status = input_list_resolve(options, &job.inputs);
-	if (status) {
-		text_order_free(&order);
-		return status;
-	}
-	if (options->check) {
-		struct record_order lines;
-		record_order_text(&lines, &order);
-		status = order_check(&lines, job.inputs.names[0], options->check, NULL, NULL);
-	} else if ((err = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0) {
-		report("temporary directory: %s", strerror(-err));
-		status = 2;
-	} else if (open_engine(&job) != 0) {
-		status = 2;
-	} else {
-		if (!options->merge_only)
-			stats_progress_start(&job.stats, options->progress, inputs_size(&job.inputs));
-		if (options->merge_only) {
-			struct record_order order;
-			record_order_text(&order, job.order);
-			status = merge_inputs(&order, options, job.inputs.names, job.inputs.count, NULL, NULL, &job.stats);
+	struct sort_stats stats;
+	stats_begin(&stats);
+	struct input_list inputs = {0};
+	int status = 2;
+	if ((options->check || !output_check(options)) && (status = input_list_resolve(options, &inputs)) == 0) {
+		if (options->check) {
+			struct record_order lines;
+			record_order_text(&lines, &order);
+			status = order_check(&lines, inputs.names[0], options->check, NULL, NULL);
+		} else if ((err = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0) {
+			report("temporary directory: %s", strerror(-err));
+			status = 2;
 		} else {
-			status = sort_inputs(&job);
+			status = sort_text(options, &order, &inputs, &stats);
 		}
-		stats_progress_finish(&job.stats, status == 0);
-		job.stats.verified = job.verify.enabled && status == 0;
-		job.stats.verify_seconds = sort_verify_seconds(&job.verify, thread_pool_size(job.pool));
-		job.stats.verified_records = atomic_load(&job.verify.input_count);
-		if (options->stats && status != 2)
-			stats_print(&job.stats);
 	}
-	if (job.pool)
-		thread_pool_destroy(job.pool);
-	if (job.engine)
-		sort_engine_close(job.engine);
-	input_list_free(&job.inputs);
+	input_list_free(&inputs);
 	text_order_free(&order);
 	return status;
 }

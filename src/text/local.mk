@@ -2,6 +2,7 @@
 # in memory: read, copied, sorted.
 libpipeline_la_SOURCES += \
 	src/text/text_order.h src/text/text_order.c \
+	src/text/text_emit.h src/text/text_emit.c \
 	src/text/text_fields.h src/text/text_fields.c \
 	src/text/text_compare.h src/text/text_compare.c \
 	src/text/text_numeric.h src/text/text_numeric.c \

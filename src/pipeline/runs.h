@@ -1,4 +1,4 @@
-/* Runs of binary records in temp files: a run list, a sink that cuts sorted records into
+/* Runs of sorted records (either mode) in temp files: a run list, a sink that cuts sorted records into
  * compressed run blocks (each block's first key is its index entry), and merges of runs
  * into a sink or, pass by pass, into fewer runs. */
 #ifndef GPUSORT_BINARY_RUNS_H

@@ -1,4 +1,4 @@
-/* Runs of binary records (see binary_runs.h): creating, filling and finishing run files,
+/* Runs of binary records (see runs.h): creating, filling and finishing run files,
  * reading a run's blocks back in order, and merging runs with the loser tree, into a
  * sink or pass by pass into fewer, longer runs. */
 #include "config.h"
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../../io/temp_files.h"
-#include "binary_runs.h"
+#include "runs.h"
 #include "merge.h"
 #include "../common/report.h"
 

@@ -1,0 +1,36 @@
+/* Which engine sorts (see engine_choice.h). */
+#include "config.h"
+#include "engine_choice.h"
+#include "../common/report.h"
+
+int engine_choice_open(const struct options *options, int64_t work_bytes, int64_t min_bytes,
+		       const char *small_reason, struct sort_engine **engine, const char **small)
+{
+	struct sort_engine_config config = options->engine;
+	*small = NULL;
+	if (config.device == SORT_DEVICE_AUTO && work_bytes >= 0 && work_bytes < min_bytes) {
+		config.device = SORT_DEVICE_CPU;
+		*small = small_reason;
+	}
+	char reason[256];
+	int error = sort_engine_open_explained(&config, engine, reason, sizeof reason);
+	if (error) {
+		/* the driver's own reason ("CUDA driver version is insufficient ..."), which
+		 * strerror's "No such device" would hide */
+		if (options->engine.device >= 0)
+			report("device %d: %s", options->engine.device, reason);
+		else
+			report("sort engine: %s", reason);
+	}
+	return error;
+}
+
+void engine_choice_note(const struct options *options, struct sort_engine *engine, const char *small,
+			struct sort_stats *stats)
+{
+	stats->engine = sort_engine_describe(engine);
+	stats->engine_seconds = sort_engine_open_seconds(engine);
+	stats->fallback = small ? small : sort_engine_fallback_reason(engine);
+	if (options->verbose && stats->fallback)
+		report("note: sorting on the CPU: %s", stats->fallback);
+}

@@ -1,0 +1,47 @@
+/* The sort of either mode, once its records are in hand: each chunk of records that
+ * fits the memory budget is sorted on the engine; when the whole input fits one chunk it
+ * goes straight to the output, else every chunk is spilled as a run (by a spill thread
+ * while the next chunk is read and sorted), the runs are merged pass by pass while they
+ * exceed the fan-in, and the last merge writes the output (over key ranges in threads,
+ * or one loser tree in order). A mode says how to read, sort and put out its chunks. */
+#ifndef GPUSORT_SORT_CHUNKS_H
+#define GPUSORT_SORT_CHUNKS_H
+
+#include <stdbool.h>
+#include "../common/record_sink.h"
+#include "../common/stats.h"
+#include "../settings/options.h"
+#include "../../kernels/sort_engine.h"
+#include "memory_plan.h"
+#include "record_order.h"
+
+struct sort_verify;
+
+/* A mode's chunks, in one buffer or two (plan->overlap) numbered 0 and 1. */
+struct chunk_mode {
+	void *mode;
+	/* Reads records into buffer b after those carried into it, up to a chunk; returns 1
+	 * when the input goes on past the chunk, 0 when it ended within it, or a negative
+	 * errno, reported. Counts the read stage and the records. */
+	int (*fill)(void *mode, int b);
+	/* Moves what buffer from read past its chunk to the start of buffer to (or of
+	 * itself); buffer from may be spilling meanwhile. Returns 0 or a negative errno,
+	 * reported. */
+	int (*carry)(void *mode, int from, int to);
+	/* Sorts buffer b's chunk (counting the prepare and sort stages); returns 0 or a
+	 * negative errno, reported. */
+	int (*sort)(void *mode, int b);
+	/* Puts buffer b's sorted chunk out through sink, -u applied; to_output: it is the
+	 * sort's output (verify.h). Returns 0 or the sink's error. */
+	int (*emit)(void *mode, int b, bool to_output, record_sink sink, void *context);
+	/* Frees both buffers (their memory goes to the merge). */
+	void (*release)(void *mode);
+};
+
+/* Sorts the mode's records into the output; block_bytes: the runs' block size. Returns
+ * the exit status. */
+int sort_chunks(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
+		struct sort_engine *engine, const struct memory_plan *plan, size_t block_bytes,
+		const struct options *options, struct sort_stats *stats);
+
+#endif
