@@ -455,22 +455,6 @@ static void gather_slice(void *context, size_t slice)
 	sort_verify_time(verify, started);
 }
 
-/* One sink call, run on a thread of its own while the next block is gathered. */
-struct sink_call {
-	record_sink sink;
-	void *context;
-	const unsigned char *block;
-	size_t bytes, count;
-	int error;
-};
-
-static void *sink_call_run(void *argument)
-{
-	struct sink_call *call = argument;
-	call->error = call->sink(call->context, call->block, call->bytes, call->count);
-	return NULL;
-}
-
 /* Every record in item order, gathered into two alternating blocks: the sink writes one
  * (on a thread of its own) while the pool gathers the next. */
 static int emit_gathered(const struct record_layout *layout, enum record_form form,
@@ -479,32 +463,18 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 {
 	size_t size = layout->record_size;
 	unsigned char *blocks[2] = {malloc(per_block * size), malloc(per_block * size)};
-	struct sink_call call = {sink, context, NULL, 0, 0, 0};
-	pthread_t writer;
-	bool writing = false;
+	struct sink_call call = {0};
 	int error = blocks[0] && blocks[1] ? 0 : -ENOMEM;
 	for (size_t done = 0, k = 0; done < n && !error; done += per_block, k++) {
 		size_t count = n - done < per_block ? n - done : per_block;
 		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1], to_output};
 		thread_pool_parallel_for(layout->pool, (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS,
 					 gather_slice, &job);
-		if (writing) {
-			pthread_join(writer, NULL);
-			writing = false;
-			if ((error = call.error))
-				break;
-		}
-		call = (struct sink_call){sink, context, blocks[k & 1], count * size, count, 0};
-		if (pthread_create(&writer, NULL, sink_call_run, &call) == 0)
-			writing = true;
-		else
-			error = sink(context, blocks[k & 1], count * size, count);
+		error = sink_call_start(&call, sink, context, blocks[k & 1], count * size, count);
 	}
-	if (writing) {
-		pthread_join(writer, NULL);
-		if (!error)
-			error = call.error;
-	}
+	int last = sink_call_wait(&call);
+	if (!error)
+		error = last;
 	free(blocks[0]);
 	free(blocks[1]);
 	return error;

@@ -4,6 +4,6 @@ libpipeline_la_SOURCES += \
 	src/common/report.h src/common/report.c \
 	src/common/stats.h src/common/stats.c \
 	src/common/verify.h src/common/verify.c \
-	src/common/record_sink.h \
+	src/common/record_sink.h src/common/record_sink.c \
 	src/common/size_parse.h src/common/size_parse.c
 EXTRA_DIST += src/common/README.md

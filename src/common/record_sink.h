@@ -1,11 +1,33 @@
-/* Where sorted records go, a block at a time: the output, a run file, a merge's buffer. */
+/* Where sorted records go, a block at a time: the output, a run file, a merge's buffer;
+ * and a sink call made on a thread of its own, so that the next block is gathered
+ * while this one is written. */
 #ifndef GPUSORT_RECORD_SINK_H
 #define GPUSORT_RECORD_SINK_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Receives records in order: count whole records in bytes[0, len) (lines with their
  * terminators). Returns 0 or a negative errno. */
 typedef int (*record_sink)(void *context, const unsigned char *bytes, size_t len, size_t count);
+
+struct sink_call {
+	record_sink sink;
+	void *context;
+	const unsigned char *bytes;
+	size_t len, count;
+	int error;
+	pthread_t thread;
+	bool running;
+};
+
+/* Waits for the call in flight, if any; returns its error (0 when none). */
+int sink_call_wait(struct sink_call *call);
+/* Waits for the call in flight, then, if it succeeded, hands bytes to sink on a thread
+ * (in line when none starts; bytes must stay as they are until the next wait). Returns
+ * the error of the call waited for, or of the call made in line. */
+int sink_call_start(struct sink_call *call, record_sink sink, void *context, const unsigned char *bytes,
+		    size_t len, size_t count);
 
 #endif

@@ -1,7 +1,7 @@
 /* Sorted lines put out (see text_emit.h). A first pass measures each chunk of lines (and
  * under -u decides which lines to keep, each against its predecessor, which needs no
  * order between chunks); prefix sums give every chunk its place; then rounds of chunks
- * are gathered by the pool into one buffer, checked while in cache, and handed on. */
+ * are gathered by the pool into a buffer, checked while in cache, and handed on. */
 #include "config.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -156,21 +156,29 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 		if (job.offsets[c] - job.offsets[first] > largest)
 			largest = job.offsets[c] - job.offsets[first];
 	}
-	if (!(job.round = text_huge_alloc(largest ? largest : 1)))
-		goto done;
-	err = 0;
-	for (size_t first = 0, c; first < chunks && !err; first = c) {
+	/* two round buffers: the sink writes one (on a thread of its own) while the pool
+	 * gathers the next */
+	char *rounds[2] = {text_huge_alloc(largest ? largest : 1), text_huge_alloc(largest ? largest : 1)};
+	struct sink_call call = {0};
+	err = rounds[0] && rounds[1] ? 0 : -ENOMEM;
+	for (size_t first = 0, c, k = 0; first < chunks && !err; first = c, k++) {
 		c = round_end(&job, chunks, first);
+		job.round = rounds[k & 1];
 		job.round_base = job.offsets[first];
 		job.first = first;
 		thread_pool_parallel_for(pool, c - first, gather_chunk, &job);
 		size_t count = 0;
-		for (size_t k = first; k < c; k++)
-			count += job.kept[k];
+		for (size_t i = first; i < c; i++)
+			count += job.kept[i];
 		if (job.offsets[c] > job.round_base)
-			err = sink(context, (const unsigned char *)job.round, job.offsets[c] - job.round_base, count);
+			err = sink_call_start(&call, sink, context, (const unsigned char *)job.round,
+					      job.offsets[c] - job.round_base, count);
 	}
-	free(job.round);
+	int last = sink_call_wait(&call);
+	if (!err)
+		err = last;
+	free(rounds[0]);
+	free(rounds[1]);
 done:
 	free(job.keep);
 	free(job.kept);

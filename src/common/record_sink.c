@@ -1,0 +1,33 @@
+/* A sink call on a thread of its own (see record_sink.h). */
+#include "config.h"
+#include "record_sink.h"
+
+static void *sink_call_run(void *argument)
+{
+	struct sink_call *call = argument;
+	call->error = call->sink(call->context, call->bytes, call->len, call->count);
+	return NULL;
+}
+
+int sink_call_wait(struct sink_call *call)
+{
+	if (!call->running)
+		return 0;
+	pthread_join(call->thread, NULL);
+	call->running = false;
+	return call->error;
+}
+
+int sink_call_start(struct sink_call *call, record_sink sink, void *context, const unsigned char *bytes,
+		    size_t len, size_t count)
+{
+	int error = sink_call_wait(call);
+	if (error)
+		return error;
+	*call = (struct sink_call){sink, context, bytes, len, count, 0, call->thread, false};
+	if (pthread_create(&call->thread, NULL, sink_call_run, call) == 0)
+		call->running = true;
+	else
+		return sink(context, bytes, len, count);
+	return 0;
+}
