@@ -10,6 +10,8 @@
 #   default: a seeded random subset (GPUSORT_SWEEP_CASES, default 40; GPUSORT_SWEEP_SEED)
 #   GPUSORT_SWEEP=full: every type x size x distribution (bucket sort, modes in turn) and
 #   every algorithm on uniform keys; with 2^28+1 u32 keys among the regressions.
+#   GPUSORT_SWEEP_JOBS=N: N cases at a time (default 1), each in its own folder; the
+#   results are printed in the cases' order, so a seed gives the same TAP either way.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 keygen --type=u32 --count=3 --seed=1 -o "$WORK/probe"
@@ -23,10 +25,10 @@ full=${GPUSORT_SWEEP:-}
 RANDOM=$((seed % 32768))
 echo "# sweep: ${full:-random subset}, seed $seed"
 
-# make_input TYPE COUNT DIST FILE: the input for a form; prints its options.
+# make_input TYPE COUNT DIST FILE TEXT_SEED: the input for a form; prints its options.
 make_input() {
 	case $1 in
-	text) "$TESTS_BUILDDIR/textgen" "$2" "$((RANDOM + 1))" > "$4"; echo "" ;;
+	text) "$TESTS_BUILDDIR/textgen" "$2" "$5" > "$4"; echo "" ;;
 	rec100-bytes10) keygen --type=bytes --count="$2" --dist="$3" --seed=3 --record-size=100 --key-size=10 -o "$4"
 		echo "--record-size=100 --key-size=10" ;;
 	rec100-u64) keygen --type=u64 --count="$2" --dist="$3" --seed=4 --record-size=100 --key-offset=20 -o "$4"
@@ -35,19 +37,43 @@ make_input() {
 	esac
 }
 
-# run_case TYPE COUNT DIST ALGORITHM MODE: GPU and CPU outputs identical, exit 0.
+# case_result DIR TEXT_SEED TYPE COUNT DIST ALGORITHM MODE: in its own folder, GPU and
+# CPU outputs identical, exit 0. Prints the status, the case's name and what went wrong.
+case_result() {
+	local dir=$1 text_seed=$2 type=$3 count=$4 dist=$5 algorithm=$6 mode=$7
+	local opts status=1
+	mkdir -p "$dir"
+	if opts=$(make_input "$type" "$count" "$dist" "$dir/in" "$text_seed"); then
+		# shellcheck disable=SC2086
+		"$GPUSORT" --device=0 --algorithm="$algorithm" $mode $opts "$dir/in" -o "$dir/gpu" 2>"$dir/stderr" &&
+			"$GPUSORT" --device=cpu $mode $opts "$dir/in" -o "$dir/cpu" 2>>"$dir/stderr" &&
+			cmp -s "$dir/gpu" "$dir/cpu" && [ "$(wc -c < "$dir/gpu")" = "$(wc -c < "$dir/in")" -o "$type" = text ]
+		status=$?
+	else
+		echo "making the input failed" >"$dir/stderr"
+	fi
+	echo "$status"
+	echo "$type $dist n=$count $algorithm ${mode:-in memory}"
+	head -5 "$dir/stderr"
+	rm -rf "$dir"
+}
+
+# run_case TYPE COUNT DIST ALGORITHM MODE: queues the case (GPUSORT_SWEEP_JOBS at a time).
+jobs=${GPUSORT_SWEEP_JOBS:-1}
+queued=0
 run_case() {
-	local type=$1 count=$2 dist=$3 algorithm=$4 mode=$5
-	local opts
-	opts=$(make_input "$type" "$count" "$dist" "$WORK/in") || { tap_result 1 "input $type $count"; return; }
-	rm -f "$WORK/gpu" "$WORK/cpu"
-	# shellcheck disable=SC2086
-	"$GPUSORT" --device=0 --algorithm="$algorithm" $mode $opts "$WORK/in" -o "$WORK/gpu" 2>"$WORK/stderr" &&
-		"$GPUSORT" --device=cpu $mode $opts "$WORK/in" -o "$WORK/cpu" 2>>"$WORK/stderr" &&
-		cmp -s "$WORK/gpu" "$WORK/cpu" && [ "$(wc -c < "$WORK/gpu")" = "$(wc -c < "$WORK/in")" -o "$type" = text ]
-	status=$?
-	tap_result $status "$type $dist n=$count $algorithm ${mode:-in memory}"
-	[ $status -eq 0 ] || sed 's/^/# /' "$WORK/stderr" | head -5
+	queued=$((queued + 1))
+	case_result "$WORK/case$queued" "$((RANDOM + 1))" "$@" >"$WORK/result$queued" &
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+}
+
+# report_cases: waits for the queued cases and prints their results in order.
+report_cases() {
+	wait
+	for ((c = 1; c <= queued; c++)); do
+		{ read -r status; read -r name; tap_result "$status" "$name"
+		  [ "$status" -eq 0 ] || sed 's/^/# /'; } <"$WORK/result$c"
+	done
 }
 
 # The issue's sizes (every algorithm at 2^25+1).
@@ -97,4 +123,5 @@ else
 		run_case $type $count $dist $algorithm "${modes[$((RANDOM % 3))]}"
 	done
 fi
+report_cases
 done_testing
