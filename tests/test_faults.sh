@@ -52,6 +52,18 @@ for fault in output_write:ENOSPC output_write:EIO:2 input_read:EIO:3; do
 	check "$fault: old output untouched, no temp file left" untouched
 done
 
+# Text sorted in memory: each thread writes the lines it gathered at their offset.
+"$TESTS_BUILDDIR/textgen" 300000 23 > "$WORK/lines"
+sort "$WORK/lines" > "$WORK/lines.sorted"
+GPUSORT_FAULT=output_write:SHORT "$GPUSORT" "$WORK/lines" -o "$WORK/lines.short"
+check "text: short writes at offsets give the same output" cmp "$WORK/lines.short" "$WORK/lines.sorted"
+for fault in output_write:ENOSPC output_write:EIO:3; do
+	GPUSORT_FAULT=$fault expect_status 2 "text in memory with $fault" "$GPUSORT" "$WORK/lines" -o "$WORK/out"
+	stderr_has "$WORK/out: " "text, $fault: the output is named"
+	check "text, $fault: old output untouched, no temp file left" untouched
+done
+rm -f "$WORK/lines" "$WORK/lines.sorted" "$WORK/lines.short"
+
 # Signals mid-sort: killed by the signal, nothing left behind.
 for signal in INT TERM HUP; do
 	# The input pipe stays open for a while, so the signal surely comes mid-sort.

@@ -7,10 +7,16 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Receives records in order: count whole records in bytes[0, len) (lines with their
  * terminators). Returns 0 or a negative errno. */
 typedef int (*record_sink)(void *context, const unsigned char *bytes, size_t len, size_t count);
+
+/* Where each record's place in the output is known before it is written (an in-memory
+ * sort into a regular file): writes whole records bytes[0, len) at offset, from several
+ * threads at once for disjoint ranges. Returns 0 or a negative errno, not reported. */
+typedef int (*record_sink_at)(void *context, const unsigned char *bytes, size_t len, uint64_t offset);
 
 struct sink_call {
 	record_sink sink;

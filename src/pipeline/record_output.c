@@ -10,7 +10,7 @@
 
 int record_output_open(struct record_output *output, const struct options *options, struct sort_stats *stats)
 {
-	*output = (struct record_output){NULL, report_output_name(options->output), stats, false, NULL};
+	*output = (struct record_output){NULL, report_output_name(options->output), stats, false, NULL, 0};
 	return output_open(options, &output->file);
 }
 
@@ -28,8 +28,23 @@ int record_output_write(void *context, const unsigned char *records, size_t byte
 	return error;
 }
 
+static int record_output_write_at(void *context, const unsigned char *records, size_t bytes, uint64_t offset)
+{
+	struct record_output *output = context;
+	int error = output_file_write_at(output->file, records, bytes, (off_t)offset);
+	if (!error)
+		output->written_at += bytes;
+	return error;
+}
+
+record_sink_at record_output_sink_at(const struct record_output *output)
+{
+	return output_file_positional(output->file) ? record_output_write_at : NULL;
+}
+
 int record_output_finish(struct record_output *output, int error)
 {
+	stats_add(output->stats, STAGE_WRITE, stats_now(), output->written_at);
 	char what[160];
 	if (!error && output->verify && (error = sort_verify_finish(output->verify, what, sizeof what)))
 		report("internal error: %s", what);

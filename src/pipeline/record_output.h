@@ -5,10 +5,13 @@
 #ifndef GPUSORT_RECORD_OUTPUT_H
 #define GPUSORT_RECORD_OUTPUT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "../../io/output_file.h"
 #include "../settings/options.h"
+#include "../common/record_sink.h"
 #include "../common/stats.h"
 
 struct sort_verify;
@@ -21,6 +24,9 @@ struct record_output {
 	bool reported;
 	/* the sort's self-check, settled before the output is committed; NULL: none */
 	struct sort_verify *verify;
+	/* bytes written by record_output_write_at (from several threads), counted in the
+	 * write stage by record_output_finish */
+	_Atomic uint64_t written_at;
 };
 
 /* Opens the output; reports and returns a negative errno on failure. */
@@ -28,6 +34,10 @@ int record_output_open(struct record_output *output, const struct options *optio
 
 /* record_sink: writes the bytes of count records; reports its own errors. */
 int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count);
+
+/* record_sink_at, when the output is a regular file of our own (else NULL): writes
+ * bytes at offset; returns the error for the caller to report once. */
+record_sink_at record_output_sink_at(const struct record_output *output);
 
 /* Commits the output when error is 0 and the self-check (if any) holds, reporting a
  * failure ("internal error: ..." for the self-check), else aborts it and leaves the old

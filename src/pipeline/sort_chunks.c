@@ -20,7 +20,7 @@ static int write_chunk(const struct chunk_mode *mode, struct sort_verify *verify
 	if (error)
 		return error;
 	output.verify = verify;
-	error = mode->emit(mode->mode, 0, true, record_output_write, &output);
+	error = mode->emit(mode->mode, 0, true, record_output_write, record_output_sink_at(&output), &output);
 	/* an error of the emit itself (not of a write) still needs its message */
 	if (error && !output.reported)
 		report_file_error(output.name, error);
@@ -47,7 +47,7 @@ static int spill(struct spill_job *job)
 	int error = run_begin(job->list, job->order, job->block_bytes, &sink, job->stats);
 	if (error)
 		return error;
-	error = job->mode->emit(job->mode->mode, job->buffer, false, run_sink_write, &sink);
+	error = job->mode->emit(job->mode->mode, job->buffer, false, run_sink_write, NULL, &sink);
 	error = run_end(job->list, &sink, error); /* reports, by the run's name */
 	stats_add(job->stats, STAGE_SPILL, started, error ? 0 : job->list->runs[job->list->count - 1].bytes);
 	return error;

@@ -32,8 +32,9 @@ struct chunk_mode {
 	 * negative errno, reported. */
 	int (*sort)(void *mode, int b);
 	/* Puts buffer b's sorted chunk out through sink, -u applied; to_output: it is the
-	 * sort's output (verify.h). Returns 0 or the sink's error. */
-	int (*emit)(void *mode, int b, bool to_output, record_sink sink, void *context);
+	 * sort's output (verify.h). sink_at, when not NULL, may take the records instead,
+	 * each piece at its offset, from the pool's threads. Returns 0 or the sink's error. */
+	int (*emit)(void *mode, int b, bool to_output, record_sink sink, record_sink_at sink_at, void *context);
 	/* Frees both buffers (their memory goes to the merge). */
 	void (*release)(void *mode);
 };

@@ -133,12 +133,13 @@ static int text_sort(void *context, int b)
 	return err;
 }
 
-static int text_emit(void *context, int b, bool to_output, record_sink sink, void *sink_context)
+static int text_emit(void *context, int b, bool to_output, record_sink sink, record_sink_at sink_at,
+		     void *sink_context)
 {
 	struct text_chunks *chunks = context;
 	struct text_chunk *buffer = &chunks->buffers[b];
 	return text_lines_emit(chunks->order, &buffer->lines, buffer->sorted, buffer->lines.count, chunks->pool,
-			       chunks->verify, to_output, sink, sink_context);
+			       chunks->verify, to_output, sink, sink_at, sink_context);
 }
 
 static void text_release(void *context)

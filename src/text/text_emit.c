@@ -4,6 +4,7 @@
  * are gathered by the pool into a buffer, checked while in cache, and handed on. */
 #include "config.h"
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../common/verify.h"
@@ -27,6 +28,9 @@ struct emit_job {
 	char *round;         /* the round's buffer, which starts at offset round_base */
 	uint64_t round_base;
 	size_t first;        /* the round's first chunk */
+	record_sink_at sink_at; /* when not NULL: each chunk written at its offset */
+	void *context;
+	_Atomic int error;   /* the first error of a sink_at */
 };
 
 static void chunk_lines(const struct emit_job *job, size_t chunk, size_t *begin, size_t *end)
@@ -115,6 +119,13 @@ static void gather_chunk(void *context, size_t index)
 	}
 	if (job->verify && job->to_output)
 		verify_gathered(job, begin, start, out);
+	if (job->sink_at && out > start && !job->error) {
+		int error = job->sink_at(job->context, (const unsigned char *)start, (size_t)(out - start),
+					 job->offsets[chunk]);
+		int none = 0;
+		if (error)
+			atomic_compare_exchange_strong(&job->error, &none, error);
+	}
 }
 
 /* Rounds: consecutive chunks up to ROUND_BYTES (at least one chunk each); returns the
@@ -129,13 +140,14 @@ static size_t round_end(const struct emit_job *job, size_t chunks, size_t first)
 
 int text_lines_emit(const struct text_order *order, const struct text_lines *lines, const uint64_t *sorted,
 		    size_t n, struct thread_pool *pool, struct sort_verify *verify, bool to_output,
-		    record_sink sink, void *context)
+		    record_sink sink, record_sink_at sink_at, void *context)
 {
 	if (n == 0)
 		return 0;
 	size_t chunks = (n + EMIT_CHUNK_LINES - 1) / EMIT_CHUNK_LINES;
 	struct emit_job job = {.order = order, .lines = lines, .sorted = sorted, .n = n,
-			       .verify = verify && verify->enabled ? verify : NULL, .to_output = to_output};
+			       .verify = verify && verify->enabled ? verify : NULL, .to_output = to_output,
+			       .sink_at = sink_at, .context = context};
 	job.offsets = malloc((chunks + 1) * sizeof *job.offsets);
 	job.kept = malloc(chunks * sizeof *job.kept);
 	if (order->unique)
@@ -157,8 +169,9 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 			largest = job.offsets[c] - job.offsets[first];
 	}
 	/* two round buffers: the sink writes one (on a thread of its own) while the pool
-	 * gathers the next */
-	char *rounds[2] = {text_huge_alloc(largest ? largest : 1), text_huge_alloc(largest ? largest : 1)};
+	 * gathers the next; with sink_at the gathering threads write, and one is enough */
+	char *rounds[2] = {text_huge_alloc(largest ? largest : 1), NULL};
+	rounds[1] = sink_at ? rounds[0] : text_huge_alloc(largest ? largest : 1);
 	struct sink_call call = {0};
 	err = rounds[0] && rounds[1] ? 0 : -ENOMEM;
 	for (size_t first = 0, c, k = 0; first < chunks && !err; first = c, k++) {
@@ -167,6 +180,10 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 		job.round_base = job.offsets[first];
 		job.first = first;
 		thread_pool_parallel_for(pool, c - first, gather_chunk, &job);
+		if (sink_at) {
+			err = job.error;
+			continue;
+		}
 		size_t count = 0;
 		for (size_t i = first; i < c; i++)
 			count += job.kept[i];
@@ -177,8 +194,9 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 	int last = sink_call_wait(&call);
 	if (!err)
 		err = last;
+	if (rounds[1] != rounds[0])
+		free(rounds[1]);
 	free(rounds[0]);
-	free(rounds[1]);
 done:
 	free(job.keep);
 	free(job.kept);
