@@ -86,11 +86,3 @@ void key_image_restore(enum key_type type, uint64_t image, unsigned char *key)
 	default: break;
 	}
 }
-
-int key_compare(enum key_type type, size_t key_size, const unsigned char *a, const unsigned char *b)
-{
-	if (type == KEY_BYTES)
-		return memcmp(a, b, key_size);
-	uint64_t x = key_image(type, a, key_size), y = key_image(type, b, key_size);
-	return (x > y) - (x < y);
-}

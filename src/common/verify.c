@@ -15,6 +15,43 @@ void sort_verify_init(struct sort_verify *verify, bool enabled)
 	verify->expected = -1;
 }
 
+/* The sums of p and of p^2 over 0 <= p < n, modulo 2^64 (n < 2^63): each product's
+ * factors divided by 2 and 3 first, where they divide, so nothing is lost to the wrap. */
+static uint64_t positions_sum(uint64_t n)
+{
+	return n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2);
+}
+
+static uint64_t positions_sum_of_squares(uint64_t n)
+{
+	if (n == 0)
+		return 0;
+	uint64_t a = n, b = n - 1, c = 2 * n - 1; /* n (n - 1) (2n - 1) / 6 */
+	if (a % 2 == 0)
+		a /= 2;
+	else
+		b /= 2;
+	if (a % 3 == 0)
+		a /= 3;
+	else if (b % 3 == 0)
+		b /= 3;
+	else
+		c /= 3;
+	return a * b * c;
+}
+
+static uint64_t positions_fingerprint(uint64_t n)
+{
+	/* the sum of p (p + K) (fingerprint_key): the sum of squares plus K times the sum */
+	return positions_sum_of_squares(n) + FINGERPRINT_KEY_ODD * positions_sum(n);
+}
+
+void fingerprint_add_positions(struct fingerprint *print, uint64_t begin, uint64_t end)
+{
+	print->count += end - begin;
+	print->sum += positions_fingerprint(end) - positions_fingerprint(begin);
+}
+
 uint64_t fingerprint_hash_bytes(const void *bytes, size_t size)
 {
 	const unsigned char *p = bytes;

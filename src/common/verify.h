@@ -61,9 +61,10 @@ uint64_t fingerprint_hash_bytes(const void *bytes, size_t size);
  * hash, but two different multisets of keys agree on it only when their sums, and so
  * their sums of squares, are made to cancel, which a lost, doubled or damaged key does
  * not do; and it is one multiply, which the loops below vectorize. */
+#define FINGERPRINT_KEY_ODD 0x9e3779b97f4a7c15ull
 static inline uint64_t fingerprint_key(uint64_t x)
 {
-	return x * (x + 0x9e3779b97f4a7c15ull);
+	return x * (x + FINGERPRINT_KEY_ODD);
 }
 
 /* n keys of 8 (or 4) bytes in a row: fingerprint_add of each, in one tight loop. */
@@ -103,12 +104,19 @@ static inline void fingerprint_add(struct fingerprint *print, const void *record
 	print->sum += word;
 }
 
+/* A record of an in-memory sort put out, by its position p in the input: fingerprint_key
+ * of p, whose sum over the input's positions 0 <= p < n has a closed form, so the input
+ * side is fingerprint_add_positions and reads nothing. p (p + K) for odd K tells any two
+ * positions below 2^63 apart: p (p + K) = q (q + K) means (p - q)(p + q + K) = 0 modulo
+ * 2^64, and p + q + K is odd. */
 static inline void fingerprint_add_position(struct fingerprint *print, uint64_t position)
 {
-	uint64_t word = (position ^ 0x2545f4914f6cdd1dull) * 0xd6e8feb86659fd93ull;
 	print->count++;
-	print->sum += word ^ (word >> 32);
+	print->sum += fingerprint_key(position);
 }
+
+/* fingerprint_add_position of every position in [begin, end), in closed form. */
+void fingerprint_add_positions(struct fingerprint *print, uint64_t begin, uint64_t end);
 
 /* Adds a thread's fingerprint of records in, or out, and the disorder it found. */
 void sort_verify_input(struct sort_verify *verify, const struct fingerprint *print);

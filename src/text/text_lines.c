@@ -186,10 +186,6 @@ static void fingerprint_slice(void *ctx, size_t slice)
 	uint64_t started = sort_verify_clock();
 	struct fingerprint print = {0, 0};
 	for (size_t i = begin; i < end; i++) {
-		if (job->verify->by_position) {
-			fingerprint_add_position(&print, i);
-			continue;
-		}
 		size_t len;
 		const char *line = text_line(job->lines, i, &len);
 		fingerprint_add(&print, line, len);
@@ -202,6 +198,13 @@ void text_lines_fingerprint(const struct text_lines *lines, struct thread_pool *
 {
 	if (!verify || !verify->enabled)
 		return;
+	if (verify->by_position) {
+		/* the lines are their indices: a closed form, nothing to read */
+		struct fingerprint print = {0, 0};
+		fingerprint_add_positions(&print, 0, lines->count);
+		sort_verify_input(verify, &print);
+		return;
+	}
 	struct fingerprint_job job = { lines, verify };
 	thread_pool_parallel_for(pool, (lines->count + FINGERPRINT_SLICE_LINES - 1) / FINGERPRINT_SLICE_LINES,
 				 fingerprint_slice, &job);

@@ -37,8 +37,8 @@ size_t text_count_terminators(const char *data, size_t len, unsigned char eol);
 
 struct sort_verify;
 /* Adds every indexed line to the self-check's fingerprint of the sort's input
- * (verify.h), on pool: its index when verify->by_position, else its bytes without the
- * terminator. */
+ * (verify.h): its index when verify->by_position (in closed form), else its bytes
+ * without the terminator, on pool. */
 void text_lines_fingerprint(const struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify);
 
 static inline const char *text_line(const struct text_lines *lines, size_t i, size_t *len)
