@@ -411,7 +411,7 @@ struct gather_job {
 };
 
 /* Two records' keys in output order (-r applied): <0, 0, >0. */
-static int record_key_order(const struct record_layout *layout, const unsigned char *a, const unsigned char *b)
+static inline int record_key_order(const struct record_layout *layout, const unsigned char *a, const unsigned char *b)
 {
 	int order = key_compare(layout->type, layout->key_size, a + layout->key_offset, b + layout->key_offset);
 	return layout->reverse ? -order : order;
@@ -426,6 +426,27 @@ static inline void record_fingerprint(const struct record_layout *layout, const 
 		fingerprint_add_position(print, position);
 	else
 		fingerprint_add(print, record + layout->key_offset, layout->key_size);
+}
+
+/* fingerprint_add_position of the positions of items [at, at + count), one loop a form. */
+static void positions_fingerprint(enum record_form form, const void *items, size_t at, size_t count,
+				  struct fingerprint *print)
+{
+	const uint64_t *pairs = items;
+	const item_u128 *wide = items;
+	switch (form) {
+	case FORM_KEY32_POS32:
+		for (size_t i = at; i < at + count; i++)
+			fingerprint_add_position(print, (uint32_t)pairs[i]);
+		break;
+	case FORM_KEY80_POS48:
+		for (size_t i = at; i < at + count; i++)
+			fingerprint_add_position(print, item_u128_low(wide[i]) & 0xffffffffffffULL);
+		break;
+	default:
+		for (size_t i = at; i < at + count; i++)
+			fingerprint_add_position(print, item_u128_low(wide[i]));
+	}
 }
 
 static void gather_slice(void *context, size_t slice)
@@ -443,15 +464,19 @@ static void gather_slice(void *context, size_t slice)
 	uint64_t started = sort_verify_clock(), disorder = 0;
 	struct fingerprint print = {0, 0};
 	const struct record_layout *layout = job->layout;
-	for (size_t i = begin; i < end; i++) {
-		size_t at = job->first + i;
-		/* the gathered records in key order (the one before the slice from its source) */
-		const unsigned char *before = i > begin ? job->out + (i - 1) * size
-				: at > 0 ? job->records + item_position(job->form, job->items, at - 1) * size : NULL;
-		if (before)
-			disorder += record_key_order(layout, before, job->out + i * size) > 0;
-		record_fingerprint(layout, verify, &print, job->out + i * size, item_position(job->form, job->items, at));
-	}
+	const unsigned char *out = job->out + begin * size;
+	size_t at = job->first + begin, count = end - begin;
+	/* the gathered records in key order, the first after the one before it in the order */
+	if (at > 0)
+		disorder += record_key_order(layout, job->records + item_position(job->form, job->items, at - 1) * size,
+					     out) > 0;
+	for (size_t i = 1; i < count; i++)
+		disorder += record_key_order(layout, out + (i - 1) * size, out + i * size) > 0;
+	if (verify->by_position)
+		positions_fingerprint(job->form, job->items, at, count, &print);
+	else
+		for (size_t i = 0; i < count; i++)
+			fingerprint_add(&print, out + i * size + layout->key_offset, layout->key_size);
 	sort_verify_output(verify, &print, disorder);
 	sort_verify_time(verify, started);
 }
