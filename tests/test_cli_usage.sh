@@ -36,7 +36,9 @@ usage_is "unknown long option with a value" "gpusort: unrecognized option '--foo
 usage_is "argument to --help" "gpusort: option '--help' doesn't allow an argument" --help=3
 usage_is "argument to an abbreviated --reverse" "gpusort: option '--reverse' doesn't allow an argument" --rev=x
 usage_is "argument to --stats" "gpusort: option '--stats' doesn't allow an argument" --stats=1
-usage_is "ambiguous abbreviation" "gpusort: option '--st' is ambiguous; possibilities: '--stable' '--stats'" --st
+usage_is "ambiguous abbreviation" "gpusort: option '--s' is ambiguous; possibilities: '--sort' '--stable'" --s
+usage_is "ambiguous among gpusort's own options" \
+	"gpusort: option '--key-' is ambiguous; possibilities: '--key-offset' '--key-size'" --key-
 
 "$GPUSORT" --check=x </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
 status=$?

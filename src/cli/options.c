@@ -34,34 +34,57 @@ enum long_only_option {
 	OPT_CHECK,
 	OPT_HELP,
 	OPT_VERSION,
+	/* GNU sort's options that gpusort does not implement yet: each its own value, so
+	 * that getopt_long calls an abbreviation of two of them ambiguous as GNU's does */
+	OPT_UNSUPPORTED_COMPRESS_PROGRAM,
+	OPT_UNSUPPORTED_DEBUG,
+	OPT_UNSUPPORTED_RANDOM_SORT,
+	OPT_UNSUPPORTED_RANDOM_SOURCE,
+	OPT_UNSUPPORTED_BATCH_SIZE,
 };
 
 static const char short_options[] = "bcCdfghik:mMno:rsS:t:T:uVz";
 
-static const struct option long_options[] = {
+/* GNU sort 9.x's long options, in the order of its table (coreutils src/sort.c), which
+ * is the order getopt_long lists the possibilities of an ambiguous abbreviation in.
+ * The unimplemented ones take an optional argument so that, as before they were
+ * listed, any use of them is reported as an unrecognized option. */
+static const struct option gnu_long_options[] = {
 	{"ignore-leading-blanks", no_argument, NULL, 'b'},
+	{"check", optional_argument, NULL, OPT_CHECK},
+	{"compress-program", optional_argument, NULL, OPT_UNSUPPORTED_COMPRESS_PROGRAM},
+	{"debug", optional_argument, NULL, OPT_UNSUPPORTED_DEBUG},
 	{"dictionary-order", no_argument, NULL, 'd'},
 	{"ignore-case", no_argument, NULL, 'f'},
+	{"files0-from", required_argument, NULL, OPT_FILES0_FROM},
 	{"general-numeric-sort", no_argument, NULL, 'g'},
-	{"human-numeric-sort", no_argument, NULL, 'h'},
 	{"ignore-nonprinting", no_argument, NULL, 'i'},
+	{"key", required_argument, NULL, 'k'},
+	{"merge", no_argument, NULL, 'm'},
 	{"month-sort", no_argument, NULL, 'M'},
 	{"numeric-sort", no_argument, NULL, 'n'},
-	{"reverse", no_argument, NULL, 'r'},
+	{"human-numeric-sort", no_argument, NULL, 'h'},
 	{"version-sort", no_argument, NULL, 'V'},
+	{"random-sort", optional_argument, NULL, OPT_UNSUPPORTED_RANDOM_SORT},
+	{"random-source", optional_argument, NULL, OPT_UNSUPPORTED_RANDOM_SOURCE},
 	{"sort", required_argument, NULL, OPT_SORT},
-	{"key", required_argument, NULL, 'k'},
-	{"field-separator", required_argument, NULL, 't'},
-	{"stable", no_argument, NULL, 's'},
-	{"unique", no_argument, NULL, 'u'},
-	{"check", optional_argument, NULL, OPT_CHECK},
-	{"merge", no_argument, NULL, 'm'},
-	{"zero-terminated", no_argument, NULL, 'z'},
 	{"output", required_argument, NULL, 'o'},
+	{"reverse", no_argument, NULL, 'r'},
+	{"stable", no_argument, NULL, 's'},
+	{"batch-size", optional_argument, NULL, OPT_UNSUPPORTED_BATCH_SIZE},
 	{"buffer-size", required_argument, NULL, 'S'},
+	{"field-separator", required_argument, NULL, 't'},
 	{"temporary-directory", required_argument, NULL, 'T'},
+	{"unique", no_argument, NULL, 'u'},
+	{"zero-terminated", no_argument, NULL, 'z'},
 	{"parallel", required_argument, NULL, OPT_PARALLEL},
-	{"files0-from", required_argument, NULL, OPT_FILES0_FROM},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+/* gpusort's own long options: binary records, the device, the engine, reports. */
+static const struct option own_long_options[] = {
 	{"type", required_argument, NULL, OPT_TYPE},
 	{"record-size", required_argument, NULL, OPT_RECORD_SIZE},
 	{"key-offset", required_argument, NULL, OPT_KEY_OFFSET},
@@ -73,10 +96,43 @@ static const struct option long_options[] = {
 	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
-	{"help", no_argument, NULL, OPT_HELP},
-	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
 };
+
+/* Whether the name (up to '=' or the end) is one of table's options, or (prefix) the
+ * start of one. */
+static bool names_option(const char *name, const struct option *table, bool prefix)
+{
+	size_t length = strcspn(name, "=");
+	for (; table->name; table++)
+		if (strncmp(table->name, name, length) == 0 && (prefix || table->name[length] == '\0'))
+			return true;
+	return false;
+}
+
+/* The table getopt_long resolves the next long option in. GNU sort's abbreviations
+ * win: a name that is one of GNU's options or the start of one is looked up among
+ * GNU's alone, so that gpusort's own options neither make it ambiguous (--p is
+ * --parallel, not also --progress) nor take it over (--de is GNU's --debug, never
+ * --device); any other name (and one of gpusort's own in full) among gpusort's own.
+ * The next option is the first element from optind that getopt_long will read as an
+ * option: it skips (permutes) non-options, and inside a cluster of short options it
+ * stays on that element, where the table does not matter. */
+static const struct option *long_options_for_next(int argc, char **argv)
+{
+	for (int i = optind > 0 ? optind : 1; i < argc; i++) {
+		const char *element = argv[i];
+		if (element[0] != '-' || element[1] == '\0')
+			continue; /* a non-option, which getopt_long steps over */
+		if (element[1] != '-' || element[2] == '\0')
+			return gnu_long_options; /* short options, or "--": no long name */
+		const char *name = element + 2;
+		if (!names_option(name, own_long_options, false) && names_option(name, gnu_long_options, true))
+			return gnu_long_options;
+		return own_long_options;
+	}
+	return gnu_long_options;
+}
 
 static const char *const key_type_names[] = {"u32", "i32", "u64", "i64", "f32", "f64", "bytes"};
 static const enum gpusort_key_type key_types[] = {GPUSORT_KEY_U32, GPUSORT_KEY_I32, GPUSORT_KEY_U64,
@@ -351,7 +407,7 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 	optind = 0;
 	opterr = 1;
 	for (;;) {
-		int option = getopt_long(argc, argv, short_options, long_options, NULL);
+		int option = getopt_long(argc, argv, short_options, long_options_for_next(argc, argv), NULL);
 		if (option == -1)
 			break;
 		switch (option) {
@@ -501,6 +557,10 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		case OPT_VERBOSE:
 			job->verbose = 1;
 			break;
+		case OPT_UNSUPPORTED_COMPRESS_PROGRAM: case OPT_UNSUPPORTED_DEBUG: case OPT_UNSUPPORTED_RANDOM_SORT:
+		case OPT_UNSUPPORTED_RANDOM_SOURCE: case OPT_UNSUPPORTED_BATCH_SIZE:
+			/* optional_argument: the element is the one just read, "=value" and all */
+			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		case OPT_HELP:
 			print_help();
 			return 1;
