@@ -130,4 +130,7 @@ same_as_full "--type=u32 $WORK/records" "--ty=u32 $WORK/records"
 same_as_full "--record-size=4 $WORK/records" "--rec=4 $WORK/records"
 same_as_full "--key-size=2 $WORK/records" "--key-s=2 $WORK/records"
 same_as_full "--record-size=4 --key-offset=2 $WORK/records" "--record-size=4 --key-o=2 $WORK/records"
+# ... and a long option's argument that looks like an option is left to it.
+compare --field-separator --p
+compare -t --s
 done_testing

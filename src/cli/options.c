@@ -263,11 +263,19 @@ void command_line_usage_hint(void)
 	fputs("Try 'gpusort --help' for more information.\n", stderr);
 }
 
-static int usage_error(const char *format, const char *argument)
+/* An option's error as GNU sort's die() says it: the message alone, exit status 2. */
+static int option_error(const char *format, const char *argument)
 {
 	fputs("gpusort: ", stderr);
 	fprintf(stderr, format, argument);
 	fputc('\n', stderr);
+	return 2;
+}
+
+/* A usage error: the message and the pointer to --help, as GNU's usage(). */
+static int usage_error(const char *format, const char *argument)
+{
+	option_error(format, argument);
 	command_line_usage_hint();
 	return 2;
 }
@@ -453,9 +461,9 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		case 't':
 			error = parse_separator(optarg, &job->separator);
 			if (error == -E2BIG)
-				return usage_error("multi-character tab '%s'", optarg);
+				return option_error("multi-character tab '%s'", optarg);
 			if (error)
-				return usage_error("%s", "empty tab");
+				return option_error("%s", "empty tab");
 			given.text_only = true;
 			given.text_only_option = 't';
 			break;
