@@ -364,7 +364,39 @@ static int push_input(struct command_line *line, const char *name)
 struct given {
 	bool type, record_size, key_offset, key_size, key_file, text_key, text_only;
 	char text_only_option;
+	char check; /* 'c' or 'C': the check asked for last (-c, -C, --check[=WORD]) */
 };
+
+/* -c and -C (in any spelling) may be repeated but not mixed: GNU sort refuses that
+ * while it reads the options, with the same words whichever came first. */
+static int set_check(struct gpusort_job *job, struct given *given, char letter)
+{
+	if (given->check && given->check != letter)
+		return option_error("options '-%s' are incompatible", "cC");
+	given->check = letter;
+	job->check = letter == 'c' ? GPUSORT_CHECK_DIAGNOSE : GPUSORT_CHECK_QUIET;
+	return 0;
+}
+
+/* What GNU sort refuses of a check once the options are read, in its order and words
+ * (die(), without the pointer to --help; gpusort_run() would add it). With
+ * --files0-from the inputs are known only when the list is read: gpusort_run()'s. */
+static int check_operands(const struct command_line *line, const struct given *given)
+{
+	const struct gpusort_job *job = &line->job;
+	if (!given->check || job->files0_from)
+		return 0;
+	if (job->input_count > 1) {
+		char format[] = "extra operand '%s' not allowed with -?";
+		format[sizeof format - 2] = given->check;
+		return option_error(format, job->inputs[1].name);
+	}
+	if (job->output) {
+		char options[] = {given->check, 'o', '\0'};
+		return option_error("options '-%s' are incompatible", options);
+	}
+	return 0;
+}
 
 /* Binary mode's checks that need to know which options were given (the rest, which the
  * job's fields tell, are gpusort_run's), and the defaults that follow from them. */
@@ -474,18 +506,19 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			job->unique = 1;
 			break;
 		case 'c':
-			job->check = GPUSORT_CHECK_DIAGNOSE;
-			break;
 		case 'C':
-			job->check = GPUSORT_CHECK_QUIET;
+			if (set_check(job, &given, (char)option))
+				return 2;
 			break;
 		case OPT_CHECK:
 			if (!optarg || strcmp(optarg, "diagnose-first") == 0)
-				job->check = GPUSORT_CHECK_DIAGNOSE;
+				error = set_check(job, &given, 'c');
 			else if (strcmp(optarg, "quiet") == 0 || strcmp(optarg, "silent") == 0)
-				job->check = GPUSORT_CHECK_QUIET;
+				error = set_check(job, &given, 'C');
 			else
 				return invalid_word(optarg, "--check", "  - 'quiet', 'silent'\n  - 'diagnose-first'\n");
+			if (error)
+				return 2;
 			break;
 		case 'm':
 			job->merge = 1;
@@ -584,9 +617,12 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		if (push_input(line, argv[i]) < 0)
 			return usage_error("%s", "out of memory");
 
-	if (given.type || given.record_size || given.key_offset || given.key_size || given.key_file)
-		return finish_binary(line, &given);
-	return 0;
+	if (given.type || given.record_size || given.key_offset || given.key_size || given.key_file) {
+		int status = finish_binary(line, &given);
+		if (status)
+			return status;
+	}
+	return check_operands(line, &given);
 }
 
 void command_line_free(struct command_line *line)
