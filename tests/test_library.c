@@ -492,6 +492,11 @@ static void test_run_text(void)
 	code = run_quietly(&job, &messages);
 	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "extra operand"),
 	       "-C with two inputs: %.60s", messages);
+	job.check = GPUSORT_CHECK_NONE;
+	job.batch_size = 1;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_INVALID_ARGUMENT && strstr(messages, "batch_size"),
+	       "a batch_size of 1: %s", gpusort_error_name(code));
 	code = run_quietly(NULL, &messages);
 	tap_ok(code == GPUSORT_ERROR_INVALID_ARGUMENT, "a NULL job: %s", gpusort_error_name(code));
 }

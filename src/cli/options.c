@@ -6,12 +6,15 @@
 #include "config.h"
 #include <errno.h>
 #include <getopt.h>
+#include <ctype.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <gpusort.h>
 #include "command_line.h"
@@ -40,7 +43,7 @@ enum long_only_option {
 	OPT_UNSUPPORTED_DEBUG,
 	OPT_UNSUPPORTED_RANDOM_SORT,
 	OPT_UNSUPPORTED_RANDOM_SOURCE,
-	OPT_UNSUPPORTED_BATCH_SIZE,
+	OPT_BATCH_SIZE,
 };
 
 static const char short_options[] = "bcCdfghik:mMno:rsS:t:T:uVz";
@@ -71,7 +74,7 @@ static const struct option gnu_long_options[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"reverse", no_argument, NULL, 'r'},
 	{"stable", no_argument, NULL, 's'},
-	{"batch-size", optional_argument, NULL, OPT_UNSUPPORTED_BATCH_SIZE},
+	{"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
 	{"buffer-size", required_argument, NULL, 'S'},
 	{"field-separator", required_argument, NULL, 't'},
 	{"temporary-directory", required_argument, NULL, 'T'},
@@ -208,6 +211,8 @@ static void print_help(void)
 "  -c, --check, --check=diagnose-first  check for sorted input; do not sort\n"
 "  -C, --check=quiet, --check=silent    like -c, but do not report first bad line\n"
 "  -m, --merge                 merge already sorted files; do not sort\n"
+"      --batch-size=NMERGE     merge at most NMERGE sorted runs at once (at least\n"
+"                              2); for more use temp files\n"
 "  -o, --output=FILE           write result to FILE instead of standard output;\n"
 "                              FILE may be an input\n"
 "  -S, --buffer-size=SIZE      use SIZE for the main memory budget\n"
@@ -310,6 +315,40 @@ static int find_name(const char *text, const char *const *names, size_t count)
 		if (strcmp(text, names[i]) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* --batch-size=NMERGE as GNU sort's specify_nmerge() reads it (xstrtoumax: leading
+ * blanks and '+' allowed, no suffix), with its messages: at least 2, and at most the
+ * descriptors the process may open, less stdin, stdout and stderr. */
+static int parse_batch_size(const char *text, size_t *batch_size)
+{
+	struct rlimit limit;
+	unsigned most = (unsigned)((getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 20) - 3);
+	const char *digits = text;
+	while (isspace((unsigned char)*digits))
+		digits++;
+	char *end = (char *)digits;
+	uintmax_t value = 0;
+	errno = 0;
+	if (*digits != '-')
+		value = strtoumax(digits, &end, 10);
+	bool too_large = errno == ERANGE || value > UINT_MAX || value > most;
+	if (end == digits)
+		return option_error("invalid --batch-size argument '%s'", text);
+	if (*end)
+		return option_error("invalid suffix in --batch-size argument '%s'", text);
+	if (value < 2) {
+		option_error("invalid --batch-size argument '%s'", text);
+		return option_error("minimum --batch-size argument is '%s'", "2");
+	}
+	if (too_large) {
+		char maximum[16];
+		snprintf(maximum, sizeof maximum, "%u", most);
+		option_error("--batch-size argument '%s' too large", text);
+		return option_error("maximum --batch-size argument with current rlimit is %s", maximum);
+	}
+	*batch_size = (size_t)value;
+	return 0;
 }
 
 static int parse_device(const char *text, int *device)
@@ -547,6 +586,10 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 				return usage_error("invalid number of threads '%s' for --parallel", optarg);
 			job->threads = (unsigned)value;
 			break;
+		case OPT_BATCH_SIZE:
+			if (parse_batch_size(optarg, &job->batch_size))
+				return 2;
+			break;
 		case OPT_FILES0_FROM:
 			job->files0_from = optarg;
 			break;
@@ -599,7 +642,7 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			job->verbose = 1;
 			break;
 		case OPT_UNSUPPORTED_COMPRESS_PROGRAM: case OPT_UNSUPPORTED_DEBUG: case OPT_UNSUPPORTED_RANDOM_SORT:
-		case OPT_UNSUPPORTED_RANDOM_SOURCE: case OPT_UNSUPPORTED_BATCH_SIZE:
+		case OPT_UNSUPPORTED_RANDOM_SOURCE:
 			/* optional_argument: the element is the one just read, "=value" and all */
 			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		case OPT_HELP:

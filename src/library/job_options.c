@@ -130,6 +130,8 @@ static int check_form(const struct gpusort_job *job)
 		return invalid("unknown device");
 	if ((unsigned)job->algorithm > GPUSORT_ALGORITHM_QUICK)
 		return invalid("unknown algorithm");
+	if (job->batch_size == 1)
+		return invalid("a batch_size of 1 (a merge takes at least 2 inputs)");
 	return GPUSORT_OK;
 }
 
@@ -263,6 +265,7 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 	options->merge_only = job->merge != 0;
 	options->files0_from = job->files0_from;
 	options->memory_budget = job->memory_budget;
+	options->batch_size = job->batch_size;
 	options->engine.device = job->device == GPUSORT_DEVICE_AUTO ? SORT_DEVICE_AUTO
 				 : job->device == GPUSORT_DEVICE_CPU ? SORT_DEVICE_CPU : job->device;
 	options->engine.threads = job->threads;
