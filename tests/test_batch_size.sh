@@ -1,8 +1,9 @@
 #!/bin/sh
 # --batch-size=NMERGE: GNU sort's cap on how many runs (or -m inputs) one merge takes.
-# Its bad values are refused in GNU's words (exit 2); with it, spilled sorts take more
-# merge passes (--stats counts them) and put out exactly what the system sort does
-# with the same options, and binary sorts what they put out without it.
+# Its bad values are refused in GNU's words (exit 2); with it, spilled sorts and -m of
+# more inputs take more merge passes (--stats counts them) and put out exactly what
+# the system sort does with the same options, and binary ones what they put out
+# without it.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 gnu=false
@@ -93,4 +94,46 @@ tap_result $? "binary --batch-size=2: the same records as without"
 check "binary --batch-size=2: sorted, a permutation of the input" \
 	sortcheck --type=u64 --record-size=24 "$WORK/records" "$WORK/got"
 
+# -m with more inputs than NMERGE: merged in passes through temp files, as GNU sort.
+inputs=
+for i in 1 2 3 4 5 6 7; do
+	awk -v seed=$i 'BEGIN { srand(seed); for (i = 0; i < 3000; i++)
+		printf "%d %c\n", int(rand() * 500), 97 + int(rand() * 5) }' | sort >"$WORK/sorted$i"
+	inputs="$inputs $WORK/sorted$i"
+	[ $i -eq 2 ] && : >"$WORK/empty" && inputs="$inputs $WORK/empty"
+done
+expect_status 0 "-m of 8 inputs, no --batch-size" "$GPUSORT" --stats -m $inputs -o "$WORK/default"
+default_passes=$(passes)
+expect_status 0 "-m of 8 inputs, --batch-size=2" "$GPUSORT" --stats -m --batch-size=2 $inputs -o "$WORK/got"
+got_passes=$(passes)
+[ "$got_passes" -gt "$default_passes" ]
+tap_result $? "-m --batch-size=2: more merge passes ($got_passes) than without ($default_passes)"
+if $gnu; then
+	for options in "--batch-size=2" "--batch-size=3" "--batch-size=7" "--batch-size=8" "--batch-size=2 -u" \
+		"--batch-size=3 -k2,2 -k1,1n" "--batch-size=2 -s -k2,2" "--batch-size=4 -u -k2,2"; do
+		sort -m $options $inputs >"$WORK/expected"
+		"$GPUSORT" -m $options $inputs >"$WORK/got"
+		cmp -s "$WORK/expected" "$WORK/got"
+		tap_result $? "'-m $options' of 8 inputs puts out what sort does"
+	done
+else
+	skip_test "the system sort is not GNU sort: no output to compare with"
+fi
+expect_status 2 "-m --batch-size=2 with a missing input" "$GPUSORT" -m --batch-size=2 $inputs "$WORK/missing"
+printf 'gpusort: %s: No such file or directory\n' "$WORK/missing" >"$WORK/expected"
+cmp -s "$WORK/expected" "$WORK/stderr"
+tap_result $? "the missing input is named, once"
+
+# Binary -m: the same records with the cap as without.
+inputs=
+for i in 1 2 3 4 5; do
+	keygen --type=u64 --count=20000 --seed=3$i --record-size=16 -o "$WORK/unsorted$i"
+	"$GPUSORT" --type=u64 --record-size=16 "$WORK/unsorted$i" -o "$WORK/records$i"
+	inputs="$inputs $WORK/records$i"
+done
+expect_status 0 "binary -m of 5 inputs" "$GPUSORT" -m --type=u64 --record-size=16 $inputs -o "$WORK/default"
+expect_status 0 "binary -m of 5 inputs, --batch-size=2" \
+	"$GPUSORT" -m --batch-size=2 --type=u64 --record-size=16 $inputs -o "$WORK/got"
+cmp -s "$WORK/default" "$WORK/got"
+tap_result $? "binary -m --batch-size=2: the same records as without"
 done_testing
