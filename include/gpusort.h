@@ -257,6 +257,12 @@ struct gpusort_job {
 	int stats;               /* --stats: per-stage times and bytes on standard error */
 	int progress;            /* --progress: a progress line when stderr is a terminal */
 	int verbose;             /* --verbose: notes (device choice, fallbacks) on stderr */
+
+	/* Fields added after the first release: a caller built with an older header has
+	 * them zero, their default (see "Conventions" above). */
+	size_t batch_size;       /* --batch-size: merge at most this many runs, or -m inputs,
+	                            at once (at least 2), in passes through temporary
+	                            files for more; 0 (default): as many as memory allows */
 };
 
 /* Sets every field of job to its default (above) and job->size to job_size, which

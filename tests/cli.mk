@@ -3,12 +3,14 @@ TESTS += \
 	tests/test_cli_options.sh \
 	tests/test_cli_binary.sh \
 	tests/test_cli_errors.sh \
-	tests/test_cli_usage.sh
+	tests/test_cli_usage.sh \
+	tests/test_cli_abbreviations.sh
 EXTRA_DIST += \
 	tests/test_cli_options.sh \
 	tests/test_cli_binary.sh \
 	tests/test_cli_errors.sh \
 	tests/test_cli_usage.sh \
+	tests/test_cli_abbreviations.sh \
 	tests/binary_oracle.py
 TESTS += tests/test_external.sh tests/test_faults.sh
 EXTRA_DIST += tests/test_external.sh tests/test_faults.sh
@@ -27,6 +29,9 @@ EXTRA_DIST += tests/test_temp_dirs.sh
 # --stats: every stage's bytes and time, merge passes and temp peak, in every mode.
 TESTS += tests/test_stats.sh
 EXTRA_DIST += tests/test_stats.sh
+# --batch-size: GNU's words for bad values, more merge passes, sort's output.
+TESTS += tests/test_batch_size.sh
+EXTRA_DIST += tests/test_batch_size.sh
 # --progress on a terminal (a pty): redrawn at least twice a second, ends at 100%.
 TESTS += tests/test_progress.sh
 EXTRA_DIST += tests/test_progress.sh

@@ -7,7 +7,7 @@ expect_status 0 "--help exits 0" "$GPUSORT" --help
 for option in --type --record-size --key-offset --key-size -o --output -r --reverse -u --unique \
 	-c -C --check -S --buffer-size -T --temporary-directory --parallel --device --gpu-memory \
 	--algorithm --stats --progress --verbose -k --key -t -s -m -z -b -d -f -g -h -i -M -n -V \
-	--files0-from --help --version; do
+	--files0-from --batch-size --help --version; do
 	grep -q -- "$option" "$WORK/stdout"
 	tap_result $? "--help mentions $option"
 done

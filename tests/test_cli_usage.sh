@@ -1,7 +1,8 @@
 #!/bin/sh
 # Usage errors in GNU sort's words: an option missing its argument, an unknown or
 # ambiguous option, an argument given to an option that takes none, a bad word for
-# --check or --sort; each followed by the "Try" line, exit status 2, nothing on stdout.
+# --check or --sort; each followed by the "Try" line, exit status 2, nothing on stdout;
+# and -c/-C mixed or with -o or two inputs, in GNU's words.
 # Where the system sort is GNU's, gpusort's stderr must be sort's with the name changed.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
@@ -36,7 +37,9 @@ usage_is "unknown long option with a value" "gpusort: unrecognized option '--foo
 usage_is "argument to --help" "gpusort: option '--help' doesn't allow an argument" --help=3
 usage_is "argument to an abbreviated --reverse" "gpusort: option '--reverse' doesn't allow an argument" --rev=x
 usage_is "argument to --stats" "gpusort: option '--stats' doesn't allow an argument" --stats=1
-usage_is "ambiguous abbreviation" "gpusort: option '--st' is ambiguous; possibilities: '--stable' '--stats'" --st
+usage_is "ambiguous abbreviation" "gpusort: option '--s' is ambiguous; possibilities: '--sort' '--stable'" --s
+usage_is "ambiguous among gpusort's own options" \
+	"gpusort: option '--key-' is ambiguous; possibilities: '--key-offset' '--key-size'" --key-
 
 "$GPUSORT" --check=x </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
 status=$?
@@ -62,6 +65,37 @@ if sort --version 2>/dev/null | grep -q 'GNU coreutils'; then
 		tap_result $? "'$args' is worded as GNU sort words it"
 		cmp -s "$WORK/expected" "$WORK/got" || diff "$WORK/expected" "$WORK/got" | sed 's/^/# /'
 	done
+	# -c and -C may not be mixed, in any spelling, nor take an output or a second input:
+	# the message (without the --help pointer) and exit 2 as GNU's, on input in order.
+	printf 'a\nb\n' >"$WORK/sorted"
+	while read -r args; do
+		sort $args <"$WORK/sorted" >"$WORK/expected" 2>&1
+		expected=$?
+		sed -i "s/^sort:/gpusort:/" "$WORK/expected"
+		"$GPUSORT" $args <"$WORK/sorted" >"$WORK/got" 2>&1
+		status=$?
+		[ $status -eq $expected ] && cmp -s "$WORK/expected" "$WORK/got"
+		tap_result $? "'$args' as GNU sort (exit $status, GNU $expected)"
+		cmp -s "$WORK/expected" "$WORK/got" || diff "$WORK/expected" "$WORK/got" | sed 's/^/# /'
+	done <<-EOF
+	-cC
+	-Cc
+	-c -C
+	-C -c
+	-C --check
+	--check=quiet -c
+	--check=silent --check=diagnose-first
+	-c --check=quiet
+	-s -c -u -C
+	-cC --foo
+	-c --check
+	-C --check=silent
+	-c -o $WORK/out
+	-C -o $WORK/out
+	-Cu -o $WORK/out
+	-c $WORK/sorted $WORK/sorted
+	-C $WORK/sorted $WORK/sorted
+	EOF
 else
 	skip_test "the system sort is not GNU sort: no wording to compare with"
 fi

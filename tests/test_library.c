@@ -411,6 +411,11 @@ static void test_run_binary(void)
 	code = run_quietly(&job, &messages);
 	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "gpusort: options '-co' are incompatible"),
 	       "-c with an output: %.50s", messages);
+	job.check = GPUSORT_CHECK_QUIET;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "gpusort: options '-Co' are incompatible"),
+	       "-C with an output, named -C as GNU sort does: %.50s", messages);
+	job.output = work_path("never"); /* afresh: run_quietly's own paths reuse work_path's buffers */
 	job.check = GPUSORT_CHECK_NONE;
 	input.name = work_path("missing");
 	code = run_quietly(&job, &messages);
@@ -487,6 +492,11 @@ static void test_run_text(void)
 	code = run_quietly(&job, &messages);
 	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "extra operand"),
 	       "-C with two inputs: %.60s", messages);
+	job.check = GPUSORT_CHECK_NONE;
+	job.batch_size = 1;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_INVALID_ARGUMENT && strstr(messages, "batch_size"),
+	       "a batch_size of 1: %s", gpusort_error_name(code));
 	code = run_quietly(NULL, &messages);
 	tap_ok(code == GPUSORT_ERROR_INVALID_ARGUMENT, "a NULL job: %s", gpusort_error_name(code));
 }

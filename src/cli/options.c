@@ -6,12 +6,15 @@
 #include "config.h"
 #include <errno.h>
 #include <getopt.h>
+#include <ctype.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <gpusort.h>
 #include "command_line.h"
@@ -34,34 +37,57 @@ enum long_only_option {
 	OPT_CHECK,
 	OPT_HELP,
 	OPT_VERSION,
+	/* GNU sort's options that gpusort does not implement yet: each its own value, so
+	 * that getopt_long calls an abbreviation of two of them ambiguous as GNU's does */
+	OPT_UNSUPPORTED_COMPRESS_PROGRAM,
+	OPT_UNSUPPORTED_DEBUG,
+	OPT_UNSUPPORTED_RANDOM_SORT,
+	OPT_UNSUPPORTED_RANDOM_SOURCE,
+	OPT_BATCH_SIZE,
 };
 
 static const char short_options[] = "bcCdfghik:mMno:rsS:t:T:uVz";
 
-static const struct option long_options[] = {
+/* GNU sort 9.x's long options, in the order of its table (coreutils src/sort.c), which
+ * is the order getopt_long lists the possibilities of an ambiguous abbreviation in.
+ * The unimplemented ones take an optional argument so that, as before they were
+ * listed, any use of them is reported as an unrecognized option. */
+static const struct option gnu_long_options[] = {
 	{"ignore-leading-blanks", no_argument, NULL, 'b'},
+	{"check", optional_argument, NULL, OPT_CHECK},
+	{"compress-program", optional_argument, NULL, OPT_UNSUPPORTED_COMPRESS_PROGRAM},
+	{"debug", optional_argument, NULL, OPT_UNSUPPORTED_DEBUG},
 	{"dictionary-order", no_argument, NULL, 'd'},
 	{"ignore-case", no_argument, NULL, 'f'},
+	{"files0-from", required_argument, NULL, OPT_FILES0_FROM},
 	{"general-numeric-sort", no_argument, NULL, 'g'},
-	{"human-numeric-sort", no_argument, NULL, 'h'},
 	{"ignore-nonprinting", no_argument, NULL, 'i'},
+	{"key", required_argument, NULL, 'k'},
+	{"merge", no_argument, NULL, 'm'},
 	{"month-sort", no_argument, NULL, 'M'},
 	{"numeric-sort", no_argument, NULL, 'n'},
-	{"reverse", no_argument, NULL, 'r'},
+	{"human-numeric-sort", no_argument, NULL, 'h'},
 	{"version-sort", no_argument, NULL, 'V'},
+	{"random-sort", optional_argument, NULL, OPT_UNSUPPORTED_RANDOM_SORT},
+	{"random-source", optional_argument, NULL, OPT_UNSUPPORTED_RANDOM_SOURCE},
 	{"sort", required_argument, NULL, OPT_SORT},
-	{"key", required_argument, NULL, 'k'},
-	{"field-separator", required_argument, NULL, 't'},
-	{"stable", no_argument, NULL, 's'},
-	{"unique", no_argument, NULL, 'u'},
-	{"check", optional_argument, NULL, OPT_CHECK},
-	{"merge", no_argument, NULL, 'm'},
-	{"zero-terminated", no_argument, NULL, 'z'},
 	{"output", required_argument, NULL, 'o'},
+	{"reverse", no_argument, NULL, 'r'},
+	{"stable", no_argument, NULL, 's'},
+	{"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
 	{"buffer-size", required_argument, NULL, 'S'},
+	{"field-separator", required_argument, NULL, 't'},
 	{"temporary-directory", required_argument, NULL, 'T'},
+	{"unique", no_argument, NULL, 'u'},
+	{"zero-terminated", no_argument, NULL, 'z'},
 	{"parallel", required_argument, NULL, OPT_PARALLEL},
-	{"files0-from", required_argument, NULL, OPT_FILES0_FROM},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+/* gpusort's own long options: binary records, the device, the engine, reports. */
+static const struct option own_long_options[] = {
 	{"type", required_argument, NULL, OPT_TYPE},
 	{"record-size", required_argument, NULL, OPT_RECORD_SIZE},
 	{"key-offset", required_argument, NULL, OPT_KEY_OFFSET},
@@ -73,10 +99,43 @@ static const struct option long_options[] = {
 	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
-	{"help", no_argument, NULL, OPT_HELP},
-	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
 };
+
+/* Whether the name (up to '=' or the end) is one of table's options, or (prefix) the
+ * start of one. */
+static bool names_option(const char *name, const struct option *table, bool prefix)
+{
+	size_t length = strcspn(name, "=");
+	for (; table->name; table++)
+		if (strncmp(table->name, name, length) == 0 && (prefix || table->name[length] == '\0'))
+			return true;
+	return false;
+}
+
+/* The table getopt_long resolves the next long option in. GNU sort's abbreviations
+ * win: a name that is one of GNU's options or the start of one is looked up among
+ * GNU's alone, so that gpusort's own options neither make it ambiguous (--p is
+ * --parallel, not also --progress) nor take it over (--de is GNU's --debug, never
+ * --device); any other name (and one of gpusort's own in full) among gpusort's own.
+ * The next option is the first element from optind that getopt_long will read as an
+ * option: it skips (permutes) non-options, and inside a cluster of short options it
+ * stays on that element, where the table does not matter. */
+static const struct option *long_options_for_next(int argc, char **argv)
+{
+	for (int i = optind > 0 ? optind : 1; i < argc; i++) {
+		const char *element = argv[i];
+		if (element[0] != '-' || element[1] == '\0')
+			continue; /* a non-option, which getopt_long steps over */
+		if (element[1] != '-' || element[2] == '\0')
+			return gnu_long_options; /* short options, or "--": no long name */
+		const char *name = element + 2;
+		if (!names_option(name, own_long_options, false) && names_option(name, gnu_long_options, true))
+			return gnu_long_options;
+		return own_long_options;
+	}
+	return gnu_long_options;
+}
 
 static const char *const key_type_names[] = {"u32", "i32", "u64", "i64", "f32", "f64", "bytes"};
 static const enum gpusort_key_type key_types[] = {GPUSORT_KEY_U32, GPUSORT_KEY_I32, GPUSORT_KEY_U64,
@@ -152,6 +211,8 @@ static void print_help(void)
 "  -c, --check, --check=diagnose-first  check for sorted input; do not sort\n"
 "  -C, --check=quiet, --check=silent    like -c, but do not report first bad line\n"
 "  -m, --merge                 merge already sorted files; do not sort\n"
+"      --batch-size=NMERGE     merge at most NMERGE inputs at once (at least 2);\n"
+"                              for more use temp files\n"
 "  -o, --output=FILE           write result to FILE instead of standard output;\n"
 "                              FILE may be an input\n"
 "  -S, --buffer-size=SIZE      use SIZE for the main memory budget\n"
@@ -207,11 +268,19 @@ void command_line_usage_hint(void)
 	fputs("Try 'gpusort --help' for more information.\n", stderr);
 }
 
-static int usage_error(const char *format, const char *argument)
+/* An option's error as GNU sort's die() says it: the message alone, exit status 2. */
+static int option_error(const char *format, const char *argument)
 {
 	fputs("gpusort: ", stderr);
 	fprintf(stderr, format, argument);
 	fputc('\n', stderr);
+	return 2;
+}
+
+/* A usage error: the message and the pointer to --help, as GNU's usage(). */
+static int usage_error(const char *format, const char *argument)
+{
+	option_error(format, argument);
 	command_line_usage_hint();
 	return 2;
 }
@@ -246,6 +315,40 @@ static int find_name(const char *text, const char *const *names, size_t count)
 		if (strcmp(text, names[i]) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* --batch-size=NMERGE as GNU sort's specify_nmerge() reads it (xstrtoumax: leading
+ * blanks and '+' allowed, no suffix), with its messages: at least 2, and at most the
+ * descriptors the process may open, less stdin, stdout and stderr. */
+static int parse_batch_size(const char *text, size_t *batch_size)
+{
+	struct rlimit limit;
+	unsigned most = (unsigned)((getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 20) - 3);
+	const char *digits = text;
+	while (isspace((unsigned char)*digits))
+		digits++;
+	char *end = (char *)digits;
+	uintmax_t value = 0;
+	errno = 0;
+	if (*digits != '-')
+		value = strtoumax(digits, &end, 10);
+	bool too_large = errno == ERANGE || value > UINT_MAX || value > most;
+	if (end == digits)
+		return option_error("invalid --batch-size argument '%s'", text);
+	if (*end)
+		return option_error("invalid suffix in --batch-size argument '%s'", text);
+	if (value < 2) {
+		option_error("invalid --batch-size argument '%s'", text);
+		return option_error("minimum --batch-size argument is '%s'", "2");
+	}
+	if (too_large) {
+		char maximum[16];
+		snprintf(maximum, sizeof maximum, "%u", most);
+		option_error("--batch-size argument '%s' too large", text);
+		return option_error("maximum --batch-size argument with current rlimit is %s", maximum);
+	}
+	*batch_size = (size_t)value;
+	return 0;
 }
 
 static int parse_device(const char *text, int *device)
@@ -300,7 +403,39 @@ static int push_input(struct command_line *line, const char *name)
 struct given {
 	bool type, record_size, key_offset, key_size, key_file, text_key, text_only;
 	char text_only_option;
+	char check; /* 'c' or 'C': the check asked for last (-c, -C, --check[=WORD]) */
 };
+
+/* -c and -C (in any spelling) may be repeated but not mixed: GNU sort refuses that
+ * while it reads the options, with the same words whichever came first. */
+static int set_check(struct gpusort_job *job, struct given *given, char letter)
+{
+	if (given->check && given->check != letter)
+		return option_error("options '-%s' are incompatible", "cC");
+	given->check = letter;
+	job->check = letter == 'c' ? GPUSORT_CHECK_DIAGNOSE : GPUSORT_CHECK_QUIET;
+	return 0;
+}
+
+/* What GNU sort refuses of a check once the options are read, in its order and words
+ * (die(), without the pointer to --help; gpusort_run() would add it). With
+ * --files0-from the inputs are known only when the list is read: gpusort_run()'s. */
+static int check_operands(const struct command_line *line, const struct given *given)
+{
+	const struct gpusort_job *job = &line->job;
+	if (!given->check || job->files0_from)
+		return 0;
+	if (job->input_count > 1) {
+		char format[] = "extra operand '%s' not allowed with -?";
+		format[sizeof format - 2] = given->check;
+		return option_error(format, job->inputs[1].name);
+	}
+	if (job->output) {
+		char options[] = {given->check, 'o', '\0'};
+		return option_error("options '-%s' are incompatible", options);
+	}
+	return 0;
+}
 
 /* Binary mode's checks that need to know which options were given (the rest, which the
  * job's fields tell, are gpusort_run's), and the defaults that follow from them. */
@@ -351,7 +486,7 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 	optind = 0;
 	opterr = 1;
 	for (;;) {
-		int option = getopt_long(argc, argv, short_options, long_options, NULL);
+		int option = getopt_long(argc, argv, short_options, long_options_for_next(argc, argv), NULL);
 		if (option == -1)
 			break;
 		switch (option) {
@@ -397,9 +532,9 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		case 't':
 			error = parse_separator(optarg, &job->separator);
 			if (error == -E2BIG)
-				return usage_error("multi-character tab '%s'", optarg);
+				return option_error("multi-character tab '%s'", optarg);
 			if (error)
-				return usage_error("%s", "empty tab");
+				return option_error("%s", "empty tab");
 			given.text_only = true;
 			given.text_only_option = 't';
 			break;
@@ -410,18 +545,19 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			job->unique = 1;
 			break;
 		case 'c':
-			job->check = GPUSORT_CHECK_DIAGNOSE;
-			break;
 		case 'C':
-			job->check = GPUSORT_CHECK_QUIET;
+			if (set_check(job, &given, (char)option))
+				return 2;
 			break;
 		case OPT_CHECK:
 			if (!optarg || strcmp(optarg, "diagnose-first") == 0)
-				job->check = GPUSORT_CHECK_DIAGNOSE;
+				error = set_check(job, &given, 'c');
 			else if (strcmp(optarg, "quiet") == 0 || strcmp(optarg, "silent") == 0)
-				job->check = GPUSORT_CHECK_QUIET;
+				error = set_check(job, &given, 'C');
 			else
 				return invalid_word(optarg, "--check", "  - 'quiet', 'silent'\n  - 'diagnose-first'\n");
+			if (error)
+				return 2;
 			break;
 		case 'm':
 			job->merge = 1;
@@ -449,6 +585,10 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			if (parse_count(optarg, 1, &value) < 0 || value > 4096)
 				return usage_error("invalid number of threads '%s' for --parallel", optarg);
 			job->threads = (unsigned)value;
+			break;
+		case OPT_BATCH_SIZE:
+			if (parse_batch_size(optarg, &job->batch_size))
+				return 2;
 			break;
 		case OPT_FILES0_FROM:
 			job->files0_from = optarg;
@@ -501,6 +641,10 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		case OPT_VERBOSE:
 			job->verbose = 1;
 			break;
+		case OPT_UNSUPPORTED_COMPRESS_PROGRAM: case OPT_UNSUPPORTED_DEBUG: case OPT_UNSUPPORTED_RANDOM_SORT:
+		case OPT_UNSUPPORTED_RANDOM_SOURCE:
+			/* optional_argument: the element is the one just read, "=value" and all */
+			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		case OPT_HELP:
 			print_help();
 			return 1;
@@ -516,9 +660,12 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		if (push_input(line, argv[i]) < 0)
 			return usage_error("%s", "out of memory");
 
-	if (given.type || given.record_size || given.key_offset || given.key_size || given.key_file)
-		return finish_binary(line, &given);
-	return 0;
+	if (given.type || given.record_size || given.key_offset || given.key_size || given.key_file) {
+		int status = finish_binary(line, &given);
+		if (status)
+			return status;
+	}
+	return check_operands(line, &given);
 }
 
 void command_line_free(struct command_line *line)

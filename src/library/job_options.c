@@ -130,6 +130,8 @@ static int check_form(const struct gpusort_job *job)
 		return invalid("unknown device");
 	if ((unsigned)job->algorithm > GPUSORT_ALGORITHM_QUICK)
 		return invalid("unknown algorithm");
+	if (job->batch_size == 1)
+		return invalid("a batch_size of 1 (a merge takes at least 2 inputs)");
 	return GPUSORT_OK;
 }
 
@@ -263,6 +265,7 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 	options->merge_only = job->merge != 0;
 	options->files0_from = job->files0_from;
 	options->memory_budget = job->memory_budget;
+	options->batch_size = job->batch_size;
 	options->engine.device = job->device == GPUSORT_DEVICE_AUTO ? SORT_DEVICE_AUTO
 				 : job->device == GPUSORT_DEVICE_CPU ? SORT_DEVICE_CPU : job->device;
 	options->engine.threads = job->threads;
@@ -315,10 +318,16 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 	if (code == GPUSORT_OK)
 		code = options->mode == MODE_BINARY ? build_binary(&job, options) : build_text(&job, options);
 	/* The command's checks after its options were read, in its order. */
-	if (code == GPUSORT_OK && options->check && options->input_count > 1)
-		code = usage("extra operand '%s' not allowed with -c", options->inputs[1]);
-	if (code == GPUSORT_OK && options->check && job.output)
-		code = usage("%s", "options '-co' are incompatible");
+	/* named by the check's letter, -c or -C, as GNU sort names them */
+	if (code == GPUSORT_OK && options->check && options->input_count > 1) {
+		char format[] = "extra operand '%s' not allowed with -?";
+		format[sizeof format - 2] = (char)options->check;
+		code = usage(format, options->inputs[1]);
+	}
+	if (code == GPUSORT_OK && options->check && job.output) {
+		char letters[] = {(char)options->check, 'o', '\0'};
+		code = usage("options '-%s' are incompatible", letters);
+	}
 	if (code == GPUSORT_OK && options->files0_from && options->input_count > 0)
 		code = usage("extra operand '%s'", options->inputs[0]);
 	if (code != GPUSORT_OK)

@@ -100,6 +100,7 @@ void memory_plan_binary(const struct options *options, const struct record_layou
 	plan->overlap = overlap;
 	plan->threads = online_threads(options->engine.threads);
 	plan->read_ahead = read_ahead;
+	plan->batch_size = options->batch_size;
 }
 
 /* A text chunk holds at least this much (more than -S when that is tiny). */
@@ -115,7 +116,7 @@ void memory_plan_text(const struct options *options, int64_t total_bytes, struct
 	size_t chunk = overlap ? budget / 8 : budget / 4;
 	*plan = (struct memory_plan){.budget = budget, .chunk_bytes = chunk > TEXT_CHUNK_MIN ? chunk : TEXT_CHUNK_MIN,
 				     .overlap = overlap, .threads = online_threads(options->engine.threads),
-				     .read_ahead = memory_plan_read_ahead(budget)};
+				     .read_ahead = memory_plan_read_ahead(budget), .batch_size = options->batch_size};
 }
 
 size_t memory_plan_run_block_bytes(const struct memory_plan *plan, size_t expected_runs)
@@ -138,6 +139,9 @@ size_t memory_plan_merge_fan_in(const struct memory_plan *plan, size_t block_byt
 	size_t fan_in = blocks > 2 ? blocks - 2 : 0;
 	if (fan_in > MERGE_FAN_IN_MAX)
 		fan_in = MERGE_FAN_IN_MAX;
+	/* the user's cap, as GNU sort's NMERGE: more runs take more merge passes */
+	if (plan->batch_size && fan_in > plan->batch_size)
+		fan_in = plan->batch_size;
 	return fan_in < 2 ? 2 : fan_in;
 }
 

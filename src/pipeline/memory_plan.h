@@ -19,6 +19,7 @@ struct memory_plan {
 	bool overlap;         /* two chunk buffers fit: sort one while the other spills */
 	unsigned threads;     /* merge threads (--parallel, else the online cores) */
 	size_t read_ahead;    /* the input's read-ahead window (set on io/ by the plan) */
+	size_t batch_size;    /* --batch-size: the most runs one merge takes; 0: no limit */
 };
 
 /* The default budget: half of physical memory, as a generous GNU sort would take. */
@@ -41,7 +42,8 @@ void memory_plan_binary(const struct options *options, const struct record_layou
 void memory_plan_text(const struct options *options, int64_t total_bytes, struct memory_plan *plan);
 
 /* The merge: run blocks small enough that threads x fan-in blocks fit half the budget
- * (expected_runs 0 when unknown), and the fan-in those blocks allow. */
+ * (expected_runs 0 when unknown), and the fan-in those blocks allow, at most
+ * --batch-size. */
 size_t memory_plan_run_block_bytes(const struct memory_plan *plan, size_t expected_runs);
 size_t memory_plan_merge_fan_in(const struct memory_plan *plan, size_t block_bytes);
 /* The output buffer of each merge thread. */

@@ -1,6 +1,6 @@
 /* -m (see merge_inputs.h): each input a record_stream handing its records to the one
  * loser tree a block at a time, where they lie in the stream's buffer; the tree's
- * output goes to record_output. */
+ * output goes to record_output. More inputs than --batch-size go through runs first. */
 #include "config.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "merge_inputs.h"
 #include "record_output.h"
 #include "record_stream.h"
+#include "runs.h"
 #include "../common/report.h"
 
 /* An input's blocks (fixed-size records): a quarter of the budget over the inputs,
@@ -54,6 +55,35 @@ static int input_next(void *context, const unsigned char **bytes, size_t *len)
 	return 0;
 }
 
+/* More inputs than --batch-size, as GNU sort merges them, in passes through temporary
+ * files: each group of batch consecutive inputs is merged into a run, the runs in
+ * merge_passes() down to batch, and those into the output. Groups and runs stay in
+ * input order, so equal records keep it, as in one merge. Failures are reported. */
+static int merge_inputs_in_passes(const struct record_order *order, struct merge_source *sources, size_t count,
+				  size_t batch, size_t block_bytes, struct run_list *runs,
+				  struct record_output *output, struct sort_stats *stats)
+{
+	int error = 0;
+	for (size_t first = 0; first < count && !error; first += batch) {
+		size_t k = count - first < batch ? count - first : batch, failed;
+		struct run_sink sink;
+		if ((error = run_begin(runs, order, block_bytes, &sink, stats)) != 0)
+			break;
+		error = merge_records(order, NULL, sources + first, k, false, block_bytes, run_sink_write, &sink,
+				      &failed);
+		if (error && failed < k)
+			run_abandon(&sink); /* the input has said what is wrong with it */
+		else
+			error = run_end(runs, &sink, error);
+	}
+	stats->merge_passes++;
+	if (!error)
+		error = merge_passes(order, NULL, runs, batch, block_bytes, stats);
+	if (!error)
+		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output);
+	return error;
+}
+
 int merge_inputs(const struct record_order *order, const struct options *options, const char *const *names,
 		 size_t count, bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
 {
@@ -61,6 +91,7 @@ int merge_inputs(const struct record_order *order, const struct options *options
 	size_t block_bytes = budget / 4 / (count ? count : 1);
 	block_bytes = block_bytes > INPUT_BLOCK_MAX ? INPUT_BLOCK_MAX : block_bytes;
 	block_bytes = block_bytes < INPUT_BLOCK_MIN ? INPUT_BLOCK_MIN : block_bytes;
+	struct run_list runs = {NULL, 0};
 	struct input_source *inputs = calloc(count ? count : 1, sizeof *inputs);
 	struct merge_source *sources = calloc(count ? count : 1, sizeof *sources);
 	int error = inputs && sources ? 0 : -ENOMEM;
@@ -96,9 +127,14 @@ int merge_inputs(const struct record_order *order, const struct options *options
 			double started = stats_now(), recorded = stats_seconds_recorded(stats);
 			uint64_t read_before = stats->bytes[STAGE_READ];
 			/* -m takes its inputs as sorted: nothing to check (verify off) */
-			size_t failed;
-			error = merge_records(order, NULL, sources, count, true, block_bytes, record_output_write,
-					      &output, &failed);
+			size_t failed = 0;
+			bool in_passes = options->batch_size && count > options->batch_size;
+			if (in_passes)
+				error = merge_inputs_in_passes(order, sources, count, options->batch_size, block_bytes,
+							       &runs, &output, stats);
+			else
+				error = merge_records(order, NULL, sources, count, true, block_bytes, record_output_write,
+						      &output, &failed);
 			for (size_t i = 0; i < count; i++) {
 				stats->seconds[STAGE_READ] += inputs[i].stream.read_seconds;
 				stats->bytes[STAGE_READ] += inputs[i].stream.bytes_read;
@@ -106,11 +142,12 @@ int merge_inputs(const struct record_order *order, const struct options *options
 			stats->merge_passes++;
 			/* the inputs' reads and the output's writes counted in their own stages */
 			stats_add_enclosing(stats, STAGE_MERGE, started, recorded, stats->bytes[STAGE_READ] - read_before);
-			if (error == -ENOMEM && failed == count && !output.reported)
+			if (error == -ENOMEM && !in_passes && failed == count && !output.reported)
 				report("%s", strerror(ENOMEM)); /* the merge's own memory */
 			error = record_output_finish(&output, error);
 		}
 	}
+	run_list_remove_all(&runs, stats);
 	for (size_t i = 0; inputs && i < count; i++)
 		if (inputs[i].open)
 			record_stream_close(&inputs[i].stream);

@@ -12,7 +12,9 @@
  * first among equals; -u keeps the first of equal records) into the output -o names.
  * Inputs without a record cost nothing; once one holds a record, admit(arg), where
  * given, is asked whether to go on (false: it reported why). Reports every failure by
- * the file's name. Returns the exit status: 0, or 2. */
+ * the file's name. More inputs than options->batch_size (--batch-size) are merged in
+ * passes through temporary runs, as GNU sort does, with the same output. Returns the
+ * exit status: 0, or 2. */
 int merge_inputs(const struct record_order *order, const struct options *options, const char *const *names,
 		 size_t count, bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats);
 

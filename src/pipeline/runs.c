@@ -181,6 +181,13 @@ int run_end(struct run_list *list, struct run_sink *sink, int error)
 	return 0;
 }
 
+void run_abandon(struct run_sink *sink)
+{
+	run_writer_abort(sink->writer);
+	free(sink->block);
+	sink->block = NULL;
+}
+
 /* Reads a run's blocks in order, for the merge. */
 struct run_source {
 	struct run *run;

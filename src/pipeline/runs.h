@@ -53,6 +53,10 @@ int run_sink_write(void *context, const unsigned char *records, size_t bytes, si
  * Returns error, or the first error of finishing. */
 int run_end(struct run_list *list, struct run_sink *sink, int error);
 
+/* Abandons the sink's run without a word, where what failed to fill it has been
+ * reported by its own name; run_list_remove_all() removes its file. */
+void run_abandon(struct run_sink *sink);
+
 /* Merges runs [first, first + k) of list into sink with one loser tree; to_output: the
  * sink is the sort's output (see merge_records). */
 int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,

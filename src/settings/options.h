@@ -40,6 +40,8 @@ struct options {
 	bool output_to_fd;       /* write to output_fd (a job's descriptor) in place of -o, */
 	int output_fd;           /* which then only names it in messages */
 	size_t memory_budget;    /* -S in bytes; 0: a default fraction of physical memory */
+	size_t batch_size;       /* --batch-size: the most runs or inputs one merge takes;
+	                            0: as many as the memory plan allows */
 	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp */
 	size_t temp_dir_count;
 	struct sort_engine_config engine;

@@ -1,0 +1,136 @@
+#!/bin/sh
+# Long option abbreviations as GNU sort takes them: every prefix of every GNU sort
+# long option means to gpusort what it means to the system sort (same output, same
+# message, same exit status), although gpusort's own options share many prefixes
+# (--p: --parallel beside --progress); one that GNU resolves to an option gpusort does
+# not implement yet is refused as unrecognized, never taken as one of gpusort's own; and
+# gpusort's own options still take every abbreviation GNU's do not claim.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+if ! sort --version 2>/dev/null | grep -q 'GNU coreutils'; then
+	skip_test "the system sort is not GNU sort: no abbreviations to compare with"
+	done_testing
+fi
+
+gnu_options="ignore-leading-blanks check compress-program debug dictionary-order ignore-case
+files0-from general-numeric-sort ignore-nonprinting key merge month-sort numeric-sort
+human-numeric-sort version-sort random-sort random-source sort output reverse stable batch-size
+buffer-size field-separator temporary-directory unique zero-terminated parallel help version"
+# Not implemented yet by gpusort: refused as "unrecognized option", as before.
+unsupported="compress-program debug random-sort random-source"
+
+printf 'b 2\na 10\nc 1\na 10\n' >"$WORK/input"
+printf '%s\0' "$WORK/input" "$WORK/input" >"$WORK/names"
+
+# A value each option that takes one can use on the input above.
+value_of() {
+	case $1 in
+	key) echo 2,2n ;; output) echo "$WORK/output" ;; buffer-size) echo 1M ;;
+	field-separator) echo ' ' ;; temporary-directory) echo "$WORK" ;; parallel) echo 1 ;;
+	files0-from) echo "$WORK/names" ;; sort) echo numeric ;; batch-size) echo 2 ;;
+	check) echo quiet ;; *) echo x ;;
+	esac
+}
+
+# The GNU options an abbreviation names: itself when it is one in full, else all it starts.
+candidates() {
+	for option in $gnu_options; do
+		[ "$option" = "$1" ] && { echo "$option"; return; }
+	done
+	for option in $gnu_options; do
+		case $option in "$1"*) echo "$option" ;; esac
+	done
+}
+
+# run RESULT PROGRAM ARG...: stdout, stderr (the name made gpusort's) and status in
+# the file RESULT.
+run() {
+	result=$1
+	shift
+	rm -f "$WORK/output"
+	"$@" <"$WORK/input" >"$WORK/run.out" 2>"$WORK/run.err"
+	status=$?
+	{
+		cat "$WORK/run.out"
+		sed "s/^sort:/gpusort:/; s/'sort --help'/'gpusort --help'/" "$WORK/run.err"
+		[ -f "$WORK/output" ] && { echo "-- output file:"; cat "$WORK/output"; }
+		echo "-- exit $status"
+	} >"$WORK/$result"
+}
+
+# compare ARG...: gpusort with the ARGs does what sort does.
+compare() {
+	run expected sort "$@"
+	run got "$GPUSORT" "$@"
+	cmp -s "$WORK/expected" "$WORK/got"
+	tap_result $? "'$*' as GNU sort takes it"
+	cmp -s "$WORK/expected" "$WORK/got" || diff "$WORK/expected" "$WORK/got" | head -10 | sed 's/^/# /'
+}
+
+# refused ARG: an unrecognized option, as gpusort says of what it does not implement.
+refused() {
+	"$GPUSORT" "$1" <"$WORK/input" >"$WORK/stdout" 2>"$WORK/stderr"
+	status=$?
+	printf "gpusort: unrecognized option '%s'\nTry 'gpusort --help' for more information.\n" "$1" \
+		>"$WORK/expected"
+	[ $status -eq 2 ] && [ ! -s "$WORK/stdout" ] && cmp -s "$WORK/expected" "$WORK/stderr"
+	tap_result $? "'$1' names an option gpusort does not implement yet (exit $status)"
+}
+
+# own_first_line ARG FULL: --help and --version print gpusort's own text, not GNU's.
+own_first_line() {
+	"$GPUSORT" "$2" 2>&1 | head -1 >"$WORK/expected"
+	"$GPUSORT" "$1" 2>&1 | head -1 >"$WORK/got"
+	cmp -s "$WORK/expected" "$WORK/got"
+	tap_result $? "'$1' is '$2'"
+}
+
+for option in $gnu_options; do
+	length=1
+	while [ $length -le ${#option} ]; do
+		prefix=$(printf '%s' "$option" | cut -c1-$length)
+		length=$((length + 1))
+		names=$(candidates "$prefix")
+		if [ "$(echo "$names" | wc -l)" -gt 1 ]; then
+			compare "--$prefix" # ambiguous to GNU: the same possibilities, GNU's only
+			compare "--$prefix=x"
+			continue
+		fi
+		case " $unsupported " in
+		*" $names "*)
+			refused "--$prefix"
+			refused "--$prefix=$(value_of "$names")"
+			continue ;;
+		esac
+		case $names in
+		help | version) own_first_line "--$prefix" "--$names" ;;
+		*) compare "--$prefix"; compare "--$prefix=$(value_of "$names")" ;;
+		esac
+	done
+done
+
+# gpusort's own options under their shortest abbreviation that GNU does not claim.
+same_as_full() {
+	"$GPUSORT" $1 >"$WORK/expected" 2>/dev/null
+	expected=$?
+	"$GPUSORT" $2 >"$WORK/got" 2>/dev/null
+	status=$?
+	[ $status -eq $expected ] && cmp -s "$WORK/expected" "$WORK/got"
+	tap_result $? "'$2' is gpusort's '$1' (exit $status)"
+}
+printf '\003\000\000\000\001\000\000\000\002\000\000\000' >"$WORK/records"
+same_as_full "--stats $WORK/input" "--stat $WORK/input"
+same_as_full "--progress $WORK/input" "--pr $WORK/input"
+same_as_full "--no-verify $WORK/input" "--no $WORK/input"
+same_as_full "--verbose $WORK/input" "--verb $WORK/input"
+same_as_full "--device=cpu $WORK/input" "--dev=cpu $WORK/input"
+same_as_full "--gpu-memory=1M $WORK/input" "--gp=1M $WORK/input"
+same_as_full "--algorithm=quick $WORK/input" "--a=quick $WORK/input"
+same_as_full "--type=u32 $WORK/records" "--ty=u32 $WORK/records"
+same_as_full "--record-size=4 $WORK/records" "--rec=4 $WORK/records"
+same_as_full "--key-size=2 $WORK/records" "--key-s=2 $WORK/records"
+same_as_full "--record-size=4 --key-offset=2 $WORK/records" "--record-size=4 --key-o=2 $WORK/records"
+# ... and a long option's argument that looks like an option is left to it.
+compare --field-separator --p
+compare -t --s
+done_testing
