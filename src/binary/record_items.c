@@ -417,6 +417,32 @@ static inline int record_key_order(const struct record_layout *layout, const uns
 	return layout->reverse ? -order : order;
 }
 
+/* Neighbours out of order among count records in a row. Byte keys of 8 bytes or more
+ * decide on their first 8 as one big-endian word where those differ, as nearly all
+ * neighbours do, in a loop with the layout's fields read once. */
+static uint64_t records_disorder(const struct record_layout *layout, const unsigned char *records, size_t count)
+{
+	const size_t size = layout->record_size;
+	uint64_t disorder = 0;
+	if (layout->type != KEY_BYTES || layout->key_size < 8) {
+		for (size_t i = 1; i < count; i++)
+			disorder += record_key_order(layout, records + (i - 1) * size, records + i * size) > 0;
+		return disorder;
+	}
+	const bool reverse = layout->reverse;
+	const unsigned char *key = records + layout->key_offset;
+	for (size_t i = 1; i < count; i++) {
+		uint64_t x, y;
+		memcpy(&x, key + (i - 1) * size, 8);
+		memcpy(&y, key + i * size, 8);
+		if (x != y)
+			disorder += (__builtin_bswap64(x) > __builtin_bswap64(y)) != reverse;
+		else
+			disorder += record_key_order(layout, records + (i - 1) * size, records + i * size) > 0;
+	}
+	return disorder;
+}
+
 /* A record of a positional form put out: by its position in an in-memory sort, else by
  * its key's bytes (verify.h). */
 static inline void record_fingerprint(const struct record_layout *layout, const struct sort_verify *verify,
@@ -470,8 +496,7 @@ static void gather_slice(void *context, size_t slice)
 	if (at > 0)
 		disorder += record_key_order(layout, job->records + item_position(job->form, job->items, at - 1) * size,
 					     out) > 0;
-	for (size_t i = 1; i < count; i++)
-		disorder += record_key_order(layout, out + (i - 1) * size, out + i * size) > 0;
+	disorder += records_disorder(layout, out, count);
 	if (verify->by_position)
 		positions_fingerprint(job->form, job->items, at, count, &print);
 	else
