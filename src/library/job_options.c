@@ -135,9 +135,10 @@ static int check_form(const struct gpusort_job *job)
 	return GPUSORT_OK;
 }
 
-/* The binary layout from the key and record size, with the command's defaults and its
- * words for what does not fit together (once options.c's finish_binary). */
-static int build_binary(const struct gpusort_job *job, struct options *options)
+static const enum key_type key_types[] = {KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES};
+
+/* The options that refuse text settings in a binary job, in the command's words. */
+static int refuse_text_settings(const struct gpusort_job *job)
 {
 	if (job->key_count)
 		return usage("%s", "text keys (-k KEYDEF) cannot be combined with binary record options");
@@ -151,52 +152,68 @@ static int build_binary(const struct gpusort_job *job, struct options *options)
 		option[1] = 'z';
 	if (option[1])
 		return usage("option '%s' applies to text lines, not binary records", option);
+	return GPUSORT_OK;
+}
 
-	static const enum key_type types[] = {KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES};
-	options->key_type = types[job->key.type];
-	options->key_offset = job->key.offset;
-	options->key_size = job->key.size;
+/* The one key of --type, --key-offset and --key-size, with the command's defaults and
+ * its words for what does not fit together (once options.c's finish_binary). */
+static int build_single_key(const struct gpusort_job *job, struct options *options, struct key_field *key)
+{
+	key->type = key_types[job->key.type];
+	key->offset = job->key.offset;
+	key->size = job->key.size;
 	options->record_size = job->record_size;
-	size_t type_size = key_type_size(options->key_type);
-	if (options->key_type == KEY_BYTES) {
+	size_t type_size = key_type_size(key->type);
+	if (key->type == KEY_BYTES) {
 		if (!job->key.size) {
 			if (!job->record_size)
 				return usage("%s", "--type=bytes needs --key-size or --record-size");
-			if (options->key_offset >= options->record_size)
+			if (key->offset >= options->record_size)
 				return usage("%s", "the key offset is not inside the record");
-			options->key_size = options->record_size - options->key_offset;
+			key->size = options->record_size - key->offset;
 		}
 	} else {
-		if (job->key.size && options->key_size != type_size) {
+		if (job->key.size && key->size != type_size) {
 			char message[128];
 			snprintf(message, sizeof message, "--key-size=%zu does not match --type=%s (%zu bytes)",
-				 options->key_size, key_type_name(options->key_type), type_size);
+				 key->size, key_type_name(key->type), type_size);
 			return usage("%s", message);
 		}
-		options->key_size = type_size;
+		key->size = type_size;
 	}
 	if (!job->record_size) {
-		if (options->key_offset > SIZE_MAX - options->key_size)
+		if (key->offset > SIZE_MAX - key->size)
 			return usage("%s", "the key offset is too large");
-		options->record_size = options->key_offset + options->key_size;
+		options->record_size = key->offset + key->size;
 	}
-	if (options->key_offset > options->record_size ||
-	    options->key_size > options->record_size - options->key_offset) {
+	if (key->offset > options->record_size || key->size > options->record_size - key->offset) {
 		char message[160];
-		snprintf(message, sizeof message,
-			 "the key (offset %zu, size %zu) extends beyond the record (size %zu)",
-			 options->key_offset, options->key_size, options->record_size);
+		snprintf(message, sizeof message, "the key (offset %zu, size %zu) extends beyond the record (size %zu)",
+			 key->offset, key->size, options->record_size);
 		return usage("%s", message);
 	}
 	/* The option that made records this big, for "records of N bytes do not fit". */
 	if (job->record_size)
 		options->record_size_option = "--record-size";
-	else if (options->key_offset > options->key_size)
+	else if (key->offset > key->size)
 		options->record_size_option = "--key-offset";
 	else
 		options->record_size_option = job->key.size ? "--key-size" : "--type";
-	options->reverse = options->reverse || job->key.descending;
+	key->descending = options->reverse || job->key.descending;
 	return GPUSORT_OK;
+}
+
+/* The binary layout from the key and the record size: a key of one field. */
+static int build_binary(const struct gpusort_job *job, struct options *options)
+{
+	int code = refuse_text_settings(job);
+	if (code != GPUSORT_OK)
+		return code;
+	options->key_fields = calloc(1, sizeof *options->key_fields);
+	if (!options->key_fields)
+		return usage("%s", strerror(ENOMEM));
+	options->key_field_count = 1;
+	return build_single_key(job, options, &options->key_fields[0]);
 }
 
 static int build_text(const struct gpusort_job *job, struct options *options)
@@ -312,7 +329,6 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 
 	struct options *options = &built->options;
 	options->mode = job.mode == GPUSORT_MODE_BINARY ? MODE_BINARY : MODE_TEXT;
-	options->key_type = KEY_U32;
 	options->field_separator = -1;
 	code = build_common(&job, built);
 	if (code == GPUSORT_OK)
@@ -338,6 +354,7 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 void job_options_free(struct job_options *built)
 {
 	free(built->options.keys);
+	free(built->options.key_fields);
 	free(built->options.temp_dirs);
 	free(built->options.inputs);
 	free(built->names);
