@@ -152,8 +152,8 @@ enum gpusort_algorithm {
 #define GPUSORT_DEVICE_AUTO (-1)
 #define GPUSORT_DEVICE_CPU (-2)
 
-/* One binary key of a fixed-size record. All zero is a valid key: a u32 at offset 0.
- * Composite keys (several fields) are not supported yet. */
+/* One binary key of a fixed-size record, or one field of a composite key
+ * (gpusort_job.key_fields). All zero is a valid key: a u32 at offset 0. */
 struct gpusort_binary_key {
 	enum gpusort_key_type type; /* default GPUSORT_KEY_U32 */
 	int descending;             /* nonzero: largest first (ties still keep input order) */
@@ -241,7 +241,8 @@ struct gpusort_job {
 	struct gpusort_binary_key key; /* --type, --key-offset, --key-size; descending as -r */
 
 	/* Both modes. */
-	int reverse;             /* -r (with a binary key: either this or key.descending) */
+	int reverse;             /* -r (with a binary key: either this or key.descending;
+	                            with key_fields: every field's direction flipped) */
 	int unique;              /* -u: output only the first of equal keys */
 	enum gpusort_check check; /* -c, -C */
 	int merge;               /* -m: the inputs are sorted already; merge them */
@@ -263,6 +264,17 @@ struct gpusort_job {
 	size_t batch_size;       /* --batch-size: merge at most this many runs, or -m inputs,
 	                            at once (at least 2), in passes through temporary
 	                            files for more; 0 (default): as many as memory allows */
+
+	/* A composite key (--key-field, repeatable), binary mode: records order by the
+	 * first field, records equal there by the second, and so on (database ORDER BY),
+	 * each field ascending or, with its descending set, descending; records equal in
+	 * every field keep their input order, and unique keeps the first of them. reverse
+	 * reverses the whole order (every field's direction). Each field is a
+	 * struct gpusort_binary_key whose size is 0 or its type's size (bytes: 0 is the rest
+	 * of the record). It needs record_size, and key must keep its default. NULL, 0
+	 * (default): the one key above. */
+	const struct gpusort_binary_key *key_fields;
+	size_t key_field_count;
 };
 
 /* Sets every field of job to its default (above) and job->size to job_size, which

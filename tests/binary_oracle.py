@@ -1,12 +1,43 @@
 #!/usr/bin/env python3
 """The test oracle for binary sorts: a plain, stable Python sort of fixed-size records
-by a little-endian key (floats: -0.0 == +0.0, NaN after every number), with -r and -u.
-usage: binary_oracle.py --type=T [--record-size=R] [--key-offset=O] [--key-size=K] [-r] [-u] IN OUT"""
+by a little-endian key (floats: -0.0 == +0.0, NaN after every number), with -r and -u;
+or by a composite key, --key-field=TYPE:OFFSET[:SIZE][:asc|:desc] repeated, compared as a
+tuple of the fields' values (a descending field's negated), -r flipping every field.
+usage: binary_oracle.py --type=T [--record-size=R] [--key-offset=O] [--key-size=K] [-r] [-u] IN OUT
+       binary_oracle.py --record-size=R --key-field=F [--key-field=F]... [-r] [-u] IN OUT"""
 import argparse
 import math
 import struct
 
 FORMATS = {"u32": "<I", "i32": "<i", "u64": "<Q", "i64": "<q", "f32": "<f", "f64": "<d"}
+
+
+def field_value(ftype, raw, descending):
+    """A field's value as Python orders it, in the field's direction."""
+    if ftype == "bytes":
+        return bytes(255 - b for b in raw) if descending else raw
+    v = struct.unpack(FORMATS[ftype], raw)[0]
+    sign = -1 if descending else 1
+    if isinstance(v, float):
+        if math.isnan(v):
+            return (sign, 0.0)  # NaN after every number, first when descending
+        return (0, sign * (v + 0.0))  # -0.0 + 0.0 == 0.0
+    return sign * v
+
+
+def composite_key(specs, reverse):
+    """The key function of --key-field specs (with -r: every direction flipped)."""
+    fields = []
+    for spec in specs:
+        parts = spec.split(":")
+        ftype, offset = parts[0], int(parts[1])
+        rest = parts[2:]
+        size = int(rest.pop(0)) if rest and rest[0].isdigit() else 0
+        descending = bool(rest) and rest[0] == "desc"
+        if ftype != "bytes":
+            size = struct.calcsize(FORMATS[ftype])
+        fields.append((ftype, offset, size, descending != reverse))
+    return lambda r: tuple(field_value(t, r[o:o + (s or len(r) - o)], d) for t, o, s, d in fields)
 
 
 def main():
@@ -15,6 +46,7 @@ def main():
     p.add_argument("--record-size", type=int, default=0)
     p.add_argument("--key-offset", type=int, default=0)
     p.add_argument("--key-size", type=int, default=0)
+    p.add_argument("--key-field", action="append", default=[])
     p.add_argument("-r", action="store_true")
     p.add_argument("-u", action="store_true")
     p.add_argument("input")
@@ -38,7 +70,11 @@ def main():
             return (0, v + 0.0)  # -0.0 + 0.0 == 0.0
         return (0, v)
 
-    ordered = sorted(records, key=key, reverse=a.r)
+    if a.key_field:
+        key = composite_key(a.key_field, a.r)
+        ordered = sorted(records, key=key)
+    else:
+        ordered = sorted(records, key=key, reverse=a.r)
     if a.u:
         kept, last = [], None
         for r in ordered:

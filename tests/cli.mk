@@ -12,6 +12,9 @@ EXTRA_DIST += \
 	tests/test_cli_usage.sh \
 	tests/test_cli_abbreviations.sh \
 	tests/binary_oracle.py
+# --key-field: composite keys against the Python oracle, every distribution.
+TESTS += tests/test_composite_keys.sh
+EXTRA_DIST += tests/test_composite_keys.sh
 TESTS += tests/test_external.sh tests/test_faults.sh
 EXTRA_DIST += tests/test_external.sh tests/test_faults.sh
 TESTS += tests/test_memory.sh

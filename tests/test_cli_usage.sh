@@ -39,7 +39,7 @@ usage_is "argument to an abbreviated --reverse" "gpusort: option '--reverse' doe
 usage_is "argument to --stats" "gpusort: option '--stats' doesn't allow an argument" --stats=1
 usage_is "ambiguous abbreviation" "gpusort: option '--s' is ambiguous; possibilities: '--sort' '--stable'" --s
 usage_is "ambiguous among gpusort's own options" \
-	"gpusort: option '--key-' is ambiguous; possibilities: '--key-offset' '--key-size'" --key-
+	"gpusort: option '--key-' is ambiguous; possibilities: '--key-offset' '--key-size' '--key-field'" --key-
 
 "$GPUSORT" --check=x </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
 status=$?

@@ -1,7 +1,8 @@
 /* libgpusort through its public header only, linked with the shared library: versions,
  * result names, the struct size rules, the front-end parsers, gpusort_sort_records
  * against a stable qsort for every key type, and gpusort_run on files and descriptors
- * (binary, text, -c, -m, -u, usage errors, a missing input) against the same oracle. */
+ * (binary, composite keys, text, -c, -m, -u, usage errors, a missing input) against the
+ * same oracle. */
 #include "config.h"
 #include <fcntl.h>
 #include <math.h>
@@ -425,6 +426,106 @@ static void test_run_binary(void)
 	free(expect);
 }
 
+/* ---- composite keys: the oracle compares field by field, each in its direction ---- */
+
+static const struct gpusort_binary_key *oracle_fields;
+static size_t oracle_field_count;
+
+static int compare_by_fields(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	for (size_t i = 0; i < oracle_field_count; i++) {
+		const struct gpusort_binary_key *field = &oracle_fields[i];
+		oracle.key = field;
+		oracle.key_size = field->size;
+		int c = compare_keys(oracle.records + a * oracle.record_size + field->offset,
+				     oracle.records + b * oracle.record_size + field->offset);
+		if (c)
+			return field->descending ? -c : c;
+	}
+	return (a > b) - (a < b);
+}
+
+static void test_run_composite(void)
+{
+	enum { N = 20000, SIZE = 24 };
+	/* u32 at 0, then f64 at 4 descending, then 8 bytes at 12: an image of 20 bytes,
+	 * whose ties past its first 8 the full comparison finishes */
+	const struct gpusort_binary_key fields[] = {
+		{.type = GPUSORT_KEY_U32, .offset = 0},
+		{.type = GPUSORT_KEY_F64, .offset = 4, .descending = 1},
+		{.type = GPUSORT_KEY_BYTES, .offset = 12, .size = 8},
+	};
+	static const double values[] = {1.5, -2.0, 0.0, -0.0, NAN, 1e300, -1e-300};
+	unsigned char *records = malloc(N * SIZE), *expect = malloc(N * SIZE);
+	size_t *positions = malloc(N * sizeof *positions);
+	for (size_t i = 0; i < N; i++) {
+		unsigned char *record = records + i * SIZE;
+		uint32_t small = (uint32_t)(random_next(&random_state) % 5);
+		double value = values[random_next(&random_state) % 7];
+		memcpy(record, &small, 4);
+		memcpy(record + 4, &value, 8);
+		for (size_t b = 12; b < SIZE; b++)
+			record[b] = b < 20 ? (unsigned char)(random_next(&random_state) % 2) : (unsigned char)(i >> (8 * (b - 20)));
+		positions[i] = i;
+	}
+	oracle = (struct oracle_key){NULL, 0, records, SIZE};
+	oracle_fields = fields;
+	oracle_field_count = 3;
+	qsort(positions, N, sizeof *positions, compare_by_fields);
+	for (size_t i = 0; i < N; i++)
+		memcpy(expect + i * SIZE, records + positions[i] * SIZE, SIZE);
+	write_file(work_path("composite"), records, N * SIZE);
+
+	struct gpusort_job job;
+	gpusort_job_init(&job, sizeof job);
+	struct gpusort_input input = {work_path("composite"), -1};
+	job.mode = GPUSORT_MODE_BINARY;
+	job.inputs = &input;
+	job.input_count = 1;
+	job.output = work_path("composite-sorted");
+	job.record_size = SIZE;
+	job.key_fields = fields;
+	job.key_field_count = 3;
+	job.memory_budget = 256 << 10;
+	job.temp_dirs = (const char *const[]){work};
+	job.temp_dir_count = 1;
+	const char *messages;
+	int code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_OK && file_is(job.output, expect, N * SIZE),
+	       "key_fields (u32, f64 descending, 8 bytes) beyond -S: sorted like the oracle (%s)",
+	       gpusort_error_name(code));
+
+	job.output = work_path("never");
+	job.key.offset = 4;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "cannot be combined with --type"),
+	       "key_fields and a key: %.70s", messages);
+	job.key.offset = 0;
+	job.record_size = 18;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE &&
+	       strstr(messages, "invalid key field specification 'bytes:12:8': the field (bytes 12 to 19) "
+			       "extends beyond the record (--record-size=18)") && access(job.output, F_OK) != 0,
+	       "a field beyond the record: %.90s", messages);
+	job.record_size = 0;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "needs --record-size"), "key_fields without record_size");
+	struct gpusort_binary_key unknown = {.type = (enum gpusort_key_type)99};
+	job.record_size = SIZE;
+	job.key_fields = &unknown;
+	job.key_field_count = 1;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_INVALID_ARGUMENT, "a field of an unknown type: %s", gpusort_error_name(code));
+	job.key_fields = fields;
+	job.mode = GPUSORT_MODE_TEXT;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE, "key_fields in a text job: %s", gpusort_error_name(code));
+	free(positions);
+	free(records);
+	free(expect);
+}
+
 static int compare_lines(const void *a, const void *b)
 {
 	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
@@ -513,6 +614,7 @@ int main(void)
 	test_small_calls();
 	test_sort_records();
 	test_run_binary();
+	test_run_composite();
 	test_run_text();
 	char command[600];
 	snprintf(command, sizeof command, "rm -rf '%s'", work);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../kernels/thread_pool.h"
+#include "composite_key.h"
 #include "key_image.h"
 #include "record_items.h"
 #include "../common/verify.h"
@@ -21,28 +22,50 @@
 /* Records per piece of a gather: small enough to balance, large enough to amortize. */
 #define GATHER_SLICE_RECORDS ((size_t)16 << 10)
 
+void record_layout_init(struct record_layout *layout, size_t record_size, const struct key_field *fields,
+			size_t count)
+{
+	size_t first = SIZE_MAX, end = 0;
+	for (size_t i = 0; i < count; i++) {
+		first = fields[i].offset < first ? fields[i].offset : first;
+		end = fields[i].offset + fields[i].size > end ? fields[i].offset + fields[i].size : end;
+	}
+	*layout = (struct record_layout){.record_size = record_size, .fields = fields, .field_count = count,
+					 .image_size = composite_image_size(fields, count),
+					 .key_span_offset = first, .key_span_size = end - first};
+}
+
 void record_layout_from_options(const struct options *options, struct record_layout *layout)
 {
-	layout->type = options->key_type;
-	layout->record_size = options->record_size;
-	layout->key_offset = options->key_offset;
-	layout->key_size = options->key_size;
-	layout->reverse = options->reverse;
-	layout->pool = NULL;
-	layout->verify = NULL;
+	record_layout_init(layout, options->record_size, options->key_fields, options->key_field_count);
+}
+
+/* Several fields: the narrowest item their image fits, else its first 8 bytes. */
+static enum record_form composite_form(const struct record_layout *layout, size_t n)
+{
+	if (layout->image_size <= 4 && n <= ((uint64_t)1 << 32))
+		return FORM_KEY32_POS32;
+	if (layout->image_size <= 8)
+		return FORM_KEY64_POS64;
+	if (layout->image_size <= 10 && n < ((uint64_t)1 << 48))
+		return FORM_KEY80_POS48;
+	return FORM_PREFIX64_POS64;
 }
 
 enum record_form record_form_choose(const struct record_layout *layout, size_t n)
 {
-	bool bare = layout->record_size == layout->key_size && key_image_is_bijective(layout->type);
-	if (layout->type == KEY_BYTES) {
-		if (layout->key_size <= 8)
+	if (layout->field_count > 1)
+		return composite_form(layout, n);
+	const struct key_field *key = layout->fields;
+	bool bare = layout->record_size == key->size && key_image_is_bijective(key->type);
+	if (key->type == KEY_BYTES) {
+		if (key->size <= 8)
 			return FORM_KEY64_POS64;
-		if (layout->key_size <= 10 && n < ((uint64_t)1 << 48))
+		if (key->size <= 10 && n < ((uint64_t)1 << 48))
 			return FORM_KEY80_POS48;
 		return FORM_PREFIX64_POS64;
 	}
-	if (key_type_size(layout->type) == 4) {
+	if (key_type_size(key->type) == 4) {
 		if (bare)
 			return FORM_BARE_KEY32;
 		return n <= ((uint64_t)1 << 32) ? FORM_KEY32_POS32 : FORM_KEY64_POS64;
@@ -64,22 +87,34 @@ bool record_form_in_place(enum record_form form)
 	return form == FORM_BARE_KEY32 || form == FORM_BARE_KEY64;
 }
 
-/* The image with -r applied: complemented within the key's bits, so the sort stays
- * ascending over items and equal keys keep their input order. */
+/* The image with its direction applied: a descending key's complemented within the
+ * key's bits, so the sort stays ascending over items and equal keys keep their input
+ * order. Several fields: the composite image's first 8 bytes (4 when it is that short,
+ * for FORM_KEY32_POS32). */
 static uint64_t ordered_image(const struct record_layout *layout, const unsigned char *record)
 {
-	uint64_t image = key_image(layout->type, record + layout->key_offset, layout->key_size);
-	if (layout->reverse)
-		image = key_type_size(layout->type) == 4 ? (uint32_t)~image : ~image;
+	if (layout->field_count > 1) {
+		uint64_t prefix = composite_image_prefix(layout->fields, layout->field_count, record);
+		return layout->image_size <= 4 ? prefix >> 32 : prefix;
+	}
+	const struct key_field *key = layout->fields;
+	uint64_t image = key_image(key->type, record + key->offset, key->size);
+	if (key->descending)
+		image = key_type_size(key->type) == 4 ? (uint32_t)~image : ~image;
 	return image;
 }
 
-/* Bytes 9 and 10 of a 9- or 10-byte key, as the low 16 bits of an 80-bit image. */
+/* Bytes 9 and 10 of a 9- or 10-byte image, as the low 16 bits of an 80-bit one. */
 static uint64_t tail16(const struct record_layout *layout, const unsigned char *record)
 {
-	const unsigned char *key = record + layout->key_offset;
-	uint64_t tail = ((uint64_t)key[8] << 8) | (layout->key_size > 9 ? key[9] : 0);
-	return layout->reverse ? (~tail & 0xffff) : tail;
+	unsigned char head[10];
+	const unsigned char *image = head;
+	if (layout->field_count > 1)
+		composite_image_head(layout->fields, layout->field_count, record, head, sizeof head);
+	else /* one bytes key is its own image */
+		image = record + layout->fields->offset;
+	uint64_t tail = ((uint64_t)image[8] << 8) | (layout->image_size > 9 ? image[9] : 0);
+	return layout->field_count == 1 && layout->fields->descending ? (~tail & 0xffff) : tail;
 }
 
 /* Builds items [begin, end); positions are global record indices. */
@@ -130,8 +165,9 @@ struct build_job {
 static uint64_t bare_mask(const struct record_layout *layout, enum record_form form)
 {
 	uint64_t all = form == FORM_BARE_KEY32 ? 0xffffffffu : ~0ull;
-	uint64_t sign = layout->type == KEY_I32 || layout->type == KEY_I64 ? all ^ (all >> 1) : 0;
-	return layout->reverse ? sign ^ all : sign;
+	enum key_type type = layout->fields->type;
+	uint64_t sign = type == KEY_I32 || type == KEY_I64 ? all ^ (all >> 1) : 0;
+	return layout->fields->descending ? sign ^ all : sign;
 }
 
 /* One pass over bare keys x[0, n): each turned into its image or back by the mask and,
@@ -243,7 +279,7 @@ static void build_slice(void *context, size_t slice)
 		size_t stop = piece + BARE_PIECE < end ? piece + BARE_PIECE : end;
 		uint64_t started = sort_verify_clock();
 		for (size_t i = piece; i < stop; i++)
-			fingerprint_add(&print, job->records + i * size + layout->key_offset, layout->key_size);
+			fingerprint_add(&print, job->records + i * size + layout->key_span_offset, layout->key_span_size);
 		spent += sort_verify_clock() - started;
 		build_range(layout, job->form, job->records, piece, stop, job->items);
 	}
@@ -276,17 +312,16 @@ struct tie_context {
 static int compare_full_keys(const struct tie_context *context, size_t a, size_t b)
 {
 	const struct record_layout *layout = context->layout;
-	int order = memcmp(context->records + a * layout->record_size + layout->key_offset,
-			   context->records + b * layout->record_size + layout->key_offset,
-			   layout->key_size);
-	if (layout->reverse)
-		order = -order;
+	int order = composite_key_compare(layout->fields, layout->field_count,
+					  context->records + a * layout->record_size,
+					  context->records + b * layout->record_size);
 	if (order)
 		return order;
 	return (a > b) - (a < b);
 }
 
-/* Tie runs are items whose 8-byte prefixes are equal; the full key, then the position,
+/* Tie runs are items whose 8-byte prefixes are equal; the full key (every field, each in
+ * its direction), then the position,
  * orders them, so the result is the same stable order the whole key would give. */
 static int qsort_tie_compare(const void *a, const void *b, void *context)
 {
@@ -410,27 +445,27 @@ struct gather_job {
 	bool to_output;
 };
 
-/* Two records' keys in output order (-r applied): <0, 0, >0. */
+/* Two records' keys in output order (directions applied): <0, 0, >0. */
 static inline int record_key_order(const struct record_layout *layout, const unsigned char *a, const unsigned char *b)
 {
-	int order = key_compare(layout->type, layout->key_size, a + layout->key_offset, b + layout->key_offset);
-	return layout->reverse ? -order : order;
+	return composite_key_compare(layout->fields, layout->field_count, a, b);
 }
 
-/* Neighbours out of order among count records in a row. Byte keys of 8 bytes or more
- * decide on their first 8 as one big-endian word where those differ, as nearly all
- * neighbours do, in a loop with the layout's fields read once. */
+/* Neighbours out of order among count records in a row. A key of one bytes field of 8
+ * bytes or more decides on its first 8 as one big-endian word where those differ, as
+ * nearly all neighbours do, in a loop with the layout read once. */
 static uint64_t records_disorder(const struct record_layout *layout, const unsigned char *records, size_t count)
 {
 	const size_t size = layout->record_size;
+	const struct key_field *field = &layout->fields[0];
 	uint64_t disorder = 0;
-	if (layout->type != KEY_BYTES || layout->key_size < 8) {
+	if (layout->field_count != 1 || field->type != KEY_BYTES || field->size < 8) {
 		for (size_t i = 1; i < count; i++)
 			disorder += record_key_order(layout, records + (i - 1) * size, records + i * size) > 0;
 		return disorder;
 	}
-	const bool reverse = layout->reverse;
-	const unsigned char *key = records + layout->key_offset;
+	const bool reverse = field->descending;
+	const unsigned char *key = records + field->offset;
 	for (size_t i = 1; i < count; i++) {
 		uint64_t x, y;
 		memcpy(&x, key + (i - 1) * size, 8);
@@ -451,7 +486,7 @@ static inline void record_fingerprint(const struct record_layout *layout, const 
 	if (verify->by_position)
 		fingerprint_add_position(print, position);
 	else
-		fingerprint_add(print, record + layout->key_offset, layout->key_size);
+		fingerprint_add(print, record + layout->key_span_offset, layout->key_span_size);
 }
 
 /* fingerprint_add_position of the positions of items [at, at + count), one loop a form. */
@@ -501,7 +536,7 @@ static void gather_slice(void *context, size_t slice)
 		positions_fingerprint(job->form, job->items, at, count, &print);
 	else
 		for (size_t i = 0; i < count; i++)
-			fingerprint_add(&print, out + i * size + layout->key_offset, layout->key_size);
+			fingerprint_add(&print, out + i * size + layout->key_span_offset, layout->key_span_size);
 	sort_verify_output(verify, &print, disorder);
 	sort_verify_time(verify, started);
 }

@@ -16,11 +16,16 @@ struct thread_pool;
 struct sort_verify;
 
 struct record_layout {
-	enum key_type type;
 	size_t record_size;
-	size_t key_offset;
-	size_t key_size;
-	bool reverse;
+	/* The key: its fields, most significant first, each in its direction (-r applied).
+	 * One field keeps the narrow item forms below; several make a composite key, whose
+	 * image (composite_key.h) fills the items' key bits. */
+	const struct key_field *fields;
+	size_t field_count;
+	size_t image_size;     /* bytes of the key's image */
+	/* The bytes from the first key byte to the last: the self-check counts a record by
+	 * them (verify.h), which are its key's bytes when there is one field. */
+	size_t key_span_offset, key_span_size;
 	struct thread_pool *pool; /* threads that build items and gather records; NULL: one */
 	struct sort_verify *verify; /* the sort's self-check (verify.h); NULL: none */
 };
@@ -30,10 +35,14 @@ enum record_form {
 	FORM_BARE_KEY64,     /* records are bare 8-byte integer keys: ITEM_U64 images in place */
 	FORM_KEY32_POS32,    /* ITEM_U64: 32-bit image << 32 | position */
 	FORM_KEY64_POS64,    /* ITEM_U128: 64-bit image << 64 | position */
-	FORM_KEY80_POS48,    /* ITEM_U128: a 9- or 10-byte bytes key << 48 | position */
-	FORM_PREFIX64_POS64, /* ITEM_U128: first 8 bytes of a longer key; ties finished by memcmp */
+	FORM_KEY80_POS48,    /* ITEM_U128: a 9- or 10-byte image << 48 | position */
+	FORM_PREFIX64_POS64, /* ITEM_U128: first 8 bytes of a longer image; ties finished by
+	                        the full comparison (composite_key_compare) */
 };
 
+/* A layout of count fields (kept by pointer) in records of record_size bytes. */
+void record_layout_init(struct record_layout *layout, size_t record_size, const struct key_field *fields,
+			size_t count);
 void record_layout_from_options(const struct options *options, struct record_layout *layout);
 
 /* The form for n records, and its item width. */

@@ -14,6 +14,7 @@ struct command_line {
 	struct gpusort_input *inputs;
 	const char **keys;
 	const char **temp_dirs;
+	struct gpusort_binary_key *key_fields; /* --key-field, in order */
 };
 
 /* Parses argv into line->job. Returns 0 to run, 1 when --help/--version printed and

@@ -24,6 +24,7 @@ enum long_only_option {
 	OPT_RECORD_SIZE,
 	OPT_KEY_OFFSET,
 	OPT_KEY_SIZE,
+	OPT_KEY_FIELD,
 	OPT_PARALLEL,
 	OPT_DEVICE,
 	OPT_GPU_MEMORY,
@@ -92,6 +93,7 @@ static const struct option own_long_options[] = {
 	{"record-size", required_argument, NULL, OPT_RECORD_SIZE},
 	{"key-offset", required_argument, NULL, OPT_KEY_OFFSET},
 	{"key-size", required_argument, NULL, OPT_KEY_SIZE},
+	{"key-field", required_argument, NULL, OPT_KEY_FIELD},
 	{"device", required_argument, NULL, OPT_DEVICE},
 	{"gpu-memory", required_argument, NULL, OPT_GPU_MEMORY},
 	{"algorithm", required_argument, NULL, OPT_ALGORITHM},
@@ -180,6 +182,14 @@ static void print_help(void)
 "      --key-offset=N       key position inside each record (default 0)\n"
 "      --key-size=N         key bytes (default: the type's size; for bytes, the rest\n"
 "                           of the record)\n"
+"      --key-field=TYPE:OFFSET[:SIZE][:asc|:desc]  a field of a composite key\n"
+"                           (database ORDER BY), repeatable: records order by the\n"
+"                           first field, then the second, ...; each ascending, or\n"
+"                           descending with :desc; SIZE: a bytes field's length\n"
+"                           (default: the rest of the record); needs --record-size;\n"
+"                           not with --type, --key-offset, --key-size. -r reverses\n"
+"                           every field's direction; -u keeps the first of records\n"
+"                           equal in every field\n"
 "  Floats: -0.0 equals +0.0; NaNs sort after every number (first with -r).\n"
 "\n"
 "The -k rule: an argument of -k that parses as a KEYDEF (F[.C][OPTS][,F[.C][OPTS]])\n"
@@ -399,9 +409,67 @@ static int push_input(struct command_line *line, const char *name)
 	return 0;
 }
 
+/* --key-field=TYPE:OFFSET[:SIZE][:asc|:desc] into a field; on a bad spec, what is wrong
+ * with it in reason. (Whether it lies inside the record is gpusort_run()'s to say: the
+ * record size may come later.) */
+static int parse_key_field(const char *spec, struct gpusort_binary_key *field, char *reason, size_t size)
+{
+	char copy[256];
+	if (strlen(spec) >= sizeof copy)
+		return snprintf(reason, size, "too long"), -EINVAL;
+	strcpy(copy, spec);
+	char *parts[5];
+	size_t count = 0;
+	for (char *part = copy, *colon; part && count < 5; part = colon ? colon + 1 : NULL) {
+		colon = strchr(part, ':');
+		if (colon)
+			*colon = '\0';
+		parts[count++] = part;
+	}
+	memset(field, 0, sizeof *field);
+	int found = find_name(parts[0], key_type_names, sizeof key_type_names / sizeof *key_type_names);
+	if (found < 0)
+		return snprintf(reason, size, "unknown type '%s' (expected u32, i32, u64, i64, f32, f64 or bytes)",
+				parts[0]), -EINVAL;
+	field->type = key_types[found];
+	if (count < 2 || !parts[1][0])
+		return snprintf(reason, size, "the offset is missing (TYPE:OFFSET[:SIZE][:asc|:desc])"), -EINVAL;
+	if (parse_count(parts[1], 0, &field->offset) < 0)
+		return snprintf(reason, size, "invalid offset '%s'", parts[1]), -EINVAL;
+	size_t next = 2;
+	if (next < count && parts[next][0] >= '0' && parts[next][0] <= '9') {
+		if (parse_count(parts[next], 1, &field->size) < 0)
+			return snprintf(reason, size, "invalid size '%s'", parts[next]), -EINVAL;
+		next++;
+	}
+	if (next < count) {
+		if (strcmp(parts[next], "desc") == 0)
+			field->descending = 1;
+		else if (strcmp(parts[next], "asc") != 0)
+			return snprintf(reason, size, "'%s' is neither a size nor asc or desc", parts[next]), -EINVAL;
+		next++;
+	}
+	if (next < count || count == 5)
+		return snprintf(reason, size, "too many parts (TYPE:OFFSET[:SIZE][:asc|:desc])"), -EINVAL;
+	return 0;
+}
+
+static int push_key_field(struct command_line *line, const struct gpusort_binary_key *field)
+{
+	size_t count = line->job.key_field_count;
+	struct gpusort_binary_key *grown = realloc(line->key_fields, (count + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	grown[count] = *field;
+	line->key_fields = grown;
+	line->job.key_fields = grown;
+	line->job.key_field_count = count + 1;
+	return 0;
+}
+
 /* What the user set explicitly, for the checks after parsing. */
 struct given {
-	bool type, record_size, key_offset, key_size, key_file, text_key, text_only;
+	bool type, record_size, key_offset, key_size, key_field, key_file, text_key, text_only;
 	char text_only_option;
 	char check; /* 'c' or 'C': the check asked for last (-c, -C, --check[=WORD]) */
 };
@@ -447,6 +515,9 @@ static int finish_binary(struct command_line *line, const struct given *given)
 		char option[3] = {'-', given->text_only_option, '\0'};
 		return usage_error("option '%s' applies to text lines, not binary records", option);
 	}
+	/* the job cannot tell an explicit --type=u32 or --key-offset=0 from the defaults */
+	if (given->key_field && (given->type || given->key_offset || given->key_size))
+		return usage_error("%s", "--key-field cannot be combined with --type, --key-offset or --key-size");
 	line->job.mode = GPUSORT_MODE_BINARY;
 	if (!given->type && given->key_size)
 		line->job.key.type = GPUSORT_KEY_BYTES;
@@ -615,6 +686,19 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 				return usage_error("invalid --key-size '%s' (expected a positive number of bytes)", optarg);
 			given.key_size = true;
 			break;
+		case OPT_KEY_FIELD: {
+			struct gpusort_binary_key field;
+			char reason[160];
+			if (parse_key_field(optarg, &field, reason, sizeof reason) < 0) {
+				fprintf(stderr, "gpusort: invalid key field specification '%s': %s\n", optarg, reason);
+				command_line_usage_hint();
+				return 2;
+			}
+			if (push_key_field(line, &field) < 0)
+				return usage_error("%s", "out of memory");
+			given.key_field = true;
+			break;
+		}
 		case OPT_DEVICE:
 			if (parse_device(optarg, &job->device) < 0)
 				return usage_error("invalid --device '%s' (expected auto, cpu or a device number)", optarg);
@@ -660,7 +744,8 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		if (push_input(line, argv[i]) < 0)
 			return usage_error("%s", "out of memory");
 
-	if (given.type || given.record_size || given.key_offset || given.key_size || given.key_file) {
+	if (given.type || given.record_size || given.key_offset || given.key_size || given.key_field ||
+	    given.key_file) {
 		int status = finish_binary(line, &given);
 		if (status)
 			return status;
@@ -673,5 +758,6 @@ void command_line_free(struct command_line *line)
 	free(line->inputs);
 	free(line->keys);
 	free(line->temp_dirs);
+	free(line->key_fields);
 	memset(line, 0, sizeof *line);
 }

@@ -118,6 +118,14 @@ static int check_form(const struct gpusort_job *job)
 		return invalid("unknown key type");
 	if (!binary_key_reserved_clear(&job->key))
 		return invalid("reserved fields of the key are not zero");
+	if (job->key_field_count && !job->key_fields)
+		return invalid("key_field_count without key_fields");
+	for (size_t i = 0; i < job->key_field_count; i++) {
+		if ((unsigned)job->key_fields[i].type > GPUSORT_KEY_BYTES)
+			return invalid("unknown key type of a key field");
+		if (!binary_key_reserved_clear(&job->key_fields[i]))
+			return invalid("reserved fields of a key field are not zero");
+	}
 	if (job->check != GPUSORT_CHECK_NONE && job->check != GPUSORT_CHECK_DIAGNOSE &&
 	    job->check != GPUSORT_CHECK_QUIET)
 		return invalid("unknown check mode");
@@ -135,9 +143,10 @@ static int check_form(const struct gpusort_job *job)
 	return GPUSORT_OK;
 }
 
-/* The binary layout from the key and record size, with the command's defaults and its
- * words for what does not fit together (once options.c's finish_binary). */
-static int build_binary(const struct gpusort_job *job, struct options *options)
+static const enum key_type key_types[] = {KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES};
+
+/* The options that refuse text settings in a binary job, in the command's words. */
+static int refuse_text_settings(const struct gpusort_job *job)
 {
 	if (job->key_count)
 		return usage("%s", "text keys (-k KEYDEF) cannot be combined with binary record options");
@@ -151,58 +160,151 @@ static int build_binary(const struct gpusort_job *job, struct options *options)
 		option[1] = 'z';
 	if (option[1])
 		return usage("option '%s' applies to text lines, not binary records", option);
+	return GPUSORT_OK;
+}
 
-	static const enum key_type types[] = {KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES};
-	options->key_type = types[job->key.type];
-	options->key_offset = job->key.offset;
-	options->key_size = job->key.size;
+/* The one key of --type, --key-offset and --key-size, with the command's defaults and
+ * its words for what does not fit together (once options.c's finish_binary). */
+static int build_single_key(const struct gpusort_job *job, struct options *options, struct key_field *key)
+{
+	key->type = key_types[job->key.type];
+	key->offset = job->key.offset;
+	key->size = job->key.size;
 	options->record_size = job->record_size;
-	size_t type_size = key_type_size(options->key_type);
-	if (options->key_type == KEY_BYTES) {
+	size_t type_size = key_type_size(key->type);
+	if (key->type == KEY_BYTES) {
 		if (!job->key.size) {
 			if (!job->record_size)
 				return usage("%s", "--type=bytes needs --key-size or --record-size");
-			if (options->key_offset >= options->record_size)
+			if (key->offset >= options->record_size)
 				return usage("%s", "the key offset is not inside the record");
-			options->key_size = options->record_size - options->key_offset;
+			key->size = options->record_size - key->offset;
 		}
 	} else {
-		if (job->key.size && options->key_size != type_size) {
+		if (job->key.size && key->size != type_size) {
 			char message[128];
 			snprintf(message, sizeof message, "--key-size=%zu does not match --type=%s (%zu bytes)",
-				 options->key_size, key_type_name(options->key_type), type_size);
+				 key->size, key_type_name(key->type), type_size);
 			return usage("%s", message);
 		}
-		options->key_size = type_size;
+		key->size = type_size;
 	}
 	if (!job->record_size) {
-		if (options->key_offset > SIZE_MAX - options->key_size)
+		if (key->offset > SIZE_MAX - key->size)
 			return usage("%s", "the key offset is too large");
-		options->record_size = options->key_offset + options->key_size;
+		options->record_size = key->offset + key->size;
 	}
-	if (options->key_offset > options->record_size ||
-	    options->key_size > options->record_size - options->key_offset) {
+	if (key->offset > options->record_size || key->size > options->record_size - key->offset) {
 		char message[160];
-		snprintf(message, sizeof message,
-			 "the key (offset %zu, size %zu) extends beyond the record (size %zu)",
-			 options->key_offset, options->key_size, options->record_size);
+		snprintf(message, sizeof message, "the key (offset %zu, size %zu) extends beyond the record (size %zu)",
+			 key->offset, key->size, options->record_size);
 		return usage("%s", message);
 	}
 	/* The option that made records this big, for "records of N bytes do not fit". */
 	if (job->record_size)
 		options->record_size_option = "--record-size";
-	else if (options->key_offset > options->key_size)
+	else if (key->offset > key->size)
 		options->record_size_option = "--key-offset";
 	else
 		options->record_size_option = job->key.size ? "--key-size" : "--type";
-	options->reverse = options->reverse || job->key.descending;
+	key->descending = options->reverse || job->key.descending;
 	return GPUSORT_OK;
+}
+
+/* A key field as the command's --key-field spells it: TYPE:OFFSET[:SIZE][:desc]. */
+static void key_field_spec(const struct gpusort_binary_key *field, char *spec, size_t size)
+{
+	static const char *const names[] = {"u32", "i32", "u64", "i64", "f32", "f64", "bytes"};
+	int n = snprintf(spec, size, "%s:%zu", names[field->type], field->offset);
+	if (field->size && n >= 0 && (size_t)n < size)
+		n += snprintf(spec + n, size - (size_t)n, ":%zu", field->size);
+	if (field->descending && n >= 0 && (size_t)n < size)
+		snprintf(spec + n, size - (size_t)n, ":desc");
+}
+
+static int invalid_field(const struct gpusort_binary_key *field, const char *reason)
+{
+	char spec[96], message[320];
+	key_field_spec(field, spec, sizeof spec);
+	snprintf(message, sizeof message, "invalid key field specification '%s': %s", spec, reason);
+	return usage("%s", message);
+}
+
+/* One field of a composite key in records of options->record_size bytes. */
+static int build_key_field(const struct gpusort_binary_key *given, const struct options *options,
+			   struct key_field *field)
+{
+	char reason[160];
+	size_t record_size = options->record_size;
+	*field = (struct key_field){.type = key_types[given->type], .offset = given->offset, .size = given->size};
+	size_t type_size = key_type_size(field->type);
+	if (field->type != KEY_BYTES && given->size && given->size != type_size) {
+		snprintf(reason, sizeof reason, "size %zu does not match %s (%zu bytes)", given->size,
+			 key_type_name(field->type), type_size);
+		return invalid_field(given, reason);
+	}
+	if (field->offset >= record_size) {
+		snprintf(reason, sizeof reason, "offset %zu is not inside the record (--record-size=%zu)",
+			 field->offset, record_size);
+		return invalid_field(given, reason);
+	}
+	if (field->type != KEY_BYTES)
+		field->size = type_size;
+	else if (!field->size)
+		field->size = record_size - field->offset;
+	if (field->size > record_size) {
+		snprintf(reason, sizeof reason, "size %zu is larger than the record (--record-size=%zu)",
+			 field->size, record_size);
+		return invalid_field(given, reason);
+	}
+	if (field->size > record_size - field->offset) {
+		snprintf(reason, sizeof reason, "the field (bytes %zu to %zu) extends beyond the record (--record-size=%zu)",
+			 field->offset, field->offset + field->size - 1, record_size);
+		return invalid_field(given, reason);
+	}
+	/* -r reverses the whole order: every field's direction */
+	field->descending = (given->descending != 0) != options->reverse;
+	return GPUSORT_OK;
+}
+
+/* A composite key (--key-field): it needs the record size, and is the key, so the
+ * single key's options must keep their defaults. */
+static int build_key_fields(const struct gpusort_job *job, struct options *options)
+{
+	if (job->key.type != GPUSORT_KEY_U32 || job->key.offset || job->key.size || job->key.descending)
+		return usage("%s", "--key-field cannot be combined with --type, --key-offset or --key-size");
+	if (!job->record_size)
+		return usage("%s", "--key-field needs --record-size");
+	options->record_size = job->record_size;
+	options->record_size_option = "--record-size";
+	for (size_t i = 0; i < job->key_field_count; i++) {
+		int code = build_key_field(&job->key_fields[i], options, &options->key_fields[i]);
+		if (code != GPUSORT_OK)
+			return code;
+	}
+	return GPUSORT_OK;
+}
+
+/* The binary layout from the key, or key fields, and the record size. */
+static int build_binary(const struct gpusort_job *job, struct options *options)
+{
+	int code = refuse_text_settings(job);
+	if (code != GPUSORT_OK)
+		return code;
+	size_t count = job->key_field_count ? job->key_field_count : 1;
+	options->key_fields = calloc(count, sizeof *options->key_fields);
+	if (!options->key_fields)
+		return usage("%s", strerror(ENOMEM));
+	options->key_field_count = count;
+	if (job->key_field_count)
+		return build_key_fields(job, options);
+	return build_single_key(job, options, &options->key_fields[0]);
 }
 
 static int build_text(const struct gpusort_job *job, struct options *options)
 {
 	if (job->record_size || job->key.offset || job->key.size || job->key.descending ||
-	    job->key.type != GPUSORT_KEY_U32)
+	    job->key.type != GPUSORT_KEY_U32 || job->key_field_count)
 		return usage("%s", "record size and binary key settings need a binary job (GPUSORT_MODE_BINARY)");
 	for (size_t i = 0; i < sizeof ordering_letters / sizeof ordering_letters[0]; i++)
 		if (job->ordering & ordering_letters[i].bit)
@@ -312,7 +414,6 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 
 	struct options *options = &built->options;
 	options->mode = job.mode == GPUSORT_MODE_BINARY ? MODE_BINARY : MODE_TEXT;
-	options->key_type = KEY_U32;
 	options->field_separator = -1;
 	code = build_common(&job, built);
 	if (code == GPUSORT_OK)
@@ -338,6 +439,7 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 void job_options_free(struct job_options *built)
 {
 	free(built->options.keys);
+	free(built->options.key_fields);
 	free(built->options.temp_dirs);
 	free(built->options.inputs);
 	free(built->names);

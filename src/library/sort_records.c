@@ -36,8 +36,9 @@ int gpusort_sort_options_init(struct gpusort_sort_options *options, size_t optio
 	return GPUSORT_OK;
 }
 
-/* The layout the key gives records of record_size bytes, or INVALID_ARGUMENT. */
-static int layout_from_key(const struct gpusort_binary_key *key, size_t record_size,
+/* The layout the key gives records of record_size bytes (its one field in *field), or
+ * INVALID_ARGUMENT. */
+static int layout_from_key(const struct gpusort_binary_key *key, size_t record_size, struct key_field *field,
 			   struct record_layout *layout)
 {
 	static const enum key_type types[] = {KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES};
@@ -46,21 +47,18 @@ static int layout_from_key(const struct gpusort_binary_key *key, size_t record_s
 	for (size_t i = 0; i < sizeof key->reserved / sizeof key->reserved[0]; i++)
 		if (key->reserved[i])
 			return GPUSORT_ERROR_INVALID_ARGUMENT;
-	memset(layout, 0, sizeof *layout);
-	layout->type = types[key->type];
-	layout->record_size = record_size;
-	layout->key_offset = key->offset;
-	size_t type_size = key_type_size(layout->type);
-	if (layout->type == KEY_BYTES)
-		layout->key_size = key->size ? key->size
-				   : key->offset < record_size ? record_size - key->offset : 0;
+	*field = (struct key_field){.type = types[key->type], .offset = key->offset,
+				    .descending = key->descending != 0};
+	size_t type_size = key_type_size(field->type);
+	if (field->type == KEY_BYTES)
+		field->size = key->size ? key->size : key->offset < record_size ? record_size - key->offset : 0;
 	else if (key->size && key->size != type_size)
 		return GPUSORT_ERROR_INVALID_ARGUMENT;
 	else
-		layout->key_size = type_size;
-	if (!layout->key_size || key->offset > record_size || layout->key_size > record_size - key->offset)
+		field->size = type_size;
+	if (!field->size || key->offset > record_size || field->size > record_size - key->offset)
 		return GPUSORT_ERROR_INVALID_ARGUMENT;
-	layout->reverse = key->descending != 0;
+	record_layout_init(layout, record_size, field, 1);
 	return GPUSORT_OK;
 }
 
@@ -179,8 +177,9 @@ int gpusort_sort_records(void *records, size_t count, size_t record_size,
 	}
 	if (options.device < GPUSORT_DEVICE_CPU || (unsigned)options.algorithm > GPUSORT_ALGORITHM_QUICK)
 		return GPUSORT_ERROR_INVALID_ARGUMENT;
+	struct key_field field;
 	struct record_layout layout;
-	int code = layout_from_key(key, record_size, &layout);
+	int code = layout_from_key(key, record_size, &field, &layout);
 	if (code != GPUSORT_OK)
 		return code;
 	if (count && !records)

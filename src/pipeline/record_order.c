@@ -1,6 +1,7 @@
 /* The two modes' record orders (see record_order.h). */
 #include "config.h"
 #include <string.h>
+#include "../binary/composite_key.h"
 #include "../binary/key_image.h"
 #include "../binary/record_items.h"
 #include "record_order.h"
@@ -12,37 +13,40 @@ static uint64_t binary_prefix(const struct record_order *order, const unsigned c
 {
 	(void)len;
 	const struct record_layout *layout = order->layout;
-	uint64_t image = key_image(layout->type, record + layout->key_offset, layout->key_size);
-	return layout->reverse ? ~image : image;
+	if (layout->field_count > 1)
+		return composite_image_prefix(layout->fields, layout->field_count, record);
+	const struct key_field *key = layout->fields;
+	uint64_t image = key_image(key->type, record + key->offset, key->size);
+	return key->descending ? ~image : image;
 }
 
-/* Bytes keys longer than the prefix's 8 bytes. */
+/* Keys whose image is longer than the prefix's 8 bytes: every field, in its direction. */
 static int binary_compare(const struct record_order *order, const unsigned char *a, size_t alen,
 			  const unsigned char *b, size_t blen)
 {
 	(void)alen, (void)blen;
 	const struct record_layout *layout = order->layout;
-	int diff = memcmp(a + layout->key_offset, b + layout->key_offset, layout->key_size);
-	return layout->reverse ? -diff : diff;
+	return composite_key_compare(layout->fields, layout->field_count, a, b);
 }
 
 void record_order_binary(struct record_order *order, const struct record_layout *layout, bool unique)
 {
+	const struct key_field *first = layout->fields;
 	*order = (struct record_order){.record_size = layout->record_size, .unique = unique,
-				       .kind = PREFIX_CALL, .key_offset = layout->key_offset,
-				       .reverse_prefix = layout->reverse, .prefix = binary_prefix,
-				       .fingerprint_offset = layout->key_offset,
-				       .fingerprint_size = layout->key_size, .layout = layout};
-	switch (layout->type) {
+				       .kind = PREFIX_CALL, .key_offset = first->offset,
+				       .reverse_prefix = first->descending, .prefix = binary_prefix,
+				       .fingerprint_offset = layout->key_span_offset,
+				       .fingerprint_size = layout->key_span_size, .layout = layout};
+	switch (layout->field_count == 1 ? first->type : KEY_BYTES) {
 	case KEY_U32: order->kind = PREFIX_U32; break;
 	case KEY_I32: order->kind = PREFIX_I32; break;
 	case KEY_U64: order->kind = PREFIX_U64; break;
 	case KEY_I64: order->kind = PREFIX_I64; break;
 	default: break;
 	}
-	/* every other key's image is exact (floats: equal images compare equal), but for
-	 * bytes keys past the image's 8 bytes */
-	if (layout->type == KEY_BYTES && layout->key_size > 8)
+	/* every image of 8 bytes or less is exact (floats: equal images compare equal), so
+	 * equal prefixes mean equal keys; longer ones need the full comparison */
+	if (layout->image_size > 8)
 		order->compare = binary_compare;
 }
 

@@ -12,14 +12,23 @@ enum key_type { KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES 
 
 enum sort_mode { MODE_TEXT, MODE_BINARY };
 
+/* One field of a binary key: a typed key at an offset of the record, ascending or
+ * descending. A sort's key is a list of them, most significant first (database ORDER
+ * BY); --type/--key-offset/--key-size make the list of one. */
+struct key_field {
+	enum key_type type;
+	size_t offset;           /* the field's first byte in the record */
+	size_t size;             /* its bytes: the type's size, or any for bytes */
+	bool descending;         /* largest first; -r is already applied */
+};
+
 struct options {
 	enum sort_mode mode;
 
 	/* binary records */
-	enum key_type key_type;
 	size_t record_size;      /* bytes per record */
-	size_t key_offset;       /* key position inside a record */
-	size_t key_size;         /* key bytes */
+	struct key_field *key_fields; /* the key, most significant field first; at least one */
+	size_t key_field_count;
 	const char *record_size_option; /* the option that set the record size, for messages */
 
 	/* text keys */
