@@ -15,6 +15,7 @@ struct text_order {
 	int separator;         /* -t byte, or -1 for blank-to-nonblank fields */
 	bool last_resort;      /* whole-line comparison after equal keys (not -s, not -u) */
 	bool reverse;          /* -r for the whole-line comparison */
+	bool collate;          /* LC_COLLATE is not C/POSIX: text keys and lines collate */
 	bool unique;           /* -u */
 	unsigned char eol;     /* '\n', or '\0' with -z */
 };
