@@ -12,6 +12,7 @@
 #include "src/text/text_compare.h"
 #include "src/text/text_fields.h"
 #include "src/text/text_general.h"
+#include "src/text/text_locale.h"
 #include "src/text/text_month.h"
 #include "src/text/text_numeric.h"
 #include "src/text/text_order.h"
@@ -87,9 +88,22 @@ static void test_fields(void)
 
 typedef int (*compare_fn)(const char *, size_t, const char *, size_t);
 
+/* The C locale's rules, for the parsers' own tests. */
+static struct text_locale c_rules;
+
 static int month_compare(const char *a, size_t alen, const char *b, size_t blen)
 {
-	return text_month(a, alen) - text_month(b, blen);
+	return text_month(c_rules.months, a, alen) - text_month(c_rules.months, b, blen);
+}
+
+static int numeric_compare(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return text_numeric_compare(&c_rules.numbers, a, alen, b, blen);
+}
+
+static int human_compare(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return text_human_compare(&c_rules.numbers, a, alen, b, blen);
 }
 
 static void expect(const char *what, compare_fn compare, const char *a, const char *b, int want)
@@ -100,37 +114,37 @@ static void expect(const char *what, compare_fn compare, const char *a, const ch
 
 static void test_parsers(void)
 {
-	expect("-n", text_numeric_compare, "-0", "0", 0);
-	expect("-n", text_numeric_compare, "", "abc", 0);
-	expect("-n", text_numeric_compare, "+5", "0", 0);
-	expect("-n", text_numeric_compare, " 10", "9", 1);
-	expect("-n", text_numeric_compare, "-10", "-9", -1);
-	expect("-n", text_numeric_compare, "1.50", "1.5", 0);
-	expect("-n", text_numeric_compare, ".5", "0.49", 1);
-	expect("-n", text_numeric_compare, "-.5", "-", -1);
-	expect("-n", text_numeric_compare, "0001", "1", 0);
-	expect("-n", text_numeric_compare, "123456789012345678901234567890", "123456789012345678901234567891", -1);
+	expect("-n", numeric_compare, "-0", "0", 0);
+	expect("-n", numeric_compare, "", "abc", 0);
+	expect("-n", numeric_compare, "+5", "0", 0);
+	expect("-n", numeric_compare, " 10", "9", 1);
+	expect("-n", numeric_compare, "-10", "-9", -1);
+	expect("-n", numeric_compare, "1.50", "1.5", 0);
+	expect("-n", numeric_compare, ".5", "0.49", 1);
+	expect("-n", numeric_compare, "-.5", "-", -1);
+	expect("-n", numeric_compare, "0001", "1", 0);
+	expect("-n", numeric_compare, "123456789012345678901234567890", "123456789012345678901234567891", -1);
 	/* sort 9.1 skips byte 0x80 among integer digits as a thousands separator */
-	expect("-n", text_numeric_compare, "\x80" "1", "1", 0);
-	expect("-n", text_numeric_compare, "1\x80" "2", "13", -1);
-	expect("-n", text_numeric_compare, "1\x80" "2", "11", 1);
-	expect("-n", text_numeric_compare, "-\x80" "1", "-2", 1);
-	expect("-n", text_numeric_compare, "0\x80\x80" "0", "", 0);
-	expect("-n", text_numeric_compare, "1\x80.5", "1.4", 1);
-	expect("-n", text_numeric_compare, "1.\x80" "5", "1.4", -1);
-	expect("-h", text_human_compare, "1K", "999", 1);
-	expect("-h", text_human_compare, "1k", "1K", 0);
-	expect("-h", text_human_compare, "-1K", "-5", -1);
-	expect("-h", text_human_compare, "0K", "0", 0);
-	expect("-h", text_human_compare, "2M", "1G", -1);
-	expect("-h", text_human_compare, "1.5K", "1K", 1);
-	expect("-h", text_human_compare, "1R", "999Y", 1);
-	expect("-h", text_human_compare, "1Q", "2R", 1);
-	expect("-h", text_human_compare, "-1Q", "-1R", -1);
+	expect("-n", numeric_compare, "\x80" "1", "1", 0);
+	expect("-n", numeric_compare, "1\x80" "2", "13", -1);
+	expect("-n", numeric_compare, "1\x80" "2", "11", 1);
+	expect("-n", numeric_compare, "-\x80" "1", "-2", 1);
+	expect("-n", numeric_compare, "0\x80\x80" "0", "", 0);
+	expect("-n", numeric_compare, "1\x80.5", "1.4", 1);
+	expect("-n", numeric_compare, "1.\x80" "5", "1.4", -1);
+	expect("-h", human_compare, "1K", "999", 1);
+	expect("-h", human_compare, "1k", "1K", 0);
+	expect("-h", human_compare, "-1K", "-5", -1);
+	expect("-h", human_compare, "0K", "0", 0);
+	expect("-h", human_compare, "2M", "1G", -1);
+	expect("-h", human_compare, "1.5K", "1K", 1);
+	expect("-h", human_compare, "1R", "999Y", 1);
+	expect("-h", human_compare, "1Q", "2R", 1);
+	expect("-h", human_compare, "-1Q", "-1R", -1);
 	/* but -h's unit scan ends at 0x80: 11 with no unit, and 1 with no unit */
-	expect("-h", text_human_compare, "1\x80" "1K", "99", -1);
-	expect("-h", text_human_compare, "0\x80" "1K", "2", -1);
-	expect("-h", text_human_compare, "1\x80" "2", "13", -1);
+	expect("-h", human_compare, "1\x80" "1K", "99", -1);
+	expect("-h", human_compare, "0\x80" "1K", "2", -1);
+	expect("-h", human_compare, "1\x80" "2", "13", -1);
 	expect("-g", text_general_compare, "abc", "nan", -1);
 	expect("-g", text_general_compare, "nan", "-inf", -1);
 	expect("-g", text_general_compare, "1e3", "999", 1);
@@ -281,7 +295,7 @@ static void test_collated_prefix_property(void)
 					if ((pa < pb && diff >= 0) || (pa > pb && diff <= 0))
 						bad++;
 				}
-				tap_ok(order.collate && bad == 0, "%s: prefix order agrees with strcoll for -%s%s%s (%d bad)",
+				tap_ok(order.locale.collate && bad == 0, "%s: prefix order agrees with strcoll for -%s%s%s (%d bad)",
 				       locales[l], globals[g], reverse ? "r" : "", reverse ? " -k1" : "", bad);
 				text_order_free(&order);
 			}
@@ -300,6 +314,7 @@ static void test_collated_prefix_property(void)
 
 int main(void)
 {
+	text_locale_init(&c_rules);
 	test_keydef_messages();
 	test_fields();
 	test_parsers();

@@ -6,6 +6,7 @@ libpipeline_la_SOURCES += \
 	src/text/text_fields.h src/text/text_fields.c \
 	src/text/text_compare.h src/text/text_compare.c \
 	src/text/text_collate.h src/text/text_collate.c \
+	src/text/text_locale.h src/text/text_locale.c \
 	src/text/text_numeric.h src/text/text_numeric.c \
 	src/text/text_general.h src/text/text_general.c \
 	src/text/text_month.h src/text/text_month.c \

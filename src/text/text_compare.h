@@ -14,10 +14,10 @@
 int text_compare_lines(const struct text_order *order, const char *a, size_t alen,
 		       const char *b, size_t blen);
 
-/* One key's comparison of already extracted key bytes, -r of the key applied; collate:
- * keys without n g h M V compare by the locale's collation (text_collate.h). */
-int text_compare_key(const struct key_ordering *ordering, bool collate, const char *a,
-		     size_t alen, const char *b, size_t blen);
+/* One key's comparison of already extracted key bytes, -r of the key applied, by the
+ * rules of `locale` (keys without n g h M V collate where locale->collate says so). */
+int text_compare_key(const struct key_ordering *ordering, const struct text_locale *locale,
+		     const char *a, size_t alen, const char *b, size_t blen);
 
 /* The bytes -d (dictionary) or -i (nonprinting) leave out, and -f's folding, in the C
  * locale; NULL when the ordering ignores nothing. */

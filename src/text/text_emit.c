@@ -80,7 +80,7 @@ static inline int compare_output_lines(const struct text_order *order, const cha
 				       const char *b, size_t blen)
 {
 	uint64_t x, y;
-	if (order->key_count == 0 && order->last_resort && !order->collate && alen >= 8 && blen >= 8) {
+	if (order->key_count == 0 && order->last_resort && !order->locale.collate && alen >= 8 && blen >= 8) {
 		memcpy(&x, a, 8);
 		memcpy(&y, b, 8);
 		if (x != y)

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "text_collate.h"
 
 static struct key_ordering global_ordering(const struct options *options)
 {
@@ -56,7 +55,7 @@ int text_order_init(struct text_order *order, const struct options *options,
 	order->unique = options->unique;
 	order->last_resort = count == 0 || !(options->stable || options->unique);
 	order->eol = options->zero_terminated ? '\0' : '\n';
-	order->collate = text_collate_active();
+	text_locale_init(&order->locale);
 	return 0;
 }
 
