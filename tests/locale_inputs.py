@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Inputs for tests/test_locale.sh: lines where the locale's collation and byte order
 disagree (upper and lower case, accented UTF-8 letters, punctuation, digits, blanks,
-empty lines), fields for -k and -t, and numbers for -n -h -g with '.' and ','. Seeded,
+empty lines), fields for -k and -t, numbers for -n -h -g with '.' and ',', and month names of
+three locales for -M. Seeded,
 so every run sorts the same bytes. Usage: locale_inputs.py DIR [SPILL_LINES]."""
 import os
 import random
@@ -42,6 +43,18 @@ def number(rng):
     return rng.choice(["", " ", "  "]) + sign + whole + frac + unit
 
 
+# abbreviated month names of C/en_US, de_DE and fr_FR, some in other cases or misspelt
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+          "Mär", "MÄR", "Mai", "Okt", "Dez", "janv.", "févr.", "FÉVR.", "mars", "avr.",
+          "juin", "juil.", "août", "sept.", "oct.", "déc.", "Ma", "", "Ju", "xyz"]
+
+
+def month_line(rng):
+    name = rng.choice(MONTHS)
+    name = rng.choice([name, name.upper(), name.lower()])
+    return rng.choice(["", " ", "\t"]) + name + rng.choice(["", " 1", "x", " " + word(rng)])
+
+
 def write(path, lines):
     with open(path, "w", encoding="utf-8") as out:
         for line in lines:
@@ -60,6 +73,7 @@ def main():
            for _ in range(2000)])
     write(os.path.join(directory, "numbers"),
           [number(rng) + rng.choice(["", " " + word(rng)]) for _ in range(2000)])
+    write(os.path.join(directory, "months"), [month_line(rng) for _ in range(2000)])
     write(os.path.join(directory, "spill"), [mixed_line(rng) for _ in range(spill_lines)])
 
 

@@ -1,7 +1,9 @@
 #!/bin/sh
-# Locale collation: gpusort against the system `sort` in en_US.UTF-8, de_DE.UTF-8 and
+# The user's locale: gpusort against the system `sort` in en_US.UTF-8, de_DE.UTF-8 and
 # fr_FR.UTF-8 (comma decimal point) over tests/locale_inputs.py's lines, one TAP case
-# per locale, input and options: stdout and exit status must be identical. Then which
+# per locale, input and options (collation; -n -h -g numbers with the locale's decimal
+# point and thousands separator; -M month names): stdout and exit status must be
+# identical. Then which
 # variable selects the order (LC_ALL over LC_COLLATE over LANG), and that C stays byte
 # order. A locale that is not installed skips its cases, saying so.
 : "${GPUSORT:?GPUSORT must name the built gpusort}"
@@ -73,6 +75,25 @@ ties|-r -u
 spill|-S 1M
 spill|-S 1M -u
 spill|-S 1M -f -k2
+numbers|-n
+numbers|-nr
+numbers|-nu
+numbers|-ns
+numbers|-k1,1n -k2,2
+numbers|-h
+numbers|-hu
+numbers|-hr
+numbers|-g
+numbers|-gu
+numbers|-fn
+numbers|-b -k1,1g
+months|-M
+months|-Mr
+months|-Mu
+months|-Ms
+months|-fM
+months|-bM -k1,1
+months|-M -k1.2
 CASES
 
 for loc in en_US.UTF-8 de_DE.UTF-8 fr_FR.UTF-8; do
