@@ -137,7 +137,14 @@ if installed en_US.UTF-8; then
 else
 	skip "locale en_US.UTF-8 is not installed"
 fi
-LC_ALL=C.UTF-8 sort mixed > want; LC_ALL=C.UTF-8 "$GPUSORT" mixed > got
-cmp -s want got; result $? "C.UTF-8 as sort"
+# C.UTF-8 takes the byte path (glibc's collation there is strcmp): also on bytes that
+# are not UTF-8, NULs and empty lines, whole lines and keys
+printf 'b\n\377x\n\200\na\0b\na\n\n\303\251\nB\n\376\na\0a\n\0\n' > bytes.in
+cat mixed >> bytes.in
+for options in "" -u -r "-k2,2" "-f" "-d"; do
+	# shellcheck disable=SC2086
+	LC_ALL=C.UTF-8 sort $options bytes.in > want; LC_ALL=C.UTF-8 "$GPUSORT" $options bytes.in > got
+	cmp -s want got; result $? "C.UTF-8 as sort: $options"
+done
 echo "1..$count"
 exit $failed

@@ -8,8 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* True when LC_COLLATE names a locale other than C or POSIX (GNU's hard_locale): then
- * keys collate; otherwise they compare as bytes. Read once per sort, at its start. */
+/* True when LC_COLLATE names a locale other than C or POSIX (GNU's hard_locale), and
+ * not one whose collation is known to be byte order (glibc's C.UTF-8): then keys
+ * collate; otherwise they compare as bytes. Read once per sort, at its start. */
 bool text_collate_active(void);
 
 /* GNU sort's comparison of two keys in such a locale: an empty key sorts first, others
