@@ -1,4 +1,4 @@
-# src/text/: text mode's keys and comparators (GNU sort's under LC_ALL=C) and its lines
+# src/text/: text mode's keys and comparators (GNU sort's, in the user's locale) and its lines
 # in memory: read, copied, sorted.
 libpipeline_la_SOURCES += \
 	src/text/text_order.h src/text/text_order.c \
