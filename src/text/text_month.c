@@ -11,6 +11,7 @@ int text_month(const struct text_month_name months[12], const char *key, size_t 
 	const char *end = key + len;
 	while (key < end && text_is_blank((unsigned char)*key))
 		key++;
+	size_t left = (size_t)(end - key);
 	size_t low = 0, high = 12;
 	do {
 		size_t middle = (low + high) / 2;
@@ -18,7 +19,7 @@ int text_month(const struct text_month_name months[12], const char *key, size_t 
 		for (size_t i = 0;; i++) {
 			if (!name[i])
 				return months[middle].month;
-			unsigned char byte = key + i < end ? text_fold((unsigned char)key[i]) : 0;
+			unsigned char byte = i < left ? text_fold((unsigned char)key[i]) : 0;
 			if (byte < name[i]) {
 				high = middle;
 				break;
