@@ -1,6 +1,8 @@
-/* The locale's parts for text keys, through localeconv, nl_langinfo and the locale's
- * names, with GNU sort's fallbacks (its inittables and main), so that C and POSIX give
- * exactly the rules gpusort had before it read the locale. */
+/* The locale's parts for text keys, through nl_langinfo and the locale's names, with
+ * GNU sort's fallbacks (its inittables and main), so that C and POSIX give exactly the
+ * rules gpusort had before it read the locale. nl_langinfo's RADIXCHAR and THOUSEP are
+ * localeconv's decimal_point and thousands_sep without its shared static result, which
+ * two jobs of the library starting at once would both write. */
 #include "text_locale.h"
 
 #include <langinfo.h>
@@ -23,12 +25,12 @@ static bool hard_locale(int category)
 
 static void read_numbers(struct text_numbers *numbers)
 {
-	const struct lconv *conv = localeconv();
-	numbers->decimal_point = (unsigned char)conv->decimal_point[0];
-	if (!numbers->decimal_point || conv->decimal_point[1])
+	const char *decimal_point = nl_langinfo(RADIXCHAR), *separator = nl_langinfo(THOUSEP);
+	numbers->decimal_point = (unsigned char)decimal_point[0];
+	if (!numbers->decimal_point || decimal_point[1])
 		numbers->decimal_point = '.';
-	numbers->thousands_separator = (unsigned char)conv->thousands_sep[0];
-	if (!numbers->thousands_separator || conv->thousands_sep[1])
+	numbers->thousands_separator = (unsigned char)separator[0];
+	if (!numbers->thousands_separator || separator[1])
 		numbers->thousands_separator = CHAR_MAX + 1;
 	/* sort 9.1's unit scan compares it with a char, which never holds CHAR_MAX + 1 */
 	numbers->unit_separator = numbers->thousands_separator <= CHAR_MAX ? numbers->thousands_separator : -1;
