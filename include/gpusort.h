@@ -4,7 +4,8 @@
  * The comments in this file are the reference manual; the section-3 man pages
  * (gpusort(3) and one page per call) say the same at more length.
  *
- * libgpusort sorts text lines, as LC_ALL=C GNU sort does, and fixed-size binary
+ * libgpusort sorts text lines, as GNU sort does in the process's locale (C unless
+ * the program called setlocale; read when a job starts), and fixed-size binary
  * records by a binary key, on a CUDA GPU when there is one and on CPU threads
  * otherwise (same output, byte for byte). Inputs larger than memory are sorted in
  * chunks, spilled as compressed runs to temporary files and merged.

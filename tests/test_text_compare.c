@@ -1,6 +1,7 @@
 /* Unit tests of text mode's pieces against hand-made cases: KEYDEF parsing and GNU's
  * messages, key extraction, the -n -h -g -M -V comparisons, the full comparator, and
  * the prefix property (a smaller prefix always means an earlier line). */
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "src/text/text_compare.h"
 #include "src/text/text_fields.h"
 #include "src/text/text_general.h"
+#include "src/text/text_locale.h"
 #include "src/text/text_month.h"
 #include "src/text/text_numeric.h"
 #include "src/text/text_order.h"
@@ -86,9 +88,22 @@ static void test_fields(void)
 
 typedef int (*compare_fn)(const char *, size_t, const char *, size_t);
 
+/* The C locale's rules, for the parsers' own tests. */
+static struct text_locale c_rules;
+
 static int month_compare(const char *a, size_t alen, const char *b, size_t blen)
 {
-	return text_month(a, alen) - text_month(b, blen);
+	return text_month(c_rules.months, a, alen) - text_month(c_rules.months, b, blen);
+}
+
+static int numeric_compare(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return text_numeric_compare(&c_rules.numbers, a, alen, b, blen);
+}
+
+static int human_compare(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return text_human_compare(&c_rules.numbers, a, alen, b, blen);
 }
 
 static void expect(const char *what, compare_fn compare, const char *a, const char *b, int want)
@@ -99,37 +114,37 @@ static void expect(const char *what, compare_fn compare, const char *a, const ch
 
 static void test_parsers(void)
 {
-	expect("-n", text_numeric_compare, "-0", "0", 0);
-	expect("-n", text_numeric_compare, "", "abc", 0);
-	expect("-n", text_numeric_compare, "+5", "0", 0);
-	expect("-n", text_numeric_compare, " 10", "9", 1);
-	expect("-n", text_numeric_compare, "-10", "-9", -1);
-	expect("-n", text_numeric_compare, "1.50", "1.5", 0);
-	expect("-n", text_numeric_compare, ".5", "0.49", 1);
-	expect("-n", text_numeric_compare, "-.5", "-", -1);
-	expect("-n", text_numeric_compare, "0001", "1", 0);
-	expect("-n", text_numeric_compare, "123456789012345678901234567890", "123456789012345678901234567891", -1);
+	expect("-n", numeric_compare, "-0", "0", 0);
+	expect("-n", numeric_compare, "", "abc", 0);
+	expect("-n", numeric_compare, "+5", "0", 0);
+	expect("-n", numeric_compare, " 10", "9", 1);
+	expect("-n", numeric_compare, "-10", "-9", -1);
+	expect("-n", numeric_compare, "1.50", "1.5", 0);
+	expect("-n", numeric_compare, ".5", "0.49", 1);
+	expect("-n", numeric_compare, "-.5", "-", -1);
+	expect("-n", numeric_compare, "0001", "1", 0);
+	expect("-n", numeric_compare, "123456789012345678901234567890", "123456789012345678901234567891", -1);
 	/* sort 9.1 skips byte 0x80 among integer digits as a thousands separator */
-	expect("-n", text_numeric_compare, "\x80" "1", "1", 0);
-	expect("-n", text_numeric_compare, "1\x80" "2", "13", -1);
-	expect("-n", text_numeric_compare, "1\x80" "2", "11", 1);
-	expect("-n", text_numeric_compare, "-\x80" "1", "-2", 1);
-	expect("-n", text_numeric_compare, "0\x80\x80" "0", "", 0);
-	expect("-n", text_numeric_compare, "1\x80.5", "1.4", 1);
-	expect("-n", text_numeric_compare, "1.\x80" "5", "1.4", -1);
-	expect("-h", text_human_compare, "1K", "999", 1);
-	expect("-h", text_human_compare, "1k", "1K", 0);
-	expect("-h", text_human_compare, "-1K", "-5", -1);
-	expect("-h", text_human_compare, "0K", "0", 0);
-	expect("-h", text_human_compare, "2M", "1G", -1);
-	expect("-h", text_human_compare, "1.5K", "1K", 1);
-	expect("-h", text_human_compare, "1R", "999Y", 1);
-	expect("-h", text_human_compare, "1Q", "2R", 1);
-	expect("-h", text_human_compare, "-1Q", "-1R", -1);
+	expect("-n", numeric_compare, "\x80" "1", "1", 0);
+	expect("-n", numeric_compare, "1\x80" "2", "13", -1);
+	expect("-n", numeric_compare, "1\x80" "2", "11", 1);
+	expect("-n", numeric_compare, "-\x80" "1", "-2", 1);
+	expect("-n", numeric_compare, "0\x80\x80" "0", "", 0);
+	expect("-n", numeric_compare, "1\x80.5", "1.4", 1);
+	expect("-n", numeric_compare, "1.\x80" "5", "1.4", -1);
+	expect("-h", human_compare, "1K", "999", 1);
+	expect("-h", human_compare, "1k", "1K", 0);
+	expect("-h", human_compare, "-1K", "-5", -1);
+	expect("-h", human_compare, "0K", "0", 0);
+	expect("-h", human_compare, "2M", "1G", -1);
+	expect("-h", human_compare, "1.5K", "1K", 1);
+	expect("-h", human_compare, "1R", "999Y", 1);
+	expect("-h", human_compare, "1Q", "2R", 1);
+	expect("-h", human_compare, "-1Q", "-1R", -1);
 	/* but -h's unit scan ends at 0x80: 11 with no unit, and 1 with no unit */
-	expect("-h", text_human_compare, "1\x80" "1K", "99", -1);
-	expect("-h", text_human_compare, "0\x80" "1K", "2", -1);
-	expect("-h", text_human_compare, "1\x80" "2", "13", -1);
+	expect("-h", human_compare, "1\x80" "1K", "99", -1);
+	expect("-h", human_compare, "0\x80" "1K", "2", -1);
+	expect("-h", human_compare, "1\x80" "2", "13", -1);
 	expect("-g", text_general_compare, "abc", "nan", -1);
 	expect("-g", text_general_compare, "nan", "-inf", -1);
 	expect("-g", text_general_compare, "1e3", "999", 1);
@@ -244,12 +259,67 @@ static void test_prefix_property(void)
 	}
 }
 
+/* The prefix property in collating locales: the start of the strxfrm image must never
+ * contradict strcoll, also where glibc's strxfrm and strcoll disagree past the first
+ * level (ignored blanks before accented letters). */
+static void test_collated_prefix_property(void)
+{
+	static const char *const locales[] = { "en_US.UTF-8", "de_DE.UTF-8", "fr_FR.UTF-8" };
+	static const char *const globals[] = { "", "f", "d", "i", "b" };
+	static const char *const tokens[] = { "a", "A", "b", "B", "e", "E", "\xc3\xa9", "\xc3\xa8",
+					      "\xc3\x89", "\xc3\xa4", "\xc3\x84", "\xc3\xb6", "\xc3\x9f",
+					      "\xc3\xb8", "\xc5\x93", " ", "  ", "\t", "-", "_", ".", ",",
+					      "'", "0", "1", "9", "\xff", "\x80", "\x01", "z", "Z" };
+	size_t token_count = sizeof tokens / sizeof tokens[0];
+	for (size_t l = 0; l < sizeof locales / sizeof locales[0]; l++) {
+		if (!setlocale(LC_COLLATE, locales[l])) {
+			tap_skip(2 * (int)(sizeof globals / sizeof globals[0]) + 1, "locale not installed");
+			continue;
+		}
+		srand(11);
+		for (size_t g = 0; g < sizeof globals / sizeof globals[0]; g++) {
+			for (int reverse = 0; reverse < 2; reverse++) {
+				struct text_order order;
+				const char *k[] = { "1" };
+				order_from(&order, k, reverse, globals[g], -1, false, false, reverse);
+				int bad = 0;
+				for (int trial = 0; trial < 20000; trial++) {
+					char a[64] = "", b[64] = "";
+					for (int i = rand() % 7; i > 0; i--)
+						strcat(a, tokens[rand() % token_count]);
+					for (int i = rand() % 7; i > 0; i--)
+						strcat(b, tokens[rand() % token_count]);
+					size_t alen = strlen(a), blen = strlen(b);
+					uint64_t pa = text_prefix(&order, a, alen), pb = text_prefix(&order, b, blen);
+					int diff = text_compare_lines(&order, a, alen, b, blen);
+					if ((pa < pb && diff >= 0) || (pa > pb && diff <= 0))
+						bad++;
+				}
+				tap_ok(order.locale.collate && bad == 0, "%s: prefix order agrees with strcoll for -%s%s%s (%d bad)",
+				       locales[l], globals[g], reverse ? "r" : "", reverse ? " -k1" : "", bad);
+				text_order_free(&order);
+			}
+		}
+		struct text_order order;
+		order_from(&order, NULL, 0, "", -1, false, false, false);
+		const char *a = "0\xc3\xa8", *b = "  0\t\xc3\xa9";
+		uint64_t pa = text_prefix(&order, a, strlen(a)), pb = text_prefix(&order, b, strlen(b));
+		int diff = line_compare(&order, a, b);
+		tap_ok(diff == (strcoll(a, b) < 0 ? -1 : 1) && !(pa > pb && diff < 0),
+		       "%s: '0\\xc3\\xa8' vs '  0\\t\\xc3\\xa9' as strcoll, whatever strxfrm says", locales[l]);
+		text_order_free(&order);
+	}
+	setlocale(LC_COLLATE, "C");
+}
+
 int main(void)
 {
+	text_locale_init(&c_rules);
 	test_keydef_messages();
 	test_fields();
 	test_parsers();
 	test_full_comparator();
 	test_prefix_property();
+	test_collated_prefix_property();
 	return tap_done();
 }

@@ -11,3 +11,7 @@ EXTRA_DIST += tests/test_text_diff.sh tests/test_text_spill.sh tests/text_inputs
 # Differential fuzzing against the system sort: a fixed seed in CI, any seed by hand.
 TESTS += tests/test_text_fuzz.sh
 EXTRA_DIST += tests/test_text_fuzz.sh tests/text_fuzz.py
+# Locale collation against the system sort in en_US, de_DE and fr_FR UTF-8 (each skipped
+# where it is not installed), and which variable chooses the order.
+TESTS += tests/test_locale.sh
+EXTRA_DIST += tests/test_locale.sh tests/locale_inputs.py tests/generate_locales.sh

@@ -6,7 +6,8 @@ temp file behind. Prints TAP, one line per case.
 
 Environment: GPUSORT (the binary, required), GPUSORT_FUZZ_SEED (default 1),
 GPUSORT_FUZZ_COUNT (random cases, default 500), GPUSORT_FUZZ_CASE (run only that case
-of the seed), GPUSORT_FUZZ_KEEP (a directory that keeps each failing case's inputs).
+of the seed), GPUSORT_FUZZ_KEEP (a directory that keeps each failing case's inputs),
+GPUSORT_FUZZ_LOCALE (the LC_ALL both run in, default C; e.g. en_US.UTF-8 by hand).
 Every case draws from its own generator seeded by (seed, case number), so a failure is
 reproduced by its seed and number alone; the failing command line is printed too.
 
@@ -26,7 +27,7 @@ SEED = int(os.environ.get("GPUSORT_FUZZ_SEED", "1"))
 COUNT = int(os.environ.get("GPUSORT_FUZZ_COUNT", "500"))
 ONLY = os.environ.get("GPUSORT_FUZZ_CASE")
 KEEP = os.environ.get("GPUSORT_FUZZ_KEEP")
-ENV = dict(os.environ, LC_ALL="C")
+ENV = dict(os.environ, LC_ALL=os.environ.get("GPUSORT_FUZZ_LOCALE", "C"))
 ENV.pop("POSIXLY_CORRECT", None)
 
 # Findings of this fuzzer and of the issues, run first in every seed: (options, input).

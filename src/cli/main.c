@@ -2,6 +2,7 @@
  * its result turned into GNU sort's exit status (0 done, 1 disorder under -c/-C,
  * 2 trouble). */
 #include "config.h"
+#include <locale.h>
 #include <stdio.h>
 #include <gpusort.h>
 #include "close_stdout.h"
@@ -9,6 +10,9 @@
 
 int main(int argc, char **argv)
 {
+	/* LC_ALL, LC_COLLATE, LANG choose the text order (and LC_NUMERIC -g's numbers), as
+	 * for GNU sort; a locale that is not installed leaves the C locale. */
+	setlocale(LC_ALL, "");
 	struct command_line line;
 	int status = command_line_parse(argc, argv, &line);
 	if (status == 1) {

@@ -196,7 +196,7 @@ static void print_help(void)
 "is a text key; any other argument names an input file and selects binary mode, with\n"
 "key type u32 unless --type says otherwise:  gpusort -k input.bin -o out.bin\n"
 "\n"
-"Text ordering options (LC_ALL=C byte order, as GNU sort):\n"
+"Text ordering options (as GNU sort, in the locale: LC_ALL, LC_COLLATE, LANG):\n"
 "  -b, --ignore-leading-blanks  ignore leading blanks\n"
 "  -d, --dictionary-order      consider only blanks and alphanumeric characters\n"
 "  -f, --ignore-case           fold lower case to upper case characters\n"

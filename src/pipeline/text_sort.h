@@ -1,4 +1,4 @@
-/* Text mode: sorting, merging (-m) or checking (-c/-C) lines as LC_ALL=C GNU sort. */
+/* Text mode: sorting, merging (-m) or checking (-c/-C) lines as GNU sort, in the locale. */
 #ifndef GPUSORT_TEXT_SORT_H
 #define GPUSORT_TEXT_SORT_H
 

@@ -1,10 +1,12 @@
-# src/text/: text mode's keys and comparators (GNU sort's under LC_ALL=C) and its lines
+# src/text/: text mode's keys and comparators (GNU sort's, in the user's locale) and its lines
 # in memory: read, copied, sorted.
 libpipeline_la_SOURCES += \
 	src/text/text_order.h src/text/text_order.c \
 	src/text/text_emit.h src/text/text_emit.c \
 	src/text/text_fields.h src/text/text_fields.c \
 	src/text/text_compare.h src/text/text_compare.c \
+	src/text/text_collate.h src/text/text_collate.c \
+	src/text/text_locale.h src/text/text_locale.c \
 	src/text/text_numeric.h src/text/text_numeric.c \
 	src/text/text_general.h src/text/text_general.c \
 	src/text/text_month.h src/text/text_month.c \

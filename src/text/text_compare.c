@@ -1,10 +1,12 @@
 /* The full text comparator. Numeric, month and version keys go through their parsers
  * (on a translated copy when -f, -d or -i also apply, as in GNU sort); other keys
- * compare bytes, skipping ignored ones and folding case as asked. */
+ * compare bytes, skipping ignored ones and folding case as asked, or in a collating
+ * locale are translated the same way and then collated, as GNU sort does. */
 #include "text_compare.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include "text_collate.h"
 #include "text_fields.h"
 #include "text_general.h"
 #include "text_month.h"
@@ -59,22 +61,32 @@ static char *translate_key(const char *key, size_t len, const bool *ignore, bool
 	return copy;
 }
 
-static int compare_special(const struct key_ordering *o, const char *a, size_t alen,
-			   const char *b, size_t blen)
+static int compare_special(const struct key_ordering *o, const struct text_locale *locale,
+			   const char *a, size_t alen, const char *b, size_t blen)
 {
 	if (o->numeric)
-		return text_numeric_compare(a, alen, b, blen);
+		return text_numeric_compare(&locale->numbers, a, alen, b, blen);
 	if (o->general_numeric)
 		return text_general_compare(a, alen, b, blen);
 	if (o->human_numeric)
-		return text_human_compare(a, alen, b, blen);
+		return text_human_compare(&locale->numbers, a, alen, b, blen);
 	if (o->month)
-		return text_month(a, alen) - text_month(b, blen);
+		return text_month(locale->months, a, alen) - text_month(locale->months, b, blen);
 	return text_version_compare(a, alen, b, blen);
 }
 
-static int compare_translated_special(const struct key_ordering *o, const bool *ignore,
-				      const char *a, size_t alen, const char *b, size_t blen)
+static int compare_special_or_collated(const struct key_ordering *o, const struct text_locale *locale,
+				       bool collate, const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (collate)
+		return text_collate_compare(a, alen, b, blen);
+	return compare_special(o, locale, a, alen, b, blen);
+}
+
+/* Special keys, or collated ones, on copies with ignored bytes dropped and case folded. */
+static int compare_translated(const struct key_ordering *o, const struct text_locale *locale,
+			      bool collate, const bool *ignore, const char *a, size_t alen,
+			      const char *b, size_t blen)
 {
 	char stack_a[256], stack_b[256];
 	size_t ta_len, tb_len;
@@ -82,7 +94,7 @@ static int compare_translated_special(const struct key_ordering *o, const bool *
 	char *tb = translate_key(b, blen, ignore, o->fold_case, stack_b, sizeof stack_b, &tb_len);
 	int diff = 0;
 	if (ta && tb)
-		diff = compare_special(o, ta, ta_len, tb, tb_len);
+		diff = compare_special_or_collated(o, locale, collate, ta, ta_len, tb, tb_len);
 	if (ta != stack_a)
 		free(ta);
 	if (tb != stack_b)
@@ -129,16 +141,17 @@ static int compare_bytes(bool fold, const char *a, size_t alen, const char *b, s
 	return alen < blen ? -1 : alen != blen;
 }
 
-int text_compare_key(const struct key_ordering *o, const char *a, size_t alen,
-		     const char *b, size_t blen)
+int text_compare_key(const struct key_ordering *o, const struct text_locale *locale,
+		     const char *a, size_t alen, const char *b, size_t blen)
 {
 	const bool *ignore = text_ignored_bytes(o);
 	int diff;
-	if (is_special(o)) {
+	bool collate = locale->collate && !is_special(o);
+	if (is_special(o) || collate) {
 		if (ignore || o->fold_case)
-			diff = compare_translated_special(o, ignore, a, alen, b, blen);
+			diff = compare_translated(o, locale, collate, ignore, a, alen, b, blen);
 		else
-			diff = compare_special(o, a, alen, b, blen);
+			diff = compare_special_or_collated(o, locale, collate, a, alen, b, blen);
 	} else if (ignore) {
 		diff = compare_ignoring(ignore, o->fold_case, a, alen, b, blen);
 	} else {
@@ -157,14 +170,15 @@ int text_compare_lines(const struct text_order *order, const char *a, size_t ale
 		const char *ka, *ea, *kb, *eb;
 		text_key_bounds(key, order->separator, a, alen, &ka, &ea);
 		text_key_bounds(key, order->separator, b, blen, &kb, &eb);
-		int diff = text_compare_key(&key->ordering, ka, (size_t)(ea - ka), kb,
-					    (size_t)(eb - kb));
+		int diff = text_compare_key(&key->ordering, &order->locale, ka, (size_t)(ea - ka),
+					    kb, (size_t)(eb - kb));
 		if (diff)
 			return diff;
 	}
 	if (!order->last_resort)
 		return 0;
-	int diff = compare_bytes(false, a, alen, b, blen);
+	int diff = order->locale.collate ? text_collate_compare(a, alen, b, blen)
+				  : compare_bytes(false, a, alen, b, blen);
 	if (diff)
 		diff = diff < 0 ? -1 : 1;
 	return order->reverse ? -diff : diff;

@@ -1,5 +1,6 @@
-/* The full text comparator: GNU sort's keycompare and compare under LC_ALL=C, key by
- * key and then, unless -s or -u, the whole line. Thread-safe; lines are not modified. */
+/* The full text comparator: GNU sort's keycompare and compare, key by key and then,
+ * unless -s or -u, the whole line; in bytes, or by the locale's collation where the
+ * order says so. Thread-safe; lines are not modified. */
 #ifndef GPUSORT_TEXT_COMPARE_H
 #define GPUSORT_TEXT_COMPARE_H
 
@@ -13,9 +14,10 @@
 int text_compare_lines(const struct text_order *order, const char *a, size_t alen,
 		       const char *b, size_t blen);
 
-/* One key's comparison of already extracted key bytes, -r of the key applied. */
-int text_compare_key(const struct key_ordering *ordering, const char *a, size_t alen,
-		     const char *b, size_t blen);
+/* One key's comparison of already extracted key bytes, -r of the key applied, by the
+ * rules of `locale` (keys without n g h M V collate where locale->collate says so). */
+int text_compare_key(const struct key_ordering *ordering, const struct text_locale *locale,
+		     const char *a, size_t alen, const char *b, size_t blen);
 
 /* The bytes -d (dictionary) or -i (nonprinting) leave out, and -f's folding, in the C
  * locale; NULL when the ordering ignores nothing. */

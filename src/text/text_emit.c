@@ -94,13 +94,15 @@ static inline const char *line_end(const char *line, const char *end, unsigned c
 /* The self-check of a chunk's gathered lines, while they are in cache: each against the
  * one before it in the output (strictly after it under -u), and their fingerprint. The
  * chunk's first line is compared with the line before it in the order. Whole lines in
- * byte order (plain: no keys) decide on their first 8 bytes as one big-endian word where
- * those differ, as they do for most neighbours; the order's fields are read once, since
- * the comparator's call could change them for all the compiler knows. */
+ * byte order (plain: no keys, no collation) decide on their first 8 bytes as one
+ * big-endian word where those differ, as they do for most neighbours; the order's
+ * fields are read once, since the comparator's call could change them for all the
+ * compiler knows. */
 static void verify_gathered(const struct emit_job *job, size_t begin, const char *start, const char *out)
 {
 	const struct text_order *order = job->order;
-	const bool plain = order->key_count == 0 && order->last_resort, unique = order->unique,
+	const bool plain = order->key_count == 0 && order->last_resort && !order->locale.collate,
+		   unique = order->unique,
 		   reverse = order->reverse, by_position = job->verify->by_position;
 	const unsigned char eol = order->eol;
 	uint64_t started = sort_verify_clock(), disorder = 0;

@@ -1,23 +1,34 @@
-/* -M: the three-letter abbreviation decides; what follows it does not matter. */
+/* -M: GNU's getmonth, a binary search of the sorted names by the key's folded bytes;
+ * the name decides and what follows it in the key does not matter. The key's end reads
+ * as the NUL byte that ends GNU's copy of it. */
 #include "text_month.h"
 
-#include <string.h>
+#include "text_compare.h"
 #include "text_fields.h"
 
-int text_month(const char *key, size_t len)
+int text_month(const struct text_month_name months[12], const char *key, size_t len)
 {
-	static const char names[12][4] = { "JAN", "FEB", "MAR", "APR", "MAY", "JUN",
-					   "JUL", "AUG", "SEP", "OCT", "NOV", "DEC" };
 	const char *end = key + len;
-	while (key < end && text_is_blank(*key))
+	while (key < end && text_is_blank((unsigned char)*key))
 		key++;
-	if (end - key < 3)
-		return 0;
-	char upper[3];
-	for (int i = 0; i < 3; i++)
-		upper[i] = (char)((key[i] >= 'a' && key[i] <= 'z') ? key[i] - 32 : key[i]);
-	for (int m = 0; m < 12; m++)
-		if (memcmp(upper, names[m], 3) == 0)
-			return m + 1;
+	size_t left = (size_t)(end - key);
+	size_t low = 0, high = 12;
+	do {
+		size_t middle = (low + high) / 2;
+		const unsigned char *name = (const unsigned char *)months[middle].name;
+		for (size_t i = 0;; i++) {
+			if (!name[i])
+				return months[middle].month;
+			unsigned char byte = i < left ? text_fold((unsigned char)key[i]) : 0;
+			if (byte < name[i]) {
+				high = middle;
+				break;
+			}
+			if (byte > name[i]) {
+				low = middle + 1;
+				break;
+			}
+		}
+	} while (low < high);
 	return 0;
 }

@@ -1,11 +1,13 @@
-/* -M: month names as GNU sort reads them in the C locale. */
+/* -M: month names as GNU sort reads them: the locale's abbreviated names (LC_TIME), or
+ * JAN to DEC in the C locale. */
 #ifndef GPUSORT_TEXT_MONTH_H
 #define GPUSORT_TEXT_MONTH_H
 
 #include <stddef.h>
+#include "text_locale.h"
 
-/* 1 (JAN) to 12 (DEC) for a key starting, after blanks, with a month abbreviation in
- * any case; 0 (before every month) otherwise. */
-int text_month(const char *key, size_t len);
+/* 1 (January) to 12 (December) for a key starting, after blanks, with a month's name
+ * from `months` in any case (ASCII letters fold); 0 (before every month) otherwise. */
+int text_month(const struct text_month_name months[12], const char *key, size_t len);
 
 #endif

@@ -1,17 +1,17 @@
-/* -n and -h as GNU sort's strnumcmp and find_unit_order under LC_ALL=C: a number is
- * parsed into sign, integer digits (leading zeros dropped) and fraction digits (trailing
- * zeros dropped) and compared digit by digit, so any length works.
+/* -n and -h as GNU sort's strnumcmp and find_unit_order: a number is parsed into sign,
+ * integer digits (leading zeros dropped) and fraction digits (trailing zeros dropped)
+ * and compared digit by digit, so any length works. The decimal point and thousands
+ * separator are the locale's (text_locale.h).
  *
- * The C locale has no thousands separator, and sort 9.1 marks that with CHAR_MAX + 1,
- * which strnumcmp compares with unsigned bytes: so byte 0x80 acts as a thousands
- * separator there (skipped among the leading zeros and after any integer digit). The
- * unit scan of -h compares signed chars with it, so there 0x80 ends the number. */
+ * Where the locale has no single-byte thousands separator (C, for one), sort 9.1 marks
+ * that with CHAR_MAX + 1, which strnumcmp compares with unsigned bytes: so byte 0x80
+ * acts as a thousands separator there (skipped among the leading zeros and after any
+ * integer digit). The unit scan of -h compares signed chars with it, so there 0x80 ends
+ * the number; a real separator it skips once after a digit. */
 #include "text_numeric.h"
 
 #include <stdbool.h>
 #include "text_fields.h"
-
-#define THOUSANDS_SEPARATOR 0x80
 
 struct decimal {
 	bool negative;
@@ -24,9 +24,13 @@ struct decimal {
 };
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-static bool is_separator(char c) { return (unsigned char)c == THOUSANDS_SEPARATOR; }
+static bool is_separator(const struct text_numbers *n, char c)
+{
+	return (unsigned char)c == n->thousands_separator;
+}
 
-static void parse_decimal(const char *p, const char *end, struct decimal *d)
+static void parse_decimal(const struct text_numbers *n, const char *p, const char *end,
+			  struct decimal *d)
 {
 	while (p < end && text_is_blank(*p))
 		p++;
@@ -34,11 +38,11 @@ static void parse_decimal(const char *p, const char *end, struct decimal *d)
 	if (d->negative)
 		p++;
 	d->separated = false;
-	for (; p < end && (*p == '0' || is_separator(*p)); p++)
-		d->separated |= is_separator(*p);
+	for (; p < end && (*p == '0' || is_separator(n, *p)); p++)
+		d->separated |= is_separator(n, *p);
 	d->integer = p;
 	d->integer_len = 0;
-	for (; p < end && (is_digit(*p) || is_separator(*p)); p++) {
+	for (; p < end && (is_digit(*p) || is_separator(n, *p)); p++) {
 		if (is_digit(*p))
 			d->integer_len++;
 		else
@@ -46,7 +50,7 @@ static void parse_decimal(const char *p, const char *end, struct decimal *d)
 	}
 	d->fraction = p;
 	d->fraction_len = 0;
-	if (p < end && *p == '.') {
+	if (p < end && (unsigned char)*p == n->decimal_point) {
 		d->fraction = ++p;
 		size_t significant = 0;
 		while (p < end && is_digit(*p)) {
@@ -63,20 +67,21 @@ static void parse_decimal(const char *p, const char *end, struct decimal *d)
 
 /* The next integer digit from *p (which starts at d->integer), separators skipped;
  * called at most integer_len times, so it never passes the integer digits. */
-static char next_integer_digit(const char **p)
+static char next_integer_digit(const struct text_numbers *n, const char **p)
 {
-	while (is_separator(**p))
+	while (is_separator(n, **p))
 		(*p)++;
 	return *(*p)++;
 }
 
-static int compare_magnitude(const struct decimal *a, const struct decimal *b)
+static int compare_magnitude(const struct text_numbers *n, const struct decimal *a,
+			     const struct decimal *b)
 {
 	if (a->integer_len != b->integer_len)
 		return a->integer_len < b->integer_len ? -1 : 1;
 	const char *pa = a->integer, *pb = b->integer;
 	for (size_t i = 0; i < a->integer_len; i++) {
-		char da = next_integer_digit(&pa), db = next_integer_digit(&pb);
+		char da = next_integer_digit(n, &pa), db = next_integer_digit(n, &pb);
 		if (da != db)
 			return da < db ? -1 : 1;
 	}
@@ -94,26 +99,30 @@ static int sign_of(const struct decimal *d)
 	return d->negative ? -1 : 1;
 }
 
-static int compare_decimal(const struct decimal *a, const struct decimal *b)
+static int compare_decimal(const struct text_numbers *n, const struct decimal *a,
+			   const struct decimal *b)
 {
 	int sa = sign_of(a), sb = sign_of(b);
 	if (sa != sb)
 		return sa < sb ? -1 : 1;
-	int diff = compare_magnitude(a, b);
+	int diff = compare_magnitude(n, a, b);
 	return sa < 0 ? -diff : diff;
 }
 
-int text_numeric_compare(const char *a, size_t alen, const char *b, size_t blen)
+int text_numeric_compare(const struct text_numbers *n, const char *a, size_t alen,
+			 const char *b, size_t blen)
 {
 	struct decimal da, db;
-	parse_decimal(a, a + alen, &da);
-	parse_decimal(b, b + blen, &db);
-	return compare_decimal(&da, &db);
+	parse_decimal(n, a, a + alen, &da);
+	parse_decimal(n, b, b + blen, &db);
+	return compare_decimal(n, &da, &db);
 }
 
-/* find_unit_order's scan: the byte after the number ('-', digits, then '.' and digits,
- * no separators), and whether one of those digits is nonzero. */
-static const char *unit_position(const char *p, const char *end, bool *negative, bool *nonzero)
+/* find_unit_order's scan (sort 9.1's traverse_raw_number): '-', digits each followed by
+ * at most one unit separator, then the decimal point and digits; returns the byte after
+ * the number, or a separator that no digit follows, and whether a digit is nonzero. */
+static const char *unit_position(const struct text_numbers *n, const char *p, const char *end,
+				 bool *negative, bool *nonzero)
 {
 	while (p < end && text_is_blank(*p))
 		p++;
@@ -121,9 +130,17 @@ static const char *unit_position(const char *p, const char *end, bool *negative,
 	if (*negative)
 		p++;
 	*nonzero = false;
-	for (; p < end && is_digit(*p); p++)
+	bool ends_with_separator = false;
+	while (p < end && is_digit(*p)) {
 		*nonzero |= *p != '0';
-	if (p < end && *p == '.')
+		p++;
+		ends_with_separator = p < end && (unsigned char)*p == n->unit_separator;
+		if (ends_with_separator)
+			p++;
+	}
+	if (ends_with_separator)
+		return p - 1;
+	if (p < end && (unsigned char)*p == n->decimal_point)
 		for (p++; p < end && is_digit(*p); p++)
 			*nonzero |= *p != '0';
 	return p;
@@ -132,12 +149,13 @@ static const char *unit_position(const char *p, const char *end, bool *negative,
 /* find_unit_order: that byte is the unit of a nonzero number, and negative numbers get
  * negative orders. Without separators the parse already found it; with them the scan
  * differs, so it runs from the key's start again. */
-static int unit_order(const struct decimal *d, const char *key, const char *end)
+static int unit_order(const struct text_numbers *n, const struct decimal *d, const char *key,
+		      const char *end)
 {
 	const char *p = d->after;
 	bool negative = d->negative, nonzero = sign_of(d) != 0;
 	if (d->separated)
-		p = unit_position(key, end, &negative, &nonzero);
+		p = unit_position(n, key, end, &negative, &nonzero);
 	if (!nonzero || p == end)
 		return 0;
 	static const char units[] = "KMGTPEZYRQ"; /* R and Q: GNU sort since coreutils 9.2 */
@@ -151,15 +169,16 @@ static int unit_order(const struct decimal *d, const char *key, const char *end)
 	return negative ? -order : order;
 }
 
-int text_human_compare(const char *a, size_t alen, const char *b, size_t blen)
+int text_human_compare(const struct text_numbers *n, const char *a, size_t alen,
+		       const char *b, size_t blen)
 {
 	struct decimal da, db;
-	parse_decimal(a, a + alen, &da);
-	parse_decimal(b, b + blen, &db);
-	int oa = unit_order(&da, a, a + alen), ob = unit_order(&db, b, b + blen);
+	parse_decimal(n, a, a + alen, &da);
+	parse_decimal(n, b, b + blen, &db);
+	int oa = unit_order(n, &da, a, a + alen), ob = unit_order(n, &db, b, b + blen);
 	if (oa != ob)
 		return oa < ob ? -1 : 1;
-	return compare_decimal(&da, &db);
+	return compare_decimal(n, &da, &db);
 }
 
 /* The image of a decimal in `bits` bits: 2 class bits (negative, zero, positive), then
@@ -167,7 +186,7 @@ int text_human_compare(const char *a, size_t alen, const char *b, size_t blen)
  * fit, 4 bits each. Truncation only merges values, never reorders them; an exponent too
  * big for its field saturates with the digits cleared, so such numbers tie. Negative
  * magnitudes are inverted so that bigger magnitudes come first. */
-static uint64_t decimal_image(const struct decimal *d, unsigned bits)
+static uint64_t decimal_image(const struct text_numbers *n, const struct decimal *d, unsigned bits)
 {
 	const unsigned exponent_bits = 10;
 	unsigned body_bits = bits - 2;
@@ -187,7 +206,7 @@ static uint64_t decimal_image(const struct decimal *d, unsigned bits)
 		for (unsigned i = 0; i < slots; i++) {
 			unsigned digit = 0;
 			if (i < d->integer_len)
-				digit = (unsigned)(next_integer_digit(&integer) - '0');
+				digit = (unsigned)(next_integer_digit(n, &integer) - '0');
 			else if (i - d->integer_len < d->fraction_len)
 				digit = (unsigned)(d->fraction[i - d->integer_len] - '0');
 			digits = digits << 4 | digit;
@@ -200,18 +219,18 @@ static uint64_t decimal_image(const struct decimal *d, unsigned bits)
 	return (uint64_t)2 << body_bits | magnitude;
 }
 
-uint64_t text_numeric_image(const char *key, size_t len)
+uint64_t text_numeric_image(const struct text_numbers *n, const char *key, size_t len)
 {
 	struct decimal d;
-	parse_decimal(key, key + len, &d);
-	return decimal_image(&d, 64);
+	parse_decimal(n, key, key + len, &d);
+	return decimal_image(n, &d, 64);
 }
 
-uint64_t text_human_image(const char *key, size_t len)
+uint64_t text_human_image(const struct text_numbers *n, const char *key, size_t len)
 {
 	struct decimal d;
-	parse_decimal(key, key + len, &d);
+	parse_decimal(n, key, key + len, &d);
 	/* Orders -10..10 in the top 5 bits, the number below them. */
-	uint64_t order = (uint64_t)(unit_order(&d, key, key + len) + 10);
-	return order << 59 | decimal_image(&d, 59);
+	uint64_t order = (uint64_t)(unit_order(n, &d, key, key + len) + 10);
+	return order << 59 | decimal_image(n, &d, 59);
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "../settings/keydef.h"
 #include "../settings/options.h"
+#include "text_locale.h"
 
 struct text_order {
 	struct keydef *keys;   /* effective keys; none: whole lines only */
@@ -15,6 +16,7 @@ struct text_order {
 	int separator;         /* -t byte, or -1 for blank-to-nonblank fields */
 	bool last_resort;      /* whole-line comparison after equal keys (not -s, not -u) */
 	bool reverse;          /* -r for the whole-line comparison */
+	struct text_locale locale; /* the user's collation, numbers and month names */
 	bool unique;           /* -u */
 	unsigned char eol;     /* '\n', or '\0' with -z */
 };

@@ -1,10 +1,12 @@
 /* Prefix images per key type. Version keys (-V) get a coarse image (text_version_image:
- * special names, first byte, leading number); the comparator orders what it ties. */
+ * special names, first byte, leading number); the comparator orders what it ties.
+ * Collated keys take the start of their strxfrm image, after -d -i -f as in GNU sort. */
 #include "text_prefix.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "text_collate.h"
 #include "text_compare.h"
 #include "text_fields.h"
 #include "text_general.h"
@@ -33,28 +35,44 @@ static uint64_t byte_image(const char *key, size_t len, const bool *ignore, bool
 	return taken ? image << (8 * (8 - taken)) : 0;
 }
 
-static uint64_t special_image(const struct key_ordering *o, const char *key, size_t len)
+static uint64_t special_image(const struct key_ordering *o, const struct text_locale *locale,
+			      const char *key, size_t len)
 {
 	if (o->numeric)
-		return text_numeric_image(key, len);
+		return text_numeric_image(&locale->numbers, key, len);
 	if (o->human_numeric)
-		return text_human_image(key, len);
+		return text_human_image(&locale->numbers, key, len);
 	if (o->general_numeric)
 		return text_general_image(key, len);
 	if (o->month)
-		return (uint64_t)text_month(key, len) << 56;
+		return (uint64_t)text_month(locale->months, key, len) << 56;
 	if (o->version)
 		return text_version_image(key, len);
 	return 0;
 }
 
-static uint64_t key_image(const struct key_ordering *o, const char *key, size_t len)
+static bool is_special(const struct key_ordering *o)
+{
+	return o->numeric || o->human_numeric || o->general_numeric || o->month || o->version;
+}
+
+static uint64_t translated_image(const struct key_ordering *o, const struct text_locale *locale,
+				 bool collate, const char *key, size_t len)
+{
+	if (collate)
+		return text_collate_image(key, len);
+	return special_image(o, locale, key, len);
+}
+
+static uint64_t key_image(const struct key_ordering *o, const struct text_locale *locale,
+			  const char *key, size_t len)
 {
 	const bool *ignore = text_ignored_bytes(o);
-	if (!(o->numeric || o->human_numeric || o->general_numeric || o->month || o->version))
+	bool collate = locale->collate && !is_special(o);
+	if (!is_special(o) && !collate)
 		return byte_image(key, len, ignore, o->fold_case);
 	if (!ignore && !o->fold_case)
-		return special_image(o, key, len);
+		return translated_image(o, locale, collate, key, len);
 	char stack[256];
 	char *copy = len < sizeof stack ? stack : malloc(len);
 	if (!copy)
@@ -65,7 +83,7 @@ static uint64_t key_image(const struct key_ordering *o, const char *key, size_t 
 		if (!(ignore && ignore[c]))
 			copy[n++] = (char)(o->fold_case ? text_fold(c) : c);
 	}
-	uint64_t image = special_image(o, copy, n);
+	uint64_t image = translated_image(o, locale, collate, copy, n);
 	if (copy != stack)
 		free(copy);
 	return image;
@@ -74,12 +92,13 @@ static uint64_t key_image(const struct key_ordering *o, const char *key, size_t 
 uint64_t text_prefix(const struct text_order *order, const char *line, size_t len)
 {
 	if (order->key_count == 0) {
-		uint64_t image = byte_image(line, len, NULL, false);
+		uint64_t image = order->locale.collate ? text_collate_image(line, len)
+					       : byte_image(line, len, NULL, false);
 		return order->reverse ? ~image : image;
 	}
 	const struct keydef *key = &order->keys[0];
 	const char *begin, *end;
 	text_key_bounds(key, order->separator, line, len, &begin, &end);
-	uint64_t image = key_image(&key->ordering, begin, (size_t)(end - begin));
+	uint64_t image = key_image(&key->ordering, &order->locale, begin, (size_t)(end - begin));
 	return key->ordering.reverse ? ~image : image;
 }

@@ -439,9 +439,11 @@ static void check_order(const struct text_order *order, const struct line *lines
 		for (int i = 0; i < LINES; i++)
 			for (int j = 0; j < LINES; j++) {
 				size_t ilen = (size_t)(end[i] - begin[i]), jlen = (size_t)(end[j] - begin[j]);
-				int got = text_compare_key(&forward, begin[i], ilen, begin[j], jlen);
+				int got = text_compare_key(&forward, &order->locale, begin[i], ilen,
+							   begin[j], jlen);
 				require(got >= -1 && got <= 1);
-				require(text_compare_key(&key->ordering, begin[i], ilen, begin[j], jlen)
+				require(text_compare_key(&key->ordering, &order->locale, begin[i], ilen,
+							 begin[j], jlen)
 					== (key->ordering.reverse ? -got : got));
 				check_key_reference(&forward, begin[i], ilen, begin[j], jlen, got);
 			}

@@ -1,0 +1,25 @@
+/* The user's collation (LC_COLLATE) for text keys, as GNU sort uses it outside the C
+ * and POSIX locales: keys compare with strcoll, and a key's 64-bit prefix is the start
+ * of its strxfrm image, whose byte order is strcoll's order. */
+#ifndef GPUSORT_TEXT_COLLATE_H
+#define GPUSORT_TEXT_COLLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* True when LC_COLLATE names a locale other than C or POSIX (GNU's hard_locale), and
+ * not one whose collation is known to be byte order (glibc's C.UTF-8): then keys
+ * collate; otherwise they compare as bytes. Read once per sort, at its start. */
+bool text_collate_active(void);
+
+/* GNU sort's comparison of two keys in such a locale: an empty key sorts first, others
+ * compare as xmemcoll0 does (strcoll, part by part across embedded NUL bytes). */
+int text_collate_compare(const char *a, size_t alen, const char *b, size_t blen);
+
+/* The first 8 bytes of the first level of the key's strxfrm image (of the key up to its
+ * first NUL byte), big-endian, zero-padded: a smaller image means an earlier key by
+ * text_collate_compare; equal images decide nothing. */
+uint64_t text_collate_image(const char *key, size_t len);
+
+#endif
