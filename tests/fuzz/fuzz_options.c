@@ -147,15 +147,17 @@ static void check_accepted(const struct options *o, char **argv, int argc)
 		require(o->key_count == 0);
 		require(!key_ordering_any(&o->global_ordering));
 		require(o->field_separator == -1 && !o->zero_terminated);
-		require(o->record_size >= 1 && o->key_size >= 1);
-		require(o->key_offset <= o->record_size
-			&& o->key_size <= o->record_size - o->key_offset);
-		if (o->key_type != KEY_BYTES)
-			require(o->key_size == key_type_size(o->key_type));
-		else
-			require(o->key_size >= 1);
+		require(o->record_size >= 1 && o->key_field_count >= 1 && o->key_fields);
+		/* every field of the key lies in the record and has its type's size */
+		for (size_t i = 0; i < o->key_field_count; i++) {
+			const struct key_field *field = &o->key_fields[i];
+			require(field->size >= 1);
+			require(field->offset <= o->record_size && field->size <= o->record_size - field->offset);
+			if (field->type != KEY_BYTES)
+				require(field->size == key_type_size(field->type));
+		}
 	} else {
-		require(o->record_size == 0 && o->key_offset == 0 && o->key_size == 0);
+		require(o->record_size == 0 && o->key_field_count == 0);
 		require(o->field_separator >= -1 && o->field_separator <= 255);
 		for (size_t i = 0; i < o->key_count; i++)
 			check_key(&o->keys[i]);
@@ -198,9 +200,12 @@ static void check_accepted(const struct options *o, char **argv, int argc)
 /* Two parses of one argv give the same options. */
 static void check_same(const struct options *a, const struct options *b)
 {
-	require(a->mode == b->mode && a->key_type == b->key_type);
-	require(a->record_size == b->record_size && a->key_offset == b->key_offset
-		&& a->key_size == b->key_size);
+	require(a->mode == b->mode && a->record_size == b->record_size);
+	require(a->key_field_count == b->key_field_count);
+	for (size_t i = 0; i < a->key_field_count; i++)
+		require(a->key_fields[i].type == b->key_fields[i].type && a->key_fields[i].offset == b->key_fields[i].offset
+			&& a->key_fields[i].size == b->key_fields[i].size
+			&& a->key_fields[i].descending == b->key_fields[i].descending);
 	require(a->key_count == b->key_count);
 	for (size_t i = 0; i < a->key_count; i++)
 		require(same_key(&a->keys[i], &b->keys[i]));
