@@ -54,6 +54,38 @@ printf '%s\n' "gpusort: invalid argument 'x' for '--sort'" "Valid arguments are:
 	"$HINT" >"$WORK/expected"
 [ $status -eq 2 ] && cmp -s "$WORK/expected" "$WORK/stderr"
 tap_result $? "bad --sort word lists the valid ones (exit $status)"
+"$GPUSORT" --check= </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
+status=$?
+printf '%s\n' "gpusort: ambiguous argument '' for '--check'" "Valid arguments are:" \
+	"  - 'quiet', 'silent'" "  - 'diagnose-first'" "$HINT" >"$WORK/expected"
+[ $status -eq 2 ] && cmp -s "$WORK/expected" "$WORK/stderr"
+tap_result $? "a --check word that starts several is ambiguous (exit $status)"
+
+# Words abbreviate as GNU's argmatch takes them: the start of one word, or of several
+# of one meaning (quiet, silent); the same output and status as sort's.
+printf '10\n9\nb\na\nMar\nJan\n1.5e3\n2K\n' >"$WORK/words"
+printf 'a\nb\n' >"$WORK/sorted"
+if sort --version 2>/dev/null | grep -q 'GNU coreutils'; then
+	for args in --sort=g --sort=h --sort=m --sort=n --sort=nu --sort=v --sort=ver; do
+		sort $args "$WORK/words" >"$WORK/expected" 2>&1
+		"$GPUSORT" $args "$WORK/words" >"$WORK/got" 2>&1
+		cmp -s "$WORK/expected" "$WORK/got"
+		tap_result $? "$args sorts as sort $args"
+	done
+	for args in --check=q --check=s --check=d --check=di --check=sil; do
+		for input in "$WORK/words" "$WORK/sorted"; do
+			sort $args "$input" >"$WORK/expected" 2>&1
+			expected=$?
+			"$GPUSORT" $args "$input" 2>&1 | sed 's/^gpusort:/sort:/' >"$WORK/got"
+			"$GPUSORT" $args "$input" >/dev/null 2>&1
+			got=$?
+			[ $got -eq $expected ] && cmp -s "$WORK/expected" "$WORK/got"
+			tap_result $? "$args on $(basename "$input") as sort's (exit $got, sort $expected)"
+		done
+	done
+else
+	skip_test "the system sort is not GNU sort: no abbreviated words to compare"
+fi
 
 # The same mistakes against GNU sort itself, for the options both have.
 if sort --version 2>/dev/null | grep -q 'GNU coreutils'; then

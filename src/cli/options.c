@@ -297,12 +297,33 @@ static int usage_error(const char *format, const char *argument)
 
 /* A word option's bad argument, with the words it takes, as GNU's argmatch says it.
  * (GNU sort then exits 1, which -c uses for disorder; gpusort keeps 2 for trouble.) */
-static int invalid_word(const char *argument, const char *option, const char *valid)
+static int invalid_word(const char *argument, const char *option, const char *valid, bool ambiguous)
 {
-	fprintf(stderr, "gpusort: invalid argument '%s' for '%s'\nValid arguments are:\n%s", argument,
-		option, valid);
+	fprintf(stderr, "gpusort: %s argument '%s' for '%s'\nValid arguments are:\n%s",
+		ambiguous ? "ambiguous" : "invalid", argument, option, valid);
 	command_line_usage_hint();
 	return 2;
+}
+
+/* A word option's argument as GNU's argmatch takes it: a word in full, or the start of
+ * one word (or of several that mean the same). Returns that word's value; -1 when no
+ * word starts so, -2 when words of different meanings do. */
+static int match_word(const char *text, const char *const *words, const char *values, size_t count)
+{
+	size_t length = strlen(text);
+	int found = -1;
+	bool ambiguous = false;
+	for (size_t i = 0; i < count; i++) {
+		if (strncmp(words[i], text, length) != 0)
+			continue;
+		if (words[i][length] == '\0')
+			return values[i];
+		if (found < 0)
+			found = values[i];
+		else if (found != values[i])
+			ambiguous = true;
+	}
+	return ambiguous ? -2 : found;
 }
 
 static int parse_count(const char *text, size_t minimum, size_t *value)
@@ -568,14 +589,13 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			break;
 		case OPT_SORT: {
 			static const char *const words[] = {"general-numeric", "human-numeric", "month", "numeric", "version"};
-			static const char letters[] = "ghMnV";
-			found = find_name(optarg, words, 5);
-			if (found < 0)
+			int letter = match_word(optarg, words, "ghMnV", 5);
+			if (letter < 0)
 				return invalid_word(optarg, "--sort", "  - 'general-numeric'\n  - 'human-numeric'\n"
-						    "  - 'month'\n  - 'numeric'\n  - 'version'\n");
-			job->ordering |= ordering_bit(letters[found]);
+						    "  - 'month'\n  - 'numeric'\n  - 'version'\n", letter == -2);
+			job->ordering |= ordering_bit((char)letter);
 			given.text_only = true;
-			given.text_only_option = letters[found];
+			given.text_only_option = (char)letter;
 			break;
 		}
 		case 'r':
@@ -620,16 +640,16 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			if (set_check(job, &given, (char)option))
 				return 2;
 			break;
-		case OPT_CHECK:
-			if (!optarg || strcmp(optarg, "diagnose-first") == 0)
-				error = set_check(job, &given, 'c');
-			else if (strcmp(optarg, "quiet") == 0 || strcmp(optarg, "silent") == 0)
-				error = set_check(job, &given, 'C');
-			else
-				return invalid_word(optarg, "--check", "  - 'quiet', 'silent'\n  - 'diagnose-first'\n");
-			if (error)
+		case OPT_CHECK: {
+			static const char *const words[] = {"quiet", "silent", "diagnose-first"};
+			int letter = optarg ? match_word(optarg, words, "CCc", 3) : 'c';
+			if (letter < 0)
+				return invalid_word(optarg, "--check", "  - 'quiet', 'silent'\n  - 'diagnose-first'\n",
+						    letter == -2);
+			if (set_check(job, &given, (char)letter))
 				return 2;
 			break;
+		}
 		case 'm':
 			job->merge = 1;
 			break;
