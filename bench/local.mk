@@ -3,6 +3,6 @@ EXTRA_DIST += bench/RESULTS.md bench/demo.sh bench/device_check.sh bench/verify_
 	bench/cpu_vs_numpy.sh bench/numpy_sort.py \
 	bench/external_bench.sh \
 	bench/text_bench.sh bench/locale_bench.sh \
-	bench/e2e_bench.sh \
+	bench/e2e_bench.sh bench/page_cache_writes.c \
 	bench/gpu_kernels.cu bench/gpu_bench.sh \
 	bench/seeds.cu bench/seeds.sh
