@@ -24,13 +24,18 @@
 #   EXTERNAL_ARGS   the external sort's options (default -S input/8), e.g. the issue's
 #                   "-S 2G --gpu-memory=1G"
 #   GPUSORT_ARGS    options for both sorts (e.g. --device=cpu)
+#   BENCH_CGROUP    a memory limit (e.g. 4G): the external sort runs inside a memory
+#                   cgroup of that size, page cache counted (tests/cgroup_lib.sh), so that
+#                   on a machine with memory to spare its runs and output cannot stay in
+#                   the page cache and the disk is what it waits for
 set -e
+. "$(dirname "$0")/../tests/cgroup_lib.sh"
 gpusort=${1:-./gpusort}
 tools=${2:-./tests}
 count=${3:-268435456}
 repeats=${4:-2}
 dir=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/gpusort-external-bench.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+trap 'cgroup_remove; rm -rf "$dir"' EXIT
 mkdir "$dir/tmp"
 input=$dir/input
 "$tools/keygen" --type=u64 --count="$count" --seed=1 -o "$input"
@@ -48,8 +53,18 @@ run() {
 	shift
 	best=
 	for _ in $(seq "$repeats"); do
-		/usr/bin/time -f "%e %M" -o "$dir/time" "$gpusort" --type=u64 --stats -T "$dir/tmp" \
+		launcher=
+		if [ "$name" = external ] && [ -n "${BENCH_CGROUP:-}" ]; then
+			cgroup_create gpusort-external-bench "$(numfmt --from=iec "$BENCH_CGROUP")" ||
+				{ echo "BENCH_CGROUP: $CGROUP_SKIP" >&2; exit 1; }
+			launcher=cgroup_exec
+		fi
+		$launcher /usr/bin/time -f "%e %M" -o "$dir/time" "$gpusort" --type=u64 --stats -T "$dir/tmp" \
 			$GPUSORT_ARGS "$@" "$input" -o "$dir/out" 2> "$dir/stats"
+		if [ -n "$launcher" ]; then
+			echo "(in a cgroup v$CGROUP_VERSION of $BENCH_CGROUP: peak $(($(cgroup_peak_bytes) >> 20)) MiB, OOM kills $(cgroup_oom_kills))" >> "$dir/notes"
+			cgroup_remove
+		fi
 		read -r seconds rss < "$dir/time"
 		if [ -z "$best" ] || awk -v a="$seconds" -v b="$best" 'BEGIN { exit !(a < b) }'; then
 			best=$seconds
@@ -84,6 +99,7 @@ echo "|---|---|---|---|---|---|"
 run in-memory
 # shellcheck disable=SC2086
 run external $external_args
+if [ -f "$dir/notes" ]; then sort -u "$dir/notes"; fi
 
 # The floor, with the bytes the external sort wrote to its runs (whole 16 MiB blocks,
 # at least 64 MiB, so dd's rate is a rate); the input is the source of random bytes.
@@ -96,7 +112,7 @@ sync
 write_seconds=$(timed dd if="$input" of="$dir/tmp/floor" bs=16M count="$blocks" conv=fdatasync status=none)
 dd if="$dir/tmp/floor" iflag=nocache count=0 status=none  # clean now, so dropped
 if command -v fincore > /dev/null; then
-	resident=$(fincore -n -b -o RES "$dir/tmp/floor" 2>/dev/null || echo unknown)
+	resident=$(fincore -n -b -o RES "$dir/tmp/floor" 2>/dev/null | tr -d ' ' || echo unknown)
 	[ "$resident" = 0 ] || echo "warning: $resident bytes of the floor file still cached: the read rate is too high"
 fi
 read_seconds=$(timed dd if="$dir/tmp/floor" of=/dev/null bs=16M status=none)
