@@ -6,10 +6,13 @@
 # the temp directory empty; the cgroup's high-water mark reaching the limit shows that
 # the page cache of the bytes read and written was held to it. Skips, saying why, where
 # no memory cgroup can be made (not root, no writable hierarchy with the controller) or
-# where the temp directory is tmpfs, whose pages cannot leave memory.
+# where the temp directory is tmpfs, whose pages cannot leave memory. On the 2-core CI
+# machine the memory controller is on a v1 hierarchy and the test runs there (a child of
+# the cgroup it runs in); on the H100 machine, cgroup v2 (a child of /sys/fs/cgroup).
 # GPUSORT_CGROUP_MIB (default 64) sets the limit; the inputs and -S scale with it.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 . "$TESTS_SRCDIR/cgroup_lib.sh"
+trap 'cgroup_remove; rm -rf "$WORK"' EXIT
 
 limit_mib=${GPUSORT_CGROUP_MIB:-64}
 limit=$((limit_mib << 20))
