@@ -72,7 +72,7 @@ static int usage(const char *format, const char *argument)
 static const unsigned known_ordering = GPUSORT_ORDER_IGNORE_LEADING_BLANKS | GPUSORT_ORDER_DICTIONARY
 	| GPUSORT_ORDER_IGNORE_CASE | GPUSORT_ORDER_GENERAL_NUMERIC | GPUSORT_ORDER_HUMAN_NUMERIC
 	| GPUSORT_ORDER_IGNORE_NONPRINTING | GPUSORT_ORDER_MONTH | GPUSORT_ORDER_NUMERIC
-	| GPUSORT_ORDER_VERSION;
+	| GPUSORT_ORDER_VERSION | GPUSORT_ORDER_RANDOM;
 
 /* The ordering bits as option letters, in the order GNU's usage lists them. */
 static const struct {
@@ -82,7 +82,8 @@ static const struct {
 	{GPUSORT_ORDER_IGNORE_LEADING_BLANKS, 'b'}, {GPUSORT_ORDER_DICTIONARY, 'd'},
 	{GPUSORT_ORDER_IGNORE_CASE, 'f'}, {GPUSORT_ORDER_GENERAL_NUMERIC, 'g'},
 	{GPUSORT_ORDER_HUMAN_NUMERIC, 'h'}, {GPUSORT_ORDER_IGNORE_NONPRINTING, 'i'},
-	{GPUSORT_ORDER_MONTH, 'M'}, {GPUSORT_ORDER_NUMERIC, 'n'}, {GPUSORT_ORDER_VERSION, 'V'},
+	{GPUSORT_ORDER_MONTH, 'M'}, {GPUSORT_ORDER_NUMERIC, 'n'}, {GPUSORT_ORDER_RANDOM, 'R'},
+	{GPUSORT_ORDER_VERSION, 'V'},
 };
 
 static bool binary_key_reserved_clear(const struct gpusort_binary_key *key)
@@ -327,6 +328,7 @@ static int build_text(const struct gpusort_job *job, struct options *options)
 	options->field_separator = job->separator;
 	options->zero_terminated = job->zero_terminated != 0;
 	options->stable = job->stable != 0;
+	options->random_source = job->random_source;
 	return GPUSORT_OK;
 }
 

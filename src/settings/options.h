@@ -39,6 +39,7 @@ struct options {
 	bool zero_terminated;    /* -z */
 	bool stable;             /* -s */
 	const char *files0_from;
+	const char *random_source; /* --random-source: the salt of -R; NULL: getrandom() */
 
 	/* common */
 	bool reverse;            /* -r (global) */

@@ -65,3 +65,16 @@ void text_order_free(struct text_order *order)
 	order->keys = NULL;
 	order->key_count = 0;
 }
+
+bool text_order_is_random(const struct text_order *order)
+{
+	for (size_t i = 0; i < order->key_count; i++)
+		if (order->keys[i].ordering.random)
+			return true;
+	return false;
+}
+
+void text_order_salt(struct text_order *order, const unsigned char salt[TEXT_RANDOM_SALT_BYTES])
+{
+	text_random_init(&order->random, salt);
+}
