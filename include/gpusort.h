@@ -288,6 +288,14 @@ struct gpusort_job {
 	 * from getrandom() each run. Read only when a key is random; a file shorter than 16
 	 * bytes is an error ("'FILE': end of file"). */
 	const char *random_source;
+
+	/* --debug: GNU sort's notes on standard error before a text sort or merge (the
+	 * locale's ordering, keys and options that may not act as meant), and each output
+	 * line shown with its tabs as '>' and a newline, followed by a line per key that
+	 * underlines what the key compares ("^ no match for key" where it is empty or holds
+	 * no number) and one for the last-resort comparison. Not with check, nor with an
+	 * output file (output): GNU sort refuses those. Text mode only. */
+	int debug;
 };
 
 /* Sets every field of job to its default (above) and job->size to job_size, which

@@ -41,7 +41,7 @@ enum long_only_option {
 	/* GNU sort's options that gpusort does not implement yet: each its own value, so
 	 * that getopt_long calls an abbreviation of two of them ambiguous as GNU's does */
 	OPT_UNSUPPORTED_COMPRESS_PROGRAM,
-	OPT_UNSUPPORTED_DEBUG,
+	OPT_DEBUG,
 	OPT_RANDOM_SOURCE,
 	OPT_BATCH_SIZE,
 };
@@ -56,7 +56,7 @@ static const struct option gnu_long_options[] = {
 	{"ignore-leading-blanks", no_argument, NULL, 'b'},
 	{"check", optional_argument, NULL, OPT_CHECK},
 	{"compress-program", optional_argument, NULL, OPT_UNSUPPORTED_COMPRESS_PROGRAM},
-	{"debug", optional_argument, NULL, OPT_UNSUPPORTED_DEBUG},
+	{"debug", no_argument, NULL, OPT_DEBUG},
 	{"dictionary-order", no_argument, NULL, 'd'},
 	{"ignore-case", no_argument, NULL, 'f'},
 	{"files0-from", required_argument, NULL, OPT_FILES0_FROM},
@@ -512,6 +512,11 @@ static int set_check(struct gpusort_job *job, struct given *given, char letter)
 static int check_operands(const struct command_line *line, const struct given *given)
 {
 	const struct gpusort_job *job = &line->job;
+	/* GNU sort refuses --debug with a check or an output file before all else here */
+	if (job->debug && (given->check || job->output)) {
+		char letters[] = {given->check ? given->check : 'o', '\0'};
+		return option_error("options '-%s --debug' are incompatible", letters);
+	}
 	if (!given->check || job->files0_from)
 		return 0;
 	if (job->input_count > 1) {
@@ -752,7 +757,10 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		case OPT_VERBOSE:
 			job->verbose = 1;
 			break;
-		case OPT_UNSUPPORTED_COMPRESS_PROGRAM: case OPT_UNSUPPORTED_DEBUG:
+		case OPT_DEBUG:
+			job->debug = 1;
+			break;
+		case OPT_UNSUPPORTED_COMPRESS_PROGRAM:
 			/* optional_argument: the element is the one just read, "=value" and all */
 			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		case OPT_HELP:

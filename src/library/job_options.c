@@ -161,6 +161,8 @@ static int refuse_text_settings(const struct gpusort_job *job)
 		option[1] = 'z';
 	if (option[1])
 		return usage("option '%s' applies to text lines, not binary records", option);
+	if (job->debug)
+		return usage("option '%s' applies to text lines, not binary records", "--debug");
 	return GPUSORT_OK;
 }
 
@@ -329,6 +331,7 @@ static int build_text(const struct gpusort_job *job, struct options *options)
 	options->zero_terminated = job->zero_terminated != 0;
 	options->stable = job->stable != 0;
 	options->random_source = job->random_source;
+	options->debug = job->debug != 0;
 	return GPUSORT_OK;
 }
 
@@ -421,6 +424,10 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 	if (code == GPUSORT_OK)
 		code = options->mode == MODE_BINARY ? build_binary(&job, options) : build_text(&job, options);
 	/* The command's checks after its options were read, in its order. */
+	if (code == GPUSORT_OK && job.debug && (options->check || job.output)) {
+		char letters[] = {options->check ? (char)options->check : 'o', '\0'};
+		code = usage("options '-%s --debug' are incompatible", letters);
+	}
 	/* named by the check's letter, -c or -C, as GNU sort names them */
 	if (code == GPUSORT_OK && options->check && options->input_count > 1) {
 		char format[] = "extra operand '%s' not allowed with -?";

@@ -25,6 +25,7 @@
 #include "engine_choice.h"
 #include "sort_chunks.h"
 #include "../text/text_emit.h"
+#include "../text/text_debug.h"
 #include "../../io/input_file.h"
 #include "../../io/output_file.h"
 #include "../../io/random_source.h"
@@ -243,9 +244,9 @@ static int salt_random_order(const struct options *options, struct text_order *o
 		else if (!name)
 			report("getrandom: %s", strerror(-err));
 		else if (err == -ENODATA)
-			report("%s: end of file", report_quote(name, quoted, sizeof quoted));
+			report("%s: end of file", report_locale_quote(name, quoted, sizeof quoted));
 		else
-			report("%s: read error: %s", report_quote(name, quoted, sizeof quoted), strerror(-err));
+			report("%s: read error: %s", report_locale_quote(name, quoted, sizeof quoted), strerror(-err));
 		return 2;
 	}
 	text_order_salt(order, salt);
@@ -265,6 +266,9 @@ int text_sort_run(const struct options *options)
 		report("%s", strerror(-err));
 		return 2;
 	}
+	/* GNU's order: the incompatible options above, the notes, then the salt */
+	if (options->debug)
+		text_debug_notes(options, &order);
 	if (text_order_is_random(&order) && salt_random_order(options, &order) != 0) {
 		text_order_free(&order);
 		return 2;

@@ -59,6 +59,7 @@ struct options {
 	bool no_verify;          /* --no-verify: skip the self-check of the sort */
 	bool progress;           /* --progress */
 	bool verbose;            /* --verbose */
+	bool debug;              /* --debug: GNU sort's notes, and each output line annotated */
 
 	const char **inputs;     /* in order; none means stdin ("-") */
 	size_t input_count;

@@ -55,6 +55,7 @@ int text_order_init(struct text_order *order, const struct options *options,
 	order->unique = options->unique;
 	order->last_resort = count == 0 || !(options->stable || options->unique);
 	order->eol = options->zero_terminated ? '\0' : '\n';
+	order->debug = options->debug;
 	text_locale_init(&order->locale);
 	return 0;
 }

@@ -21,6 +21,7 @@ struct text_order {
 	struct text_random random; /* the salt of random keys (-R), once text_order_salt set it */
 	bool unique;           /* -u */
 	unsigned char eol;     /* '\n', or '\0' with -z */
+	bool debug;            /* --debug: output lines are annotated (text_debug) */
 };
 
 /* Builds the order; returns 0, or -EINVAL with letters set to the clashing options
