@@ -17,7 +17,7 @@ files0-from general-numeric-sort ignore-nonprinting key merge month-sort numeric
 human-numeric-sort version-sort random-sort random-source sort output reverse stable batch-size
 buffer-size field-separator temporary-directory unique zero-terminated parallel help version"
 # Not implemented yet by gpusort: refused as "unrecognized option", as before.
-unsupported="compress-program debug"
+unsupported="compress-program"
 
 printf 'b 2\na 10\nc 1\na 10\n' >"$WORK/input"
 printf '%s\0' "$WORK/input" "$WORK/input" >"$WORK/names"
