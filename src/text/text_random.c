@@ -18,12 +18,6 @@ static uint64_t load_le64(const unsigned char *p)
 	return v;
 }
 
-void text_random_init(struct text_random *random, const unsigned char salt[TEXT_RANDOM_SALT_BYTES])
-{
-	random->k0 = load_le64(salt);
-	random->k1 = load_le64(salt + 8);
-}
-
 static inline uint64_t rotl(uint64_t x, int b)
 {
 	return x << b | x >> (64 - b);

@@ -19,7 +19,15 @@ struct text_random {
 	uint64_t k0, k1; /* the hash's key: the salt, little-endian */
 };
 
-void text_random_init(struct text_random *random, const unsigned char salt[TEXT_RANDOM_SALT_BYTES]);
+/* The salt's bytes as the hash's two little-endian key words. */
+static inline void text_random_init(struct text_random *random, const unsigned char salt[TEXT_RANDOM_SALT_BYTES])
+{
+	random->k0 = random->k1 = 0;
+	for (int i = 7; i >= 0; i--) {
+		random->k0 = random->k0 << 8 | salt[i];
+		random->k1 = random->k1 << 8 | salt[8 + i];
+	}
+}
 
 /* SipHash-2-4 of bytes[0, len) under the salt. */
 uint64_t text_random_hash(const struct text_random *random, const void *bytes, size_t len);
