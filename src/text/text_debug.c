@@ -139,9 +139,11 @@ static void number_notes(const struct text_order *order, int tab, bool any_numer
 			       quoted_char(decimal_point, quoted, sizeof quoted));
 			warned = true;
 		} else if (tab == '-') {
-			report("field separator %s is treated as a minus sign in numbers", quoted_char(tab, quoted, sizeof quoted));
+			report("field separator %s is treated as a minus sign in numbers",
+			       quoted_char(tab, quoted, sizeof quoted));
 		} else if (general_span && tab == '+') {
-			report("field separator %s is treated as a plus sign in numbers", quoted_char(tab, quoted, sizeof quoted));
+			report("field separator %s is treated as a plus sign in numbers",
+			       quoted_char(tab, quoted, sizeof quoted));
 		}
 	}
 	if ((any_numeric || any_general) && !warned)
