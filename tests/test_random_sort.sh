@@ -67,6 +67,13 @@ for run in "-S 64K" "-S 256K --batch-size=2" "-S 1M" "--parallel=1" "-S 64K --pa
 	cmp -s reference again
 	tap_result $? "--random-source: $run gives the in-memory output"
 done
+# -u and -f across spilled runs: the first line of each key, as in memory.
+tr 'a-z' 'A-Z' < big | paste -d '\n' big - > cased
+"$GPUSORT" -fR -u --random-source=seed cased > unique_memory
+"$GPUSORT" -fR -u --random-source=seed -S 64K cased > unique_spilled
+cmp -s unique_memory unique_spilled && [ "$(wc -l < unique_memory)" -eq "$(wc -l < big)" ] &&
+	! grep -q LINE unique_memory
+tap_result $? "-fR -u, spilled or not, keeps the first line of each key (the input's)"
 split -l 40000 big part.
 for piece in part.*; do "$GPUSORT" -R --random-source=seed "$piece" > "$piece.sorted"; done
 "$GPUSORT" -m -R --random-source=seed part.*.sorted > merged
