@@ -16,6 +16,21 @@
 # The first line of a failed write's stderr, for a skip reason.
 cgroup_why() { sed -n '1s/^.*: //p' "$1" 2>/dev/null; }
 
+# cgroup_make VERSION DIR FILE LIMIT: makes the cgroup DIR and writes LIMIT into its
+# FILE; sets CGROUP and CGROUP_VERSION, or CGROUP_SKIP (and returns 1) saying what failed.
+cgroup_make() {
+	if ! mkdir "$2" 2>"$cgroup_errors"; then
+		CGROUP_SKIP="cgroup v$1: cannot make $2 ($(cgroup_why "$cgroup_errors"))"
+		return 1
+	fi
+	if ! echo "$4" 2>"$cgroup_errors" > "$2/$3"; then
+		CGROUP_SKIP="cgroup v$1: cannot set $3 ($(cgroup_why "$cgroup_errors"))"
+		rmdir "$2"
+		return 1
+	fi
+	CGROUP=$2 CGROUP_VERSION=$1
+}
+
 cgroup_create() {
 	CGROUP= CGROUP_VERSION= CGROUP_SKIP=
 	if [ "$(id -u)" -ne 0 ]; then
@@ -31,13 +46,7 @@ cgroup_create() {
 		if ! grep -qw memory "$v2/cgroup.subtree_control" &&
 			! echo +memory 2>"$cgroup_errors" > "$v2/cgroup.subtree_control"; then
 			CGROUP_SKIP="cgroup v2 at $v2: the memory controller cannot be enabled for children ($(cgroup_why "$cgroup_errors"))"
-		elif ! mkdir "$v2/$1.$$" 2>"$cgroup_errors"; then
-			CGROUP_SKIP="cgroup v2: cannot make $v2/$1.$$ ($(cgroup_why "$cgroup_errors"))"
-		elif ! echo "$2" 2>"$cgroup_errors" > "$v2/$1.$$/memory.max"; then
-			CGROUP_SKIP="cgroup v2: cannot set memory.max ($(cgroup_why "$cgroup_errors"))"
-			rmdir "$v2/$1.$$"
-		else
-			CGROUP=$v2/$1.$$ CGROUP_VERSION=2
+		elif cgroup_make 2 "$v2/$1.$$" memory.max "$2"; then
 			# No swap either: what does not fit must be written back or reclaimed.
 			[ -f "$CGROUP/memory.swap.max" ] && echo 0 > "$CGROUP/memory.swap.max" 2>/dev/null
 		fi
@@ -46,15 +55,9 @@ cgroup_create() {
 		own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
 		parent=$v1$own
 		[ -d "$parent" ] || parent=$v1
-		if ! mkdir "$parent/$1.$$" 2>"$cgroup_errors"; then
-			CGROUP_SKIP="cgroup v1 memory: cannot make $parent/$1.$$ ($(cgroup_why "$cgroup_errors"))"
-		elif ! echo "$2" 2>"$cgroup_errors" > "$parent/$1.$$/memory.limit_in_bytes"; then
-			CGROUP_SKIP="cgroup v1 memory: cannot set memory.limit_in_bytes ($(cgroup_why "$cgroup_errors"))"
-			rmdir "$parent/$1.$$"
-		else
-			CGROUP=$parent/$1.$$ CGROUP_VERSION=1
-			[ -f "$CGROUP/memory.memsw.limit_in_bytes" ] &&
-				echo "$2" > "$CGROUP/memory.memsw.limit_in_bytes" 2>/dev/null
+		if cgroup_make 1 "$parent/$1.$$" memory.limit_in_bytes "$2" &&
+			[ -f "$CGROUP/memory.memsw.limit_in_bytes" ]; then
+			echo "$2" > "$CGROUP/memory.memsw.limit_in_bytes" 2>/dev/null
 		fi
 	else
 		CGROUP_SKIP="no cgroup hierarchy here has the memory controller"
