@@ -15,3 +15,7 @@ EXTRA_DIST += tests/test_text_fuzz.sh tests/text_fuzz.py
 # where it is not installed), and which variable chooses the order.
 TESTS += tests/test_locale.sh
 EXTRA_DIST += tests/test_locale.sh tests/locale_inputs.py tests/generate_locales.sh
+# GNU coreutils' own sort test cases (tests/sort/*.pl, *.sh) and more, against the
+# system sort in the C locale and en_US.UTF-8: output, messages, status, files left.
+TESTS += tests/test_gnu_cases.sh
+EXTRA_DIST += tests/test_gnu_cases.sh
