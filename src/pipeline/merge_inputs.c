@@ -34,7 +34,7 @@ static int input_failed(struct input_source *source, int error)
 		record_stream_report_partial(&source->stream, source->name);
 		return -EINVAL;
 	}
-	report_file_error(source->name, error);
+	report_file_failure("read failed", source->name, error);
 	return error;
 }
 
@@ -104,7 +104,7 @@ int merge_inputs(const struct record_order *order, const struct options *options
 		*source = (struct input_source){.name = names[i], .record_size = order->record_size, .stats = stats};
 		struct input_file *file;
 		if ((error = input_file_open(names[i], &file)) != 0) {
-			report_file_error(names[i], error);
+			report_input_open_error(names[i], error, false);
 			break;
 		}
 		record_stream_init(&source->stream, file, order->record_size, order->eol);
