@@ -94,6 +94,9 @@ for i in range(-1000, 1001, 7):
 '
 }
 
+# pairs COUNT: "i,i%7" lines (keys with many duplicates)
+pairs() { seq "$1" | awk '{ print $1 "," $1 % 7 }'; }
+
 # lines long enough to overrun a short key prefix, differing only at their end
 long_prefix_lines() { seq -f "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa%5.0f" "$1"; }
 
@@ -406,6 +409,12 @@ merge-keys|-m -k2,2n a b||printf 'x 1\ny 3\n' > a; printf 'z 2\nw 4\n' > b
 merge-unique|-mu a b||printf 'a\nb\n' > a; printf 'b\nc\n' > b
 merge-stdin|-m a - b|<2\n5\n|printf '1\n4\n' > a; printf '3\n6\n' > b
 merge-reverse|-mr a b||printf 'c\na\n' > a; printf 'd\nb\n' > b
+merge-unsorted|-m a b||printf '3\n1\n' > a; printf '2\n' > b
+merge-zero|-mz a b||printf 'b\000d\000' > a; printf 'a\000c\000' > b
+# a buffer far below the input: runs in temp files, then merged
+spill-n|-S 1K -n|!shuffled seq 5000
+spill-unique-key|-S 2K -u -k2,2 -t ,|!shuffled pairs 3000
+stable-unique|-s -u -k1,1|b 1\na 2\nb 3\na 4\n
 # -o: a new file, an input, and an existing file
 output-new|-o out|b\na\n
 output-is-operand|-o f f||printf 'b\na\n' > f
@@ -430,6 +439,11 @@ buffer-suffix-bad|-S 1Q|
 buffer-bad|-S x|
 parallel|--parallel=3|b\na\nc\n
 temp-dirs|-T . -T /tmp --temporary-directory=.|b\na\n
+# words of --sort and --check: bad, abbreviated
+sort-word-bad|--sort=foo|
+sort-word-short|--sort=h|2K\n1M\n
+check-word-bad|--check=x|
+check-word-short|--check=d|b\na\n
 # KEYDEF errors (exit 2)
 key-letter|-k a|
 key-stray|-k 1x|
@@ -473,6 +487,8 @@ known_differences() {
 		echo "h1|*|the system sort ($oracle_version) predates the -h suffixes R and Q of GNU sort 9.2, which gpusort reads"
 	fi
 	cat <<'KNOWN'
+sort-word-bad|*|the list of --sort's words lacks 'random' until gpusort has -R
+check-word-bad|*|GNU sort exits 1 (argmatch's usage status, the status -c gives disorder) for a bad word; gpusort keeps 2 for trouble, on purpose
 key-letter|*|the -k rule (DESIGN.md): a -k argument that is no KEYDEF and does not start like a count names a binary input file
 continue-1|*|-m opens every input at once; GNU merges as many as the descriptors left allow, through temp files
 continue-2|*|-m opens every input at once; GNU merges as many as the descriptors left allow, through temp files
