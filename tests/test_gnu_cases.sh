@@ -369,6 +369,12 @@ h-sep-5|-h -k 5|1       1k      1 M     4 003   1M\n2k      2M      2 k     4 00
 h-sep-sv-3|-h -k 3|1       1k      1 M     4 003   1M\n2k      2M      2 k     4 002   2\n3M      3       3 G     4 001   3k\n|require_locale sv_SE|export LC_ALL=sv_SE.UTF-8
 h-sep-sv-5|-h -k 5|1       1k      1 M     4 003   1M\n2k      2M      2 k     4 002   2\n3M      3       3 G     4 001   3k\n|require_locale sv_SE|export LC_ALL=sv_SE.UTF-8
 h-sep-sv-n|-n|1\342\200\257000\n999\n1 000\n2,5\n1000\n|require_locale sv_SE|export LC_ALL=sv_SE.UTF-8
+# sort-locale.sh: collation that is not bytewise (blanks and punctuation weigh less,
+# case second, an accent before the next letter, NFC and NFD forms alike)
+locale-blank||a_a\na b\n
+locale-case||aaa\nBBB\n
+locale-fr-accent||aa\303\251\naaf\n|require_locale fr_FR|export LC_ALL=fr_FR.UTF-8
+locale-fr-nfd||a\303\251Y\nae\314\201Z\n|require_locale fr_FR|export LC_ALL=fr_FR.UTF-8
 # sort-field-limit.sh (without its R): a character position at SIZE_MAX
 field-limit-1|+0.18446744073709551615|aa\nbb\n||export _POSIX2_VERSION=200809
 field-limit-2|+1 -1.18446744073709551615|aa\nbb\n||export _POSIX2_VERSION=200809
