@@ -501,7 +501,6 @@ known_differences() {
 	fi
 	cat <<'KNOWN'
 sort-word-bad|*|the list of --sort's words lacks 'random' until gpusort has -R
-fdlimit-out|*|-m -o FILE with 4 descriptors free: the output's io_uring ring takes one of the 4 that GNU merges with
 check-word-bad|*|GNU sort exits 1 (argmatch's usage status, the status -c gives disorder) for a bad word; gpusort keeps 2 for trouble, on purpose
 key-letter|*|the -k rule (DESIGN.md): a -k argument that is no KEYDEF and does not start like a count names a binary input file
 KNOWN

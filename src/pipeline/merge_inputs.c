@@ -129,16 +129,17 @@ static int merge_runs_into_one(const struct record_order *order, struct run_list
 	return error;
 }
 
-/* The merge when the descriptors ran out before every input was open, as GNU sort
- * merges then: groups of consecutive inputs, as many as the descriptors left allow
- * (room: what the process may still open, the output being open), each opened for its
+/* The first part of the merge when the descriptors ran out before every input was
+ * open, as GNU sort merges then: groups of consecutive inputs, as many as the
+ * descriptors left allow (room: what the process may still open), each opened for its
  * merge into a run and closed after it; a run holds its descriptor, so when the runs
- * leave no room for a group of two, they are merged into one first. Then the runs go
- * into the output. Order is kept as in one merge. Failures are reported. */
-static int merge_inputs_as_descriptors_allow(const struct record_order *order, struct input_source *inputs,
-					     struct merge_source *sources, size_t count, size_t room,
-					     size_t batch, size_t block_bytes, struct run_list *runs,
-					     struct record_output *output, struct sort_stats *stats)
+ * leave no room for a group of two, they are merged into one first. At the end the
+ * runs leave two descriptors for the output (the file and its temp twin), which is
+ * opened only then, and the runs go into it. Order is kept as in one merge. Failures
+ * are reported. */
+static int merge_inputs_into_runs(const struct record_order *order, struct input_source *inputs,
+				  struct merge_source *sources, size_t count, size_t room, size_t batch,
+				  size_t block_bytes, struct run_list *runs, struct sort_stats *stats)
 {
 	int error = 0;
 	for (size_t first = 0; first < count && !error;) {
@@ -173,8 +174,8 @@ static int merge_inputs_as_descriptors_allow(const struct record_order *order, s
 		first += k;
 	}
 	stats->merge_passes++;
-	if (!error)
-		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output);
+	if (!error && runs->count >= 2 && runs->count + 2 > room)
+		error = merge_runs_into_one(order, runs, block_bytes, stats);
 	return error;
 }
 
@@ -225,6 +226,9 @@ int merge_inputs(const struct record_order *order, const struct options *options
 	any_record |= lazily;
 	if (!error && any_record && admit && !admit(arg))
 		error = -EFBIG;
+	if (!error && lazily)
+		error = merge_inputs_into_runs(order, inputs, sources, count, input_file_descriptors_free(count + 2),
+					       options->batch_size, block_bytes, &runs, stats);
 	if (!error && !any_record) /* nothing to merge: nor memory to take */
 		error = record_output_empty(options, stats);
 	else if (!error) {
@@ -237,10 +241,8 @@ int merge_inputs(const struct record_order *order, const struct options *options
 			size_t failed = 0;
 			bool in_passes = lazily || (options->batch_size && count > options->batch_size);
 			if (lazily)
-				error = merge_inputs_as_descriptors_allow(order, inputs, sources, count,
-									  input_file_descriptors_free(count + 2),
-									  options->batch_size, block_bytes, &runs,
-									  &output, stats);
+				error = merge_runs(order, NULL, true, &runs, 0, runs.count, block_bytes,
+						   record_output_write, &output);
 			else if (in_passes)
 				error = merge_inputs_in_passes(order, sources, count, options->batch_size, block_bytes,
 							       &runs, &output, stats);
