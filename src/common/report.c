@@ -105,7 +105,7 @@ const char *report_quote(const char *name, char *buffer, size_t size)
 	return buffer;
 }
 
-const char *report_quote_locale(const char *text, char *buffer, size_t size)
+const char *report_locale_quote(const char *text, char *buffer, size_t size)
 {
 	/* gnulib's gettext_quote() without a translation: curly quotes in UTF-8 */
 	bool utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
@@ -161,3 +161,4 @@ void report_usage_hint(void)
 {
 	fputs("Try 'gpusort --help' for more information.\n", stderr);
 }
+

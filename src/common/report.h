@@ -32,10 +32,11 @@ void report_temp_create_error(const char *dir, int error);
  * as $'\t' outside the quotes. Returns buffer (truncated to size). */
 const char *report_quote(const char *name, char *buffer, size_t size);
 /* text quoted as GNU's quote() shows an argument in a message, in the current locale:
- * 'text' (curly quotes U+2018 and U+2019 in a UTF-8 locale), with a backslash before a backslash or the
- * closing quote, C escapes for control characters (\t, \n, ...) and octal ones
- * (\303) for bytes the locale cannot print. Returns buffer (truncated to size). */
-const char *report_quote_locale(const char *text, char *buffer, size_t size);
+ * 'text' (between U+2018 and U+2019 in a UTF-8 locale, LC_CTYPE's codeset), with a
+ * backslash before a backslash or the closing quote, C escapes for control characters
+ * (\t, \n, ...) and octal ones (\303) for bytes the locale cannot print. Returns
+ * buffer (truncated to size). */
+const char *report_locale_quote(const char *text, char *buffer, size_t size);
 /* "Try 'gpusort --help' for more information." */
 void report_usage_hint(void);
 

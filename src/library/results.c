@@ -68,5 +68,5 @@ int gpusort_parse_size(const char *text, size_t *bytes)
 
 const char *gpusort_quote(const char *text, char *buffer, size_t size)
 {
-	return report_quote_locale(text ? text : "", buffer, size);
+	return report_locale_quote(text ? text : "", buffer, size);
 }

@@ -39,6 +39,7 @@ struct options {
 	bool zero_terminated;    /* -z */
 	bool stable;             /* -s */
 	const char *files0_from;
+	const char *random_source; /* --random-source: the salt of -R; NULL: getrandom() */
 
 	/* common */
 	bool reverse;            /* -r (global) */
@@ -58,6 +59,7 @@ struct options {
 	bool no_verify;          /* --no-verify: skip the self-check of the sort */
 	bool progress;           /* --progress */
 	bool verbose;            /* --verbose */
+	bool debug;              /* --debug: GNU sort's notes, and each output line annotated */
 
 	const char **inputs;     /* in order; none means stdin ("-") */
 	size_t input_count;
