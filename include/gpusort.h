@@ -375,6 +375,13 @@ int gpusort_sort_records(void *records, size_t count, size_t record_size,
  * specification '0'"; GPUSORT_ERROR_INVALID_ARGUMENT for a NULL keydef. */
 int gpusort_keydef_check(const char *keydef, char *message, size_t message_size);
 
+/* text quoted for a message as GNU sort's quote() shows an argument, in the current
+ * locale: 'text', or with curly quotes in a UTF-8 locale; a backslash before a backslash
+ * or the closing quote; \t-style escapes for control characters and octal ones for
+ * bytes the locale cannot print. Writes at most size bytes (NUL included) to buffer
+ * and returns it. */
+const char *gpusort_quote(const char *text, char *buffer, size_t size);
+
 /* Parses a SIZE as GNU sort's -S does: a number with an optional suffix b (bytes), K,
  * M, G, T, P, E, Z, Y (powers of 1024; K when there is none) or % (of physical
  * memory). Returns GPUSORT_OK with *bytes set, or GPUSORT_ERROR_INVALID_ARGUMENT for

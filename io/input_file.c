@@ -200,6 +200,31 @@ static void input_ring_release(struct input_file *file)
 	file->use_ring = false;
 }
 
+int input_file_check(const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return 0;
+	return access(path, R_OK) == 0 ? 0 : -errno;
+}
+
+size_t input_file_descriptors_free(size_t most)
+{
+	int taken[256];
+	size_t count = 0;
+	most = most < sizeof taken / sizeof *taken ? most : sizeof taken / sizeof *taken;
+	while (count < most) {
+		int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		taken[count++] = fd;
+	}
+	for (size_t i = 0; i < count; i++)
+		close(taken[i]);
+	return count;
+}
+
 int input_file_open(const char *path, struct input_file **result)
 {
 	struct input_file *file = calloc(1, sizeof *file);

@@ -24,5 +24,10 @@ ssize_t input_file_read(struct input_file *file, void *buffer, size_t len);
 /* The device and inode, to tell whether -o names this input. */
 bool input_file_same(const struct input_file *file, const char *path);
 void input_file_close(struct input_file *file);
+/* 0 when path ("-" aside) may be opened for reading, else a negative errno: the check of
+ * an input that is not opened yet. */
+int input_file_check(const char *path);
+/* How many more descriptors this process may open now (counted up to most). */
+size_t input_file_descriptors_free(size_t most);
 
 #endif

@@ -134,7 +134,7 @@ else
 	skip_test "the system sort is not GNU sort: no output to compare with"
 fi
 expect_status 2 "-m --batch-size=2 with a missing input" "$GPUSORT" -m --batch-size=2 $inputs "$WORK/missing"
-printf 'gpusort: %s: No such file or directory\n' "$WORK/missing" >"$WORK/expected"
+printf 'gpusort: cannot read: %s: No such file or directory\n' "$WORK/missing" >"$WORK/expected"
 cmp -s "$WORK/expected" "$WORK/stderr"
 tap_result $? "the missing input is named, once"
 

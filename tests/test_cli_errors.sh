@@ -14,12 +14,12 @@ untouched() {
 }
 
 expect_status 2 "missing file" "$GPUSORT" --type=u64 "$WORK/good" "$WORK/missing" -o "$WORK/out"
-stderr_has "gpusort: $WORK/missing: No such file or directory" "missing file is named with the reason"
+stderr_has "gpusort: cannot read: $WORK/missing: No such file or directory" "missing file is named with the reason"
 check "missing file: output untouched, no temp left" untouched
 
 mkdir "$WORK/dir"
 expect_status 2 "directory as input" "$GPUSORT" --type=u64 "$WORK/dir" -o "$WORK/out"
-stderr_has "gpusort: $WORK/dir: Is a directory" "directory is named with the reason"
+stderr_has "gpusort: read failed: $WORK/dir: Is a directory" "directory is named with the reason"
 check "directory: output untouched" untouched
 
 head -c 1001 "$WORK/good" > "$WORK/odd"
@@ -45,10 +45,10 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	chmod 666 "$WORK/out"
 	expect_status 2 "unreadable file" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$GPUSORT" --type=u64 "$WORK/noread" -o "$WORK/out"
-	stderr_has "gpusort: $WORK/noread: Permission denied" "unreadable file is named with the reason"
+	stderr_has "gpusort: cannot read: $WORK/noread: Permission denied" "unreadable file is named with the reason"
 elif [ "$(id -u)" -ne 0 ]; then
 	expect_status 2 "unreadable file" "$GPUSORT" --type=u64 "$WORK/noread" -o "$WORK/out"
-	stderr_has "gpusort: $WORK/noread: Permission denied" "unreadable file is named with the reason"
+	stderr_has "gpusort: cannot read: $WORK/noread: Permission denied" "unreadable file is named with the reason"
 else
 	skip_test "unreadable file: running as root without setpriv"
 	skip_test "unreadable file message"

@@ -100,7 +100,7 @@ refused() {
 	m=$1 what=$2 file=$3
 	expect_status 2 "$m: $what: refused before the input is read" \
 		timeout 20 $RUN "$GPUSORT" $(mode_args "$m") "$WORK/fifo" -o "$file"
-	stderr_has "gpusort: $file: Permission denied" "$m: $what: the file is named with the reason"
+	stderr_has "gpusort: open failed: $file: Permission denied" "$m: $what: the file is named with the reason, in GNU sort's words"
 	if [ -e "$file.old" ]; then
 		check "$m: $what: the file is unchanged" unchanged "$file"
 	else

@@ -23,3 +23,7 @@ EXTRA_DIST += tests/test_random_sort.sh tests/random_check.py
 # output path.
 TESTS += tests/test_debug.sh
 EXTRA_DIST += tests/test_debug.sh tests/debug_fuzz.py
+# GNU coreutils' own sort test cases (tests/sort/*.pl, *.sh) and more, against the
+# system sort in the C locale and en_US.UTF-8: output, messages, status, files left.
+TESTS += tests/test_gnu_cases.sh
+EXTRA_DIST += tests/test_gnu_cases.sh

@@ -39,7 +39,7 @@ int record_reader_open(const char *const *names, size_t count, size_t record_siz
 	for (size_t i = 0; i < count; i++) {
 		int error = input_file_open(names[i], &reader->files[i]);
 		if (error < 0) {
-			report_file_error(names[i], error);
+			report_input_open_error(names[i], error, false);
 			record_reader_close(reader);
 			return error;
 		}
@@ -88,7 +88,7 @@ int record_reader_empty(struct record_reader *reader)
 		unsigned char byte;
 		ssize_t got = input_file_read(file, &byte, 1);
 		if (got < 0) {
-			report_file_error(reader->names[reader->current], (int)got);
+			report_file_failure("read failed", reader->names[reader->current], (int)got);
 			return (int)got;
 		}
 		if (got == 1) {
@@ -110,7 +110,7 @@ int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, 
 	while (have < want && reader->current < reader->count) {
 		ssize_t got = input_file_read(reader->files[reader->current], buffer + have, want - have);
 		if (got < 0) {
-			report_file_error(reader->names[reader->current], (int)got);
+			report_file_failure("read failed", reader->names[reader->current], (int)got);
 			return got;
 		}
 		have += (size_t)got;

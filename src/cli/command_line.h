@@ -15,6 +15,8 @@ struct command_line {
 	const char **keys;
 	const char **temp_dirs;
 	struct gpusort_binary_key *key_fields; /* --key-field, in order */
+	const char **owned; /* strings of our own: the KEYDEFs of obsolete +POS1 -POS2 keys */
+	size_t owned_count;
 };
 
 /* Parses argv into line->job. Returns 0 to run, 1 when --help/--version printed and

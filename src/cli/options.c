@@ -46,7 +46,9 @@ enum long_only_option {
 	OPT_BATCH_SIZE,
 };
 
-static const char short_options[] = "bcCdfghik:mMno:rRsS:t:T:uVz";
+/* '-' first: operands come back in their place among the options (as 1), so that the
+ * obsolete +POS1 [-POS2] key is read where it stands, as GNU sort reads it. */
+static const char short_options[] = "-bcCdfghik:mMno:rRsS:t:T:uVz";
 
 /* GNU sort 9.x's long options, in the order of its table (coreutils src/sort.c), which
  * is the order getopt_long lists the possibilities of an ambiguous abbreviation in.
@@ -295,6 +297,28 @@ static int option_error(const char *format, const char *argument)
 	return 2;
 }
 
+/* The same with the argument quoted as GNU's quote() does in the locale (format takes
+ * it as %s, with no quotes of its own). */
+static int option_error_quoted(const char *format, const char *argument)
+{
+	char quoted[1024];
+	return option_error(format, gpusort_quote(argument, quoted, sizeof quoted));
+}
+
+/* What xstrtol_fatal() says of a numeric option's bad argument: the option as it was
+ * named (-S, or the long name in full), the argument in quotes. */
+enum number_trouble { NUMBER_INVALID, NUMBER_BAD_SUFFIX, NUMBER_TOO_LARGE };
+static int number_error(enum number_trouble trouble, const char *option, const char *argument)
+{
+	/* straight quotes in every locale: GNU's xstrtol_error() writes them itself */
+	static const char *const formats[] = {"invalid %s argument '%s'", "invalid suffix in %s argument '%s'",
+					      "%s argument '%s' too large"};
+	fputs("gpusort: ", stderr);
+	fprintf(stderr, formats[trouble], option, argument);
+	fputc('\n', stderr);
+	return 2;
+}
+
 /* A usage error: the message and the pointer to --help, as GNU's usage(). */
 static int usage_error(const char *format, const char *argument)
 {
@@ -305,10 +329,20 @@ static int usage_error(const char *format, const char *argument)
 
 /* A word option's bad argument, with the words it takes, as GNU's argmatch says it.
  * (GNU sort then exits 1, which -c uses for disorder; gpusort keeps 2 for trouble.) */
-static int invalid_word(const char *argument, const char *option, const char *valid, bool ambiguous)
+static int invalid_word(const char *argument, const char *option, const char *const *valid, size_t count,
+			bool ambiguous)
 {
-	fprintf(stderr, "gpusort: %s argument '%s' for '%s'\nValid arguments are:\n%s",
-		ambiguous ? "ambiguous" : "invalid", argument, option, valid);
+	char quoted_argument[1024], quoted_option[64], quoted[64];
+	fprintf(stderr, "gpusort: %s argument %s for %s\nValid arguments are:",
+		ambiguous ? "ambiguous" : "invalid", gpusort_quote(argument, quoted_argument, sizeof quoted_argument),
+		gpusort_quote(option, quoted_option, sizeof quoted_option));
+	/* words of one meaning share a line, as argmatch_valid() lists them */
+	for (size_t i = 0; i < count; i++) {
+		bool same = i > 0 && valid[i][0] == '=';
+		const char *word = valid[i] + (valid[i][0] == '=');
+		fprintf(stderr, same ? ", %s" : "\n  - %s", gpusort_quote(word, quoted, sizeof quoted));
+	}
+	fputc('\n', stderr);
 	command_line_usage_hint();
 	return 2;
 }
@@ -372,21 +406,64 @@ static int parse_batch_size(const char *text, size_t *batch_size)
 	if (*digits != '-')
 		value = strtoumax(digits, &end, 10);
 	bool too_large = errno == ERANGE || value > UINT_MAX || value > most;
+	/* xstrtol_fatal()'s words and straight quotes; GNU's own checks below quote() */
 	if (end == digits)
-		return option_error("invalid --batch-size argument '%s'", text);
+		return number_error(NUMBER_INVALID, "--batch-size", text);
 	if (*end)
-		return option_error("invalid suffix in --batch-size argument '%s'", text);
+		return number_error(NUMBER_BAD_SUFFIX, "--batch-size", text);
 	if (value < 2) {
-		option_error("invalid --batch-size argument '%s'", text);
-		return option_error("minimum --batch-size argument is '%s'", "2");
+		option_error_quoted("invalid --batch-size argument %s", text);
+		return option_error_quoted("minimum --batch-size argument is %s", "2");
 	}
 	if (too_large) {
 		char maximum[16];
 		snprintf(maximum, sizeof maximum, "%u", most);
-		option_error("--batch-size argument '%s' too large", text);
+		option_error_quoted("--batch-size argument %s too large", text);
 		return option_error("maximum --batch-size argument with current rlimit is %s", maximum);
 	}
 	*batch_size = (size_t)value;
+	return 0;
+}
+
+/* What is wrong with a SIZE that gpusort_parse_size() refused, in xstrtoumax()'s
+ * terms: no number at all, a number with a bad suffix, or one past SIZE_MAX. */
+static enum number_trouble size_trouble(const char *text)
+{
+	const char *digits = text;
+	while (isspace((unsigned char)*digits))
+		digits++;
+	if (*digits == '+')
+		digits++;
+	if (!isdigit((unsigned char)*digits))
+		return NUMBER_INVALID;
+	char *end;
+	errno = 0;
+	uintmax_t value = strtoumax(digits, &end, 10);
+	if (errno == ERANGE || value > SIZE_MAX)
+		return NUMBER_TOO_LARGE;
+	return NUMBER_BAD_SUFFIX;
+}
+
+/* --parallel=N as GNU's specify_nthreads() reads it: a count past SIZE_MAX is SIZE_MAX,
+ * zero is refused in words of its own. More threads than gpusort starts (4096) are
+ * as many as it starts. */
+static int parse_threads(const char *text, unsigned *threads)
+{
+	const char *digits = text;
+	while (isspace((unsigned char)*digits))
+		digits++;
+	if (*digits == '-' || !isdigit((unsigned char)digits[*digits == '+']))
+		return number_error(NUMBER_INVALID, "--parallel", text);
+	char *end;
+	errno = 0;
+	uintmax_t value = strtoumax(digits, &end, 10);
+	if (*end)
+		return number_error(NUMBER_BAD_SUFFIX, "--parallel", text);
+	if (errno == ERANGE || value > 4096)
+		value = 4096;
+	if (value == 0)
+		return option_error("%s", "number in parallel must be nonzero");
+	*threads = (unsigned)value;
 	return 0;
 }
 
@@ -498,7 +575,7 @@ static int push_key_field(struct command_line *line, const struct gpusort_binary
 
 /* What the user set explicitly, for the checks after parsing. */
 struct given {
-	bool type, record_size, key_offset, key_size, key_field, key_file, text_key, text_only;
+	bool type, record_size, key_offset, key_size, key_field, key_file, text_key, text_only, separator;
 	char text_only_option;
 	char check; /* 'c' or 'C': the check asked for last (-c, -C, --check[=WORD]) */
 };
@@ -558,6 +635,128 @@ static int finish_binary(struct command_line *line, const struct given *given)
 	return 0;
 }
 
+/* A count of the obsolete key syntax as GNU reads it (xstrtoumax): blanks and a '+'
+ * may lead, digits must follow, a count too large for the type saturates. Returns the
+ * rest, or NULL without digits. */
+static const char *obsolete_count(const char *text, uintmax_t *value)
+{
+	while (isspace((unsigned char)*text))
+		text++;
+	if (*text == '+')
+		text++;
+	if (!isdigit((unsigned char)*text))
+		return NULL;
+	char *end;
+	errno = 0;
+	*value = strtoumax(text, &end, 10);
+	if (errno == ERANGE)
+		*value = UINTMAX_MAX;
+	return end;
+}
+
+/* The ordering letters GNU sort takes in a key, as many as lead text. */
+static const char *ordering_letters_end(const char *text)
+{
+	return text + strspn(text, "bdfghiMnRrV");
+}
+
+/* One past a 0-origin count, saturating. */
+static uintmax_t origin_one(uintmax_t value)
+{
+	return value == UINTMAX_MAX ? value : value + 1;
+}
+
+/* The obsolete key +POS1 [-POS2] (fields and characters counted from 0; -POS2 names
+ * where the key stops: the end of field POS2 when its character is 0) as the KEYDEF
+ * it means, into keydef. Returns 0 for a key, 1 when plus is no +POS1 (GNU then takes
+ * it as a file, silently), 2 after reporting a bad -POS2. */
+static int obsolete_keydef(const char *plus, const char *minus, char *keydef, size_t size)
+{
+	uintmax_t start_field, start_char = 0;
+	const char *rest = obsolete_count(plus + 1, &start_field);
+	if (rest && *rest == '.')
+		rest = obsolete_count(rest + 1, &start_char);
+	if (!rest || *ordering_letters_end(rest))
+		return 1;
+	int length = snprintf(keydef, size, "%ju.%ju%s", origin_one(start_field), origin_one(start_char), rest);
+	if (!minus)
+		return 0;
+	uintmax_t end_field, end_char = 0;
+	rest = obsolete_count(minus + 1, &end_field);
+	if (*rest == '.') {
+		const char *digits = rest + 1;
+		rest = obsolete_count(digits, &end_char);
+		if (!rest)
+			return option_error_quoted("invalid number after '.': invalid count at start of %s", digits);
+	}
+	if (*ordering_letters_end(rest))
+		return option_error_quoted("stray character in field spec: invalid field specification %s", minus);
+	/* -B.0 stops at the end of field B (0-origin B-1, which -k calls B); -0 as -1 */
+	if (end_char == 0)
+		snprintf(keydef + length, size - (size_t)length, ",%ju%s", end_field ? end_field : 1, rest);
+	else
+		snprintf(keydef + length, size - (size_t)length, ",%ju.%ju%s", origin_one(end_field), end_char, rest);
+	return 0;
+}
+
+/* Whether GNU sort 9 reads +POS1 as a key: unless _POSIX2_VERSION names POSIX 1003.1-2001
+ * (200112 up to 200809, where +POS1 alone is a file), or when -POS2 follows and
+ * POSIXLY_CORRECT is not set. */
+static bool traditional_usage(void)
+{
+	const char *version = getenv("_POSIX2_VERSION");
+	long value = 200809; /* the POSIX of GNU's build */
+	if (version && *version) {
+		char *end;
+		long parsed = strtol(version, &end, 10);
+		if (!*end)
+			value = parsed;
+	}
+	return !(200112 <= value && value < 200809);
+}
+
+static int push_keydef(struct command_line *line, const char *keydef)
+{
+	if (push_string(&line->keys, &line->job.key_count, keydef) < 0)
+		return -ENOMEM;
+	line->job.keys = line->keys;
+	return 0;
+}
+
+/* An operand: a file, or (the obsolete syntax) a key that +POS1 and perhaps the next
+ * element, -POS2, make. Returns 0, or an exit status after a message. */
+static int take_operand(int argc, char **argv, struct command_line *line, bool *traditional,
+			bool posixly_correct, bool *text_key)
+{
+	const char *operand = argv[optind - 1];
+	if (operand[0] == '+') {
+		bool minus_pos = optind < argc && argv[optind][0] == '-' && isdigit((unsigned char)argv[optind][1]);
+		*traditional |= minus_pos && !posixly_correct;
+		if (*traditional) {
+			char keydef[200];
+			int found = obsolete_keydef(operand, minus_pos ? argv[optind] : NULL, keydef, sizeof keydef);
+			if (found == 2)
+				return 2;
+			if (found == 0) {
+				char *copy = strdup(keydef);
+				if (!copy || push_string(&line->owned, &line->owned_count, copy) < 0) {
+					free(copy);
+					return usage_error("%s", "out of memory");
+				}
+				if (push_keydef(line, copy) < 0)
+					return usage_error("%s", "out of memory");
+				if (minus_pos)
+					optind++;
+				*text_key = true;
+				return 0;
+			}
+		}
+	}
+	if (push_input(line, operand) < 0)
+		return usage_error("%s", "out of memory");
+	return 0;
+}
+
 static int parse_arguments(int argc, char **argv, struct command_line *line);
 
 int command_line_parse(int argc, char **argv, struct command_line *line)
@@ -582,8 +781,9 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 {
 	struct gpusort_job *job = &line->job;
 	struct given given = {0};
-	size_t value;
 	int error, found;
+	bool posixly_correct = getenv("POSIXLY_CORRECT") != NULL;
+	bool traditional = traditional_usage();
 
 	/* 0, not 1: glibc's getopt then also forgets where it was inside a cluster of
 	 * short options, which an earlier parse that stopped early (-bx) leaves behind and
@@ -591,10 +791,21 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 	optind = 0;
 	opterr = 1;
 	for (;;) {
-		int option = getopt_long(argc, argv, short_options, long_options_for_next(argc, argv), NULL);
+		/* Under POSIXLY_CORRECT, what follows a file is a file, as for GNU sort; but
+		 * for its old exception, -o FILE after the files (traditional usage, no -c). */
+		if (posixly_correct && job->input_count &&
+		    !(traditional && !given.check && optind < argc && argv[optind][0] == '-' &&
+		      argv[optind][1] == 'o' && (argv[optind][2] || optind + 1 != argc)))
+			break;
+		int long_index = -1;
+		int option = getopt_long(argc, argv, short_options, long_options_for_next(argc, argv), &long_index);
 		if (option == -1)
 			break;
 		switch (option) {
+		case 1:
+			if ((error = take_operand(argc, argv, line, &traditional, posixly_correct, &given.text_key)))
+				return error;
+			break;
 		case 'b': case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'n': case 'R': case 'V':
 			job->ordering |= ordering_bit((char)option);
 			given.text_only = true;
@@ -605,9 +816,7 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 							    "random", "version"};
 			int letter = match_word(optarg, words, "ghMnRV", 6);
 			if (letter < 0)
-				return invalid_word(optarg, "--sort", "  - 'general-numeric'\n  - 'human-numeric'\n"
-						    "  - 'month'\n  - 'numeric'\n  - 'random'\n  - 'version'\n",
-						    letter == -2);
+				return invalid_word(optarg, "--sort", words, 6, letter == -2);
 			job->ordering |= ordering_bit((char)letter);
 			given.text_only = true;
 			given.text_only_option = (char)letter;
@@ -620,14 +829,16 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			char message[256];
 			const char *digits = optarg + strspn(optarg, " +");
 			if (gpusort_keydef_check(optarg, message, sizeof message) == GPUSORT_OK) {
-				if (push_string(&line->keys, &job->key_count, optarg) < 0)
+				if (push_keydef(line, optarg) < 0)
 					return usage_error("%s", "out of memory");
-				job->keys = line->keys;
 				given.text_key = true;
-			} else if (*digits >= '0' && *digits <= '9' && access(optarg, F_OK) != 0) {
-				/* Not a file and shaped like a KEYDEF: the user meant a text key, so
-				 * say what is wrong with it, as GNU sort does. */
-				return usage_error("%s", message);
+			} else if ((isdigit((unsigned char)*digits) || *digits == '\0' ||
+				    (*digits == '-' && isdigit((unsigned char)digits[1]))) &&
+				   access(optarg, F_OK) != 0) {
+				/* Not a file and shaped like a KEYDEF (or a count, even a negative
+				 * one, or nothing at all): the user meant a text key, so say what is
+				 * wrong with it, as GNU sort does (no pointer to --help). */
+				return option_error("%s", message);
 			} else {
 				if (push_input(line, optarg) < 0)
 					return usage_error("%s", "out of memory");
@@ -635,15 +846,20 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			}
 			break;
 		}
-		case 't':
+		case 't': {
+			int previous = job->separator;
 			error = parse_separator(optarg, &job->separator);
 			if (error == -E2BIG)
-				return option_error("multi-character tab '%s'", optarg);
+				return option_error_quoted("multi-character tab %s", optarg);
 			if (error)
 				return option_error("%s", "empty tab");
+			if (given.separator && previous != job->separator)
+				return option_error("%s", "incompatible tabs");
+			given.separator = true;
 			given.text_only = true;
 			given.text_only_option = 't';
 			break;
+		}
 		case 's':
 			job->stable = 1;
 			break;
@@ -657,10 +873,10 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			break;
 		case OPT_CHECK: {
 			static const char *const words[] = {"quiet", "silent", "diagnose-first"};
+			static const char *const listed[] = {"quiet", "=silent", "diagnose-first"};
 			int letter = optarg ? match_word(optarg, words, "CCc", 3) : 'c';
 			if (letter < 0)
-				return invalid_word(optarg, "--check", "  - 'quiet', 'silent'\n  - 'diagnose-first'\n",
-						    letter == -2);
+				return invalid_word(optarg, "--check", listed, 3, letter == -2);
 			if (set_check(job, &given, (char)letter))
 				return 2;
 			break;
@@ -675,12 +891,12 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			break;
 		case 'o':
 			if (job->output && strcmp(job->output, optarg) != 0)
-				return usage_error("%s", "multiple output files specified");
+				return option_error("%s", "multiple output files specified");
 			job->output = optarg;
 			break;
 		case 'S':
 			if (gpusort_parse_size(optarg, &job->memory_budget) != GPUSORT_OK)
-				return usage_error("invalid -S argument '%s'", optarg);
+				return number_error(size_trouble(optarg), long_index >= 0 ? "--buffer-size" : "-S", optarg);
 			break;
 		case 'T':
 			if (push_string(&line->temp_dirs, &job->temp_dir_count, optarg) < 0)
@@ -688,9 +904,8 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			job->temp_dirs = line->temp_dirs;
 			break;
 		case OPT_PARALLEL:
-			if (parse_count(optarg, 1, &value) < 0 || value > 4096)
-				return usage_error("invalid number of threads '%s' for --parallel", optarg);
-			job->threads = (unsigned)value;
+			if (parse_threads(optarg, &job->threads))
+				return 2;
 			break;
 		case OPT_BATCH_SIZE:
 			if (parse_batch_size(optarg, &job->batch_size))
@@ -797,6 +1012,9 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 
 void command_line_free(struct command_line *line)
 {
+	for (size_t i = 0; i < line->owned_count; i++)
+		free((char *)line->owned[i]);
+	free(line->owned);
 	free(line->inputs);
 	free(line->keys);
 	free(line->temp_dirs);

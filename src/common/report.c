@@ -1,5 +1,6 @@
 /* Error and usage messages (see report.h). */
 #include "config.h"
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <langinfo.h>
@@ -7,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
+#include <wctype.h>
 #include "report.h"
 #include "stats.h"
 
@@ -27,6 +30,19 @@ void report_file_error(const char *name, int error)
 	const char *shown = name && strcmp(name, "-") != 0 ? name : "standard input";
 	const char *why = error == -EBADMSG ? "corrupted data (checksum mismatch)" : strerror(-error);
 	report("%s: %s", shown, why);
+}
+
+void report_file_failure(const char *what, const char *name, int error)
+{
+	const char *shown = name && strcmp(name, "-") != 0 ? name : "standard input";
+	const char *why = error == -EBADMSG ? "corrupted data (checksum mismatch)" : strerror(-error);
+	report("%s: %s: %s", what, shown, why);
+}
+
+void report_input_open_error(const char *name, int error, bool checking_order)
+{
+	const char *what = error == -EISDIR ? "read failed" : checking_order ? "open failed" : "cannot read";
+	report_file_failure(what, name, error);
 }
 
 void report_partial_record(const char *name, uint64_t bytes, size_t record_size)
@@ -89,6 +105,51 @@ const char *report_quote(const char *name, char *buffer, size_t size)
 	return buffer;
 }
 
+const char *report_locale_quote(const char *text, char *buffer, size_t size)
+{
+	/* gnulib's gettext_quote() without a translation: curly quotes in UTF-8 */
+	bool utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	const char *open = utf8 ? "\xe2\x80\x98" : "'", *close = utf8 ? "\xe2\x80\x99" : "'";
+	size_t close_length = strlen(close), used = 0, length = strlen(text);
+	mbstate_t state;
+	memset(&state, 0, sizeof state);
+	if (size)
+		buffer[0] = '\0';
+	put(buffer, size, &used, open);
+	for (size_t i = 0; i < length;) {
+		unsigned char c = (unsigned char)text[i];
+		char piece[16] = {(char)c, '\0'};
+		size_t step = 1;
+		static const char controls[] = "\a\b\t\n\v\f\r", letters[] = "abtnvfr";
+		if (strncmp(text + i, close, close_length) == 0) {
+			snprintf(piece, sizeof piece, "\\%s", close);
+			step = close_length;
+		} else if (c == '\\') {
+			strcpy(piece, "\\\\");
+		} else if (c && strchr(controls, c)) {
+			snprintf(piece, sizeof piece, "\\%c", letters[strchr(controls, c) - controls]);
+		} else if (c < 0x80) {
+			if (!isprint(c))
+				snprintf(piece, sizeof piece, "\\%03o", c);
+		} else {
+			wchar_t wide;
+			size_t taken = mbrtowc(&wide, text + i, length - i, &state);
+			if (taken != (size_t)-1 && taken != (size_t)-2 && taken > 0 && iswprint((wint_t)wide)) {
+				memcpy(piece, text + i, taken);
+				piece[taken] = '\0';
+				step = taken;
+			} else {
+				memset(&state, 0, sizeof state);
+				snprintf(piece, sizeof piece, "\\%03o", c);
+			}
+		}
+		put(buffer, size, &used, piece);
+		i += step;
+	}
+	put(buffer, size, &used, close);
+	return buffer;
+}
+
 void report_temp_create_error(const char *dir, int error)
 {
 	char quoted[4096 + 64];
@@ -101,9 +162,3 @@ void report_usage_hint(void)
 	fputs("Try 'gpusort --help' for more information.\n", stderr);
 }
 
-const char *report_locale_quote(const char *text, char *buffer, size_t size)
-{
-	bool utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	snprintf(buffer, size, utf8 ? "\xe2\x80\x98%s\xe2\x80\x99" : "'%s'", text);
-	return buffer;
-}

@@ -2,6 +2,7 @@
 #ifndef GPUSORT_REPORT_H
 #define GPUSORT_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -9,6 +10,15 @@
 void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* "gpusort: <name>: <strerror(-error)>"; "-" is shown as "standard input". */
 void report_file_error(const char *name, int error);
+/* "gpusort: <what>: <name>: <strerror(-error)>", as GNU sort's sort_die() words a
+ * failed step on a file ("open failed", "read failed"); "-" is shown as "standard
+ * input". */
+void report_file_failure(const char *what, const char *name, int error);
+/* An input that would not open, in GNU sort's words for the moment it finds that out:
+ * "cannot read: NAME: why" before a sort or merge (checking), "open failed" when it
+ * opens the file to check its order, and "read failed" for a directory, which opens
+ * and then cannot be read. */
+void report_input_open_error(const char *name, int error, bool checking_order);
 /* "gpusort: <name>: size <bytes> bytes is not a multiple of the record size <size>";
  * "-" is shown as "standard input". */
 void report_partial_record(const char *name, uint64_t bytes, size_t record_size);
@@ -21,8 +31,11 @@ void report_temp_create_error(const char *dir, int error);
  * single quote and nothing a shell expands inside double quotes; control characters
  * as $'\t' outside the quotes. Returns buffer (truncated to size). */
 const char *report_quote(const char *name, char *buffer, size_t size);
-/* text in quotes as GNU's quote() shows it in messages: 'text', or in a UTF-8 locale
- * (LC_CTYPE's codeset) between U+2018 and U+2019. Returns buffer (truncated to size). */
+/* text quoted as GNU's quote() shows an argument in a message, in the current locale:
+ * 'text' (between U+2018 and U+2019 in a UTF-8 locale, LC_CTYPE's codeset), with a
+ * backslash before a backslash or the closing quote, C escapes for control characters
+ * (\t, \n, ...) and octal ones (\303) for bytes the locale cannot print. Returns
+ * buffer (truncated to size). */
 const char *report_locale_quote(const char *text, char *buffer, size_t size);
 /* "Try 'gpusort --help' for more information." */
 void report_usage_hint(void);

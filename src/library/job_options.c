@@ -438,8 +438,11 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 		char letters[] = {(char)options->check, 'o', '\0'};
 		code = usage("options '-%s' are incompatible", letters);
 	}
-	if (code == GPUSORT_OK && options->files0_from && options->input_count > 0)
+	if (code == GPUSORT_OK && options->files0_from && options->input_count > 0) {
 		code = usage("extra operand '%s'", options->inputs[0]);
+		/* GNU's second line, without the program's name */
+		fputs("file operands cannot be combined with --files0-from\n", stderr);
+	}
 	if (code != GPUSORT_OK)
 		job_options_free(built);
 	return code;

@@ -38,6 +38,6 @@ dist_man_MANS += man/gpusort.3 man/gpusort_run.3 man/gpusort_job_init.3 \
 	man/gpusort_sort_records.3 man/gpusort_sort_options_init.3 \
 	man/gpusort_error_name.3 man/gpusort_is_error.3 \
 	man/gpusort_version_number.3 man/gpusort_version_string.3 \
-	man/gpusort_keydef_check.3 man/gpusort_parse_size.3
+	man/gpusort_keydef_check.3 man/gpusort_parse_size.3 man/gpusort_quote.3
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = gpusort.pc

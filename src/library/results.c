@@ -5,6 +5,7 @@
 #include "../../include/gpusort.h"
 #include "../settings/keydef.h"
 #include "../common/size_parse.h"
+#include "../common/report.h"
 
 unsigned gpusort_version_number(void)
 {
@@ -63,4 +64,9 @@ int gpusort_parse_size(const char *text, size_t *bytes)
 		return GPUSORT_ERROR_INVALID_ARGUMENT;
 	*bytes = parsed;
 	return GPUSORT_OK;
+}
+
+const char *gpusort_quote(const char *text, char *buffer, size_t size)
+{
+	return report_locale_quote(text ? text : "", buffer, size);
 }

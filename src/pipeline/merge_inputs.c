@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../io/input_file.h"
+#include "../common/stats.h"
 #include "memory_plan.h"
 #include "merge.h"
 #include "merge_inputs.h"
@@ -34,8 +35,30 @@ static int input_failed(struct input_source *source, int error)
 		record_stream_report_partial(&source->stream, source->name);
 		return -EINVAL;
 	}
-	report_file_error(source->name, error);
+	report_file_failure("read failed", source->name, error);
 	return error;
+}
+
+/* Opens source's input (not open yet) as a stream of block_bytes blocks. */
+static int input_open(struct input_source *source, const struct record_order *order, size_t block_bytes)
+{
+	struct input_file *file;
+	int error = input_file_open(source->name, &file);
+	if (error)
+		return error;
+	record_stream_init(&source->stream, file, order->record_size, order->eol);
+	record_stream_set_block(&source->stream, block_bytes);
+	source->open = true;
+	return 0;
+}
+
+/* Closes source's input, its reads counted first (the stream forgets them). */
+static void input_close(struct input_source *source)
+{
+	source->stats->seconds[STAGE_READ] += source->stream.read_seconds;
+	source->stats->bytes[STAGE_READ] += source->stream.bytes_read;
+	record_stream_close(&source->stream);
+	source->open = false;
 }
 
 static int input_next(void *context, const unsigned char **bytes, size_t *len)
@@ -58,7 +81,9 @@ static int input_next(void *context, const unsigned char **bytes, size_t *len)
 /* More inputs than --batch-size, as GNU sort merges them, in passes through temporary
  * files: each group of batch consecutive inputs is merged into a run, the runs in
  * merge_passes() down to batch, and those into the output. Groups and runs stay in
- * input order, so equal records keep it, as in one merge. Failures are reported. */
+ * input order, so equal records keep it, as in one merge. With few descriptors left
+ * (lazily), each group's inputs are opened for its merge and closed after it. Failures
+ * are reported. */
 static int merge_inputs_in_passes(const struct record_order *order, struct merge_source *sources, size_t count,
 				  size_t batch, size_t block_bytes, struct run_list *runs,
 				  struct record_output *output, struct sort_stats *stats)
@@ -84,6 +109,76 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 	return error;
 }
 
+/* Merges every run of the list into one, which replaces them: room for one more run
+ * is all it takes. */
+static int merge_runs_into_one(const struct record_order *order, struct run_list *runs, size_t block_bytes,
+			       struct sort_stats *stats)
+{
+	struct run_list merged = {NULL, 0};
+	struct run_sink sink;
+	double started = stats_now();
+	uint64_t bytes = run_list_bytes(runs);
+	int error = run_begin(&merged, order, block_bytes, &sink, stats);
+	if (!error)
+		error = run_end(&merged, &sink,
+				merge_runs(order, NULL, false, runs, 0, runs->count, block_bytes, run_sink_write, &sink));
+	run_list_remove_all(runs, stats);
+	*runs = merged;
+	stats->merge_passes++;
+	stats_add(stats, STAGE_MERGE, started, bytes);
+	return error;
+}
+
+/* The first part of the merge when the descriptors ran out before every input was
+ * open, as GNU sort merges then: groups of consecutive inputs, as many as the
+ * descriptors left allow (room: what the process may still open), each opened for its
+ * merge into a run and closed after it; a run holds its descriptor, so when the runs
+ * leave no room for a group of two, they are merged into one first. At the end the
+ * runs leave two descriptors for the output (the file and its temp twin), which is
+ * opened only then, and the runs go into it. Order is kept as in one merge. Failures
+ * are reported. */
+static int merge_inputs_into_runs(const struct record_order *order, struct input_source *inputs,
+				  struct merge_source *sources, size_t count, size_t room, size_t batch,
+				  size_t block_bytes, struct run_list *runs, struct sort_stats *stats)
+{
+	int error = 0;
+	for (size_t first = 0; first < count && !error;) {
+		/* the group's inputs, and the run it makes, beside the runs held */
+		size_t k = room > runs->count + 1 ? room - runs->count - 1 : 0;
+		k = batch && batch < k ? batch : k;
+		k = count - first < k ? count - first : k;
+		if ((k == 0 || (k < 2 && count - first >= 2)) && runs->count >= 2) {
+			error = merge_runs_into_one(order, runs, block_bytes, stats);
+			continue;
+		}
+		if (k == 0) {
+			report_input_open_error(inputs[first].name, -EMFILE, false);
+			return -EMFILE;
+		}
+		for (size_t i = first; i < first + k && !error; i++)
+			if (!inputs[i].open && (error = input_open(&inputs[i], order, block_bytes)) != 0)
+				report_input_open_error(inputs[i].name, error, false);
+		struct run_sink sink;
+		size_t failed = k;
+		if (!error && (error = run_begin(runs, order, block_bytes, &sink, stats)) == 0) {
+			error = merge_records(order, NULL, sources + first, k, false, block_bytes, run_sink_write,
+					      &sink, &failed);
+			if (error && failed < k)
+				run_abandon(&sink); /* the input has said what is wrong with it */
+			else
+				error = run_end(runs, &sink, error);
+		}
+		for (size_t i = first; i < first + k; i++)
+			if (inputs[i].open)
+				input_close(&inputs[i]);
+		first += k;
+	}
+	stats->merge_passes++;
+	if (!error && runs->count >= 2 && runs->count + 2 > room)
+		error = merge_runs_into_one(order, runs, block_bytes, stats);
+	return error;
+}
+
 int merge_inputs(const struct record_order *order, const struct options *options, const char *const *names,
 		 size_t count, bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
 {
@@ -97,27 +192,43 @@ int merge_inputs(const struct record_order *order, const struct options *options
 	int error = inputs && sources ? 0 : -ENOMEM;
 	if (error)
 		report("%s", strerror(ENOMEM));
-	/* Every input is opened first, so that a missing one is reported before any work. */
-	bool any_record = false;
 	for (size_t i = 0; i < count && !error; i++) {
-		struct input_source *source = &inputs[i];
-		*source = (struct input_source){.name = names[i], .record_size = order->record_size, .stats = stats};
-		struct input_file *file;
-		if ((error = input_file_open(names[i], &file)) != 0) {
-			report_file_error(names[i], error);
+		inputs[i] = (struct input_source){.name = names[i], .record_size = order->record_size, .stats = stats};
+		sources[i] = (struct merge_source){input_next, &inputs[i]};
+	}
+	/* Every input is opened first, so that a missing one is reported before any work.
+	 * When the descriptors run out first, as GNU sort the merge takes as many inputs
+	 * at a time as they allow (lazily, in passes through temp files); the rest are
+	 * checked now and opened in their turn. */
+	bool any_record = false, lazily = false;
+	for (size_t i = 0; i < count && !error && !lazily; i++) {
+		if ((error = input_open(&inputs[i], order, block_bytes)) != 0) {
+			if ((error == -EMFILE || error == -ENFILE) && i >= 2) {
+				lazily = true;
+				error = 0;
+				for (size_t j = i; j < count && !error; j++)
+					if ((error = input_file_check(names[j])) != 0)
+						report_input_open_error(names[j], error, false);
+				break;
+			}
+			report_input_open_error(names[i], error, false);
 			break;
 		}
-		record_stream_init(&source->stream, file, order->record_size, order->eol);
-		record_stream_set_block(&source->stream, block_bytes);
-		source->open = true;
-		int empty = record_stream_empty(&source->stream);
+		int empty = record_stream_empty(&inputs[i].stream);
 		if (empty < 0)
-			error = input_failed(source, empty);
+			error = input_failed(&inputs[i], empty);
 		any_record |= empty == 0;
-		sources[i] = (struct merge_source){input_next, source};
 	}
+	/* the files' descriptors back (standard input keeps what it has read) */
+	for (size_t i = 0; lazily && i < count; i++)
+		if (inputs[i].open && strcmp(names[i], "-") != 0)
+			input_close(&inputs[i]);
+	any_record |= lazily;
 	if (!error && any_record && admit && !admit(arg))
 		error = -EFBIG;
+	if (!error && lazily)
+		error = merge_inputs_into_runs(order, inputs, sources, count, input_file_descriptors_free(count + 2),
+					       options->batch_size, block_bytes, &runs, stats);
 	if (!error && !any_record) /* nothing to merge: nor memory to take */
 		error = record_output_empty(options, stats);
 	else if (!error) {
@@ -128,8 +239,11 @@ int merge_inputs(const struct record_order *order, const struct options *options
 			uint64_t read_before = stats->bytes[STAGE_READ];
 			/* -m takes its inputs as sorted: nothing to check (verify off) */
 			size_t failed = 0;
-			bool in_passes = options->batch_size && count > options->batch_size;
-			if (in_passes)
+			bool in_passes = lazily || (options->batch_size && count > options->batch_size);
+			if (lazily)
+				error = merge_runs(order, NULL, true, &runs, 0, runs.count, block_bytes,
+						   record_output_write, &output);
+			else if (in_passes)
 				error = merge_inputs_in_passes(order, sources, count, options->batch_size, block_bytes,
 							       &runs, &output, stats);
 			else

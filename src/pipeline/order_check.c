@@ -61,7 +61,7 @@ static void report_trouble(const struct record_stream *stream, const char *name,
 	else if (err == -ENOMEM && stream->record_size)
 		report("%s", strerror(ENOMEM)); /* the binary mode's words */
 	else
-		report_file_error(name, err);
+		report_file_failure("read failed", name, err);
 }
 
 static int check_stream(const struct record_order *order, struct record_stream *stream, const char *name,
@@ -106,7 +106,7 @@ int order_check(const struct record_order *order, const char *name, int mode,
 	struct input_file *file;
 	int err = input_file_open(name, &file);
 	if (err) {
-		report_file_error(name, err);
+		report_input_open_error(name, err, true);
 		return 2;
 	}
 	struct record_stream stream;

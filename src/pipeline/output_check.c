@@ -10,7 +10,7 @@ int output_check(const struct options *options)
 		return 0; /* a descriptor the caller opened: writable or not, it is theirs */
 	int error = output_file_check(options->output);
 	if (error) {
-		report_file_error(report_output_name(options->output), error);
+		report_file_failure("open failed", report_output_name(options->output), error);
 		return 2;
 	}
 	return 0;
@@ -21,6 +21,6 @@ int output_open(const struct options *options, struct output_file **file)
 	int error = options->output_to_fd ? output_file_open_fd(options->output_fd, file)
 					    : output_file_open(options->output, file);
 	if (error)
-		report_file_error(report_output_name(options->output), error);
+		report_file_failure("open failed", report_output_name(options->output), error);
 	return error;
 }

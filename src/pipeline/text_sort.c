@@ -64,7 +64,7 @@ static int text_fill(void *context, int b)
 			const char *name = chunks->inputs->names[chunks->next_input];
 			int err = input_file_open(name, &chunks->file);
 			if (err) {
-				report_file_error(name, err);
+				report_input_open_error(name, err, false);
 				return err;
 			}
 			chunks->next_input++;
@@ -74,7 +74,7 @@ static int text_fill(void *context, int b)
 		ssize_t got = text_lines_append(lines, chunks->file, room);
 		stats_add(chunks->stats, STAGE_READ, started, got > 0 ? (uint64_t)got : 0);
 		if (got < 0) {
-			report_file_error(chunks->inputs->names[chunks->next_input - 1], (int)got);
+			report_file_failure("read failed", chunks->inputs->names[chunks->next_input - 1], (int)got);
 			return (int)got;
 		}
 		buffer->read = lines->size;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "../common/report.h"
 
 /* GNU reads counts with xstrtoumax: blanks and '+' may lead, '-' may not, digits must
  * follow; anything after the digits is left for the caller; overflow saturates. */
@@ -141,12 +142,15 @@ void keydef_error_message(const char *text, char *buffer, size_t size)
 	struct keydef key;
 	bool bad_count;
 	const char *rest = text, *why = "invalid key";
+	char quoted[1024];
 	if (parse(text, &key, &why, &bad_count, &rest) == 0)
 		snprintf(buffer, size, "%s", "no error");
 	else if (bad_count)
-		snprintf(buffer, size, "%s: invalid count at start of '%s'", why, rest);
+		snprintf(buffer, size, "%s: invalid count at start of %s", why,
+			 report_locale_quote(rest, quoted, sizeof quoted));
 	else
-		snprintf(buffer, size, "%s: invalid field specification '%s'", why, text);
+		snprintf(buffer, size, "%s: invalid field specification %s", why,
+			 report_locale_quote(text, quoted, sizeof quoted));
 }
 
 bool key_ordering_conflict(const struct key_ordering *o, char *letters, size_t size)
