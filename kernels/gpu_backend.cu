@@ -44,6 +44,12 @@ struct gpu_backend {
 			return gpu_error_report(error_, what, reason, reason_size); \
 	} while (0)
 
+extern "C" int gpu_backend_device_count(void)
+{
+	int count = 0;
+	return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_backend **backend_out,
 				char *reason, size_t reason_size)
 {

@@ -15,6 +15,8 @@ extern "C" {
 
 struct gpu_backend;
 
+/* The CUDA devices there are (0 when CUDA finds none or fails). */
+int gpu_backend_device_count(void);
 /* Opens device `ordinal` (>= 0) and reserves up to memory_limit bytes of it (0: most
  * of the free memory). */
 int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_backend **backend,

@@ -60,7 +60,9 @@ static int text_fill(void *context, int b)
 			if (chunks->next_input == chunks->inputs->count)
 				return 0; /* every line is complete: the last input's was given its end */
 			const char *name = chunks->inputs->names[chunks->next_input];
-			int err = input_file_open(name, &chunks->file);
+			const struct input_range *range = chunks->inputs->ranges ? &chunks->inputs->ranges[chunks->next_input] : NULL;
+			int err = range ? input_file_open_range(name, (off_t)range->offset, (off_t)range->length, &chunks->file)
+					: input_file_open(name, &chunks->file);
 			if (err) {
 				report_file_error(name, err);
 				return err;
@@ -167,7 +169,7 @@ static int64_t inputs_size(const struct input_list *inputs)
 		if (strcmp(inputs->names[i], "-") == 0 || stat(inputs->names[i], &st) != 0 ||
 		    !S_ISREG(st.st_mode))
 			return -1;
-		total += st.st_size;
+		total += inputs->ranges ? (int64_t)inputs->ranges[i].length : st.st_size;
 	}
 	return total;
 }
