@@ -1,0 +1,173 @@
+#!/bin/sh
+# The distributed sort (src/distributed/): mpirun --oversubscribe -np 1..4 gpusort
+# writes, byte for byte, what one gpusort process writes, for binary keys of each type,
+# 100-byte records, composite keys and text with -k/-n/-u/-r/-s/-z, all eight key
+# distributions (all-equal and few-unique among them), an empty input, fewer records
+# than ranks, standard input and output, and a -S that makes every rank spill; -c, -C
+# and -m on rank 0; and a failure on one rank (the fault hooks, io/fault_inject.h) or a
+# rank killed: every rank ends, exit 2 with one message, the old output untouched and
+# no temp file left. Skips when gpusort was built without MPI or mpirun is missing.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+if [ "${GPUSORT_MPI:-no}" != yes ]; then
+	echo "1..0 # SKIP gpusort was built without MPI (configure --with-mpi)"
+	exit 0
+fi
+if ! command -v mpirun >/dev/null 2>&1; then
+	echo "1..0 # SKIP mpirun not found (Debian: openmpi-bin)"
+	exit 0
+fi
+# Open MPI refuses root unless told; the shared-memory transport's single-copy mode
+# needs ptrace rights that containers often lack.
+if [ "$(id -u)" = 0 ]; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+TMP=$WORK/tmp
+mkdir -p "$TMP"
+
+# mpi N ARGS...: gpusort on N ranks (temp files in $TMP).
+mpi() {
+	n=$1
+	shift
+	timeout 120 mpirun --oversubscribe -np "$n" "$GPUSORT" -T "$TMP" "$@"
+}
+
+# same N DESCRIPTION ARGS...: N ranks write what one process writes (file output), with
+# the same exit status, and leave no temp file.
+same() {
+	n=$1 desc=$2
+	shift 2
+	"$GPUSORT" "$@" -o "$WORK/one" 2>"$WORK/one.err"
+	one=$?
+	mpi "$n" "$@" -o "$WORK/many" 2>"$WORK/many.err"
+	many=$?
+	[ $one -eq 0 ] && [ $many -eq 0 ] && cmp -s "$WORK/one" "$WORK/many" && [ -z "$(ls "$TMP")" ]
+	status=$?
+	tap_result $status "$desc, $n ranks"
+	if [ $status -ne 0 ]; then
+		echo "# exit $one and $many; $(cmp "$WORK/one" "$WORK/many" 2>&1 | head -n 1); temp: $(ls "$TMP" | head -n 3)"
+		sed 's/^/#   /' "$WORK/many.err" | head -5
+	fi
+	rm -f "$WORK/one" "$WORK/many" "$TMP"/*
+}
+
+# Binary keys: every distribution, ranks 1 to 4 in turn.
+n=1
+for dist in uniform normal poisson bucket sorted reverse all-equal few-unique; do
+	keygen --type=u64 --count=30000 --dist=$dist --seed=3 -o "$WORK/keys.$dist"
+	same $n "u64 keys, $dist" --type=u64 "$WORK/keys.$dist"
+	n=$((n % 4 + 1))
+done
+keygen --type=u32 --count=20000 --dist=few-unique --seed=5 -o "$WORK/u32"
+same 3 "u32 keys, -u across ranks" --type=u32 -u "$WORK/u32"
+keygen --type=f64 --count=20000 --dist=normal --seed=6 -o "$WORK/f64"
+same 4 "f64 keys, -r" --type=f64 -r "$WORK/f64"
+keygen --type=i64 --count=20000 --dist=all-equal --seed=6 -o "$WORK/i64"
+same 2 "i64 keys all equal, -u" --type=i64 -u "$WORK/i64"
+# 100-byte records with 10-byte keys (gensort's shape); duplicates keep input order
+keygen --type=bytes --key-size=10 --record-size=100 --count=20000 --dist=few-unique --seed=8 \
+	-o "$WORK/records"
+same 3 "100-byte records, 10-byte keys (stable)" --record-size=100 --key-size=10 "$WORK/records"
+same 4 "100-byte records, -r -u" --record-size=100 --key-size=10 -r -u "$WORK/records"
+# every rank's share (500 KB) far over -S: each spills runs and merges them
+same 4 "100-byte records, -S 96K: every rank spills" --record-size=100 --key-size=10 -S 96K "$WORK/records"
+# composite keys (database ORDER BY), over the records' position bytes too
+keygen --type=u32 --count=20000 --dist=few-unique --record-size=48 --seed=9 -o "$WORK/wide"
+same 2 "composite key u32, f64 desc, bytes" --record-size=48 --key-field=u32:0 --key-field=i64:8:desc \
+	--key-field=bytes:16:10 "$WORK/wide"
+# several inputs, cut across their boundaries
+head -c 80000 "$WORK/keys.uniform" >"$WORK/part1"
+same 3 "two inputs" --type=u64 "$WORK/part1" "$WORK/keys.normal"
+
+# Text lines.
+# words of 0 to 3 letters of abc, a tab, a number below 1000: many equal keys and lines
+"$TESTS_BUILDDIR/textgen" 20000 11 3 1000 3 >"$WORK/text"
+[ "$(wc -l <"$WORK/text")" -eq 20000 ]
+tap_result $? "the text input has its 20000 lines"
+same 2 "text" "$WORK/text"
+same 3 "text -k2n" -k2n "$WORK/text"
+same 4 "text -k1,1 -u: duplicates across ranks" -k1,1 -u "$WORK/text"
+same 3 "text -k1,1 -s -r: stable" -k1,1 -s -r "$WORK/text"
+same 4 "text -t TAB -k2,2n -k1,1r" -t "$(printf '\t')" -k2,2n -k1,1r "$WORK/text"
+same 2 "text, -S 64K: every rank spills" -S 64K "$WORK/text"
+tr '\n' '\0' <"$WORK/text" >"$WORK/text0"
+same 3 "text -z" -z "$WORK/text0"
+printf 'no terminator' >"$WORK/unterminated"
+same 4 "an input whose last line has no terminator" "$WORK/text" "$WORK/unterminated"
+
+# Edges: nothing, fewer records than ranks, one line.
+: >"$WORK/empty"
+same 3 "an empty input" --type=u64 "$WORK/empty"
+same 2 "empty text" "$WORK/empty"
+keygen --type=u64 --count=2 --seed=4 -o "$WORK/two"
+same 4 "two records, four ranks" --type=u64 "$WORK/two"
+printf 'one line\n' >"$WORK/line"
+same 3 "one line, three ranks" "$WORK/line"
+
+# Standard input (rank 0 reads it) and standard output (through rank 0).
+"$GPUSORT" -k2n "$WORK/text" >"$WORK/one"
+mpi 3 -k2n <"$WORK/text" >"$WORK/many" 2>"$WORK/many.err"
+cmp -s "$WORK/one" "$WORK/many"
+tap_result $? "standard input to standard output, 3 ranks"
+
+# -c, -C and -m: rank 0 alone, one message, the same status on every rank.
+"$GPUSORT" "$WORK/text" -o "$WORK/sorted"
+expect_status 0 "-c on sorted text, 3 ranks" mpi 3 -c "$WORK/sorted"
+expect_status 1 "-c on unsorted text, 3 ranks" mpi 3 -c "$WORK/text"
+[ "$(grep -c 'disorder' "$WORK/stderr")" -eq 1 ]
+tap_result $? "-c says disorder once"
+expect_status 1 "-C on unsorted text, 2 ranks" mpi 2 -C "$WORK/text"
+"$GPUSORT" "$WORK/unterminated" -o "$WORK/sorted2"
+"$GPUSORT" -m "$WORK/sorted" "$WORK/sorted2" >"$WORK/one"
+mpi 2 -m "$WORK/sorted" "$WORK/sorted2" >"$WORK/many" 2>/dev/null
+cmp -s "$WORK/one" "$WORK/many"
+tap_result $? "-m, 2 ranks"
+
+# --stats: a line per rank and the totals.
+mpi 3 --stats -k2n "$WORK/text" -o "$WORK/many" 2>"$WORK/stderr"
+[ "$(grep -c '^gpusort: stats: [0-2] ' "$WORK/stderr")" -eq 3 ] && grep -q '^gpusort: stats: total ' "$WORK/stderr" &&
+	grep -q 'bytes exchanged [0-9]* in [0-9]* rounds.*imbalance' "$WORK/stderr"
+tap_result $? "--stats prints each rank, the totals, bytes exchanged and the imbalance"
+
+# Faults on one rank: every rank ends with exit 2 (mpirun passes on the first nonzero
+# status, and every rank's is 2), one message, the old output as it
+# was, no temp file (GPUSORT_FAULT set in rank 1's or 2's environment alone).
+# fault RANK SPEC N DESCRIPTION ARGS...
+fault() {
+	rank=$1 spec=$2 n=$3 desc=$4
+	shift 4
+	echo "old output" >"$WORK/out"
+	timeout 120 mpirun --oversubscribe -np "$n" sh -c '
+		if [ "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}" = "$1" ]; then export GPUSORT_FAULT="$2"; fi
+		shift 2
+		exec "$@"' sh "$rank" "$spec" "$GPUSORT" -T "$TMP" "$@" -o "$WORK/out" >/dev/null 2>"$WORK/stderr"
+	status=$?
+	[ $status -eq 2 ] && [ "$(grep -c '^gpusort: ' "$WORK/stderr")" -eq 1 ] &&
+		[ "$(cat "$WORK/out")" = "old output" ] && [ -z "$(ls "$TMP")" ] &&
+		[ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
+	result=$?
+	tap_result $result "$desc: exit $status, one message, old output kept, no temp file"
+	if [ $result -ne 0 ]; then
+		sed 's/^/#   /' "$WORK/stderr" | head -8
+		ls "$TMP" | sed 's/^/#   temp: /' | head -3
+	fi
+	rm -f "$TMP"/*
+}
+fault 1 input_read:EIO 3 "rank 1 cannot read its share" --type=u64 "$WORK/keys.uniform"
+grep -q "keys.uniform: Input/output error" "$WORK/stderr"
+tap_result $? "the message names the input and the reason"
+fault 2 output_write:ENOSPC 3 "rank 2 cannot write its range" --type=u64 "$WORK/keys.normal"
+fault 1 temp_write:ENOSPC 2 "rank 1 cannot spill" -S 64K "$WORK/text"
+fault 3 temp_create:EACCES 4 "rank 3 cannot create a temp file" "$WORK/text"
+
+# A rank killed mid-sort ends the job: no output file, no temp file of the others.
+rm -f "$WORK/killed"
+timeout 120 mpirun --oversubscribe -np 3 sh -c '
+	if [ "${OMPI_COMM_WORLD_RANK:-}" = 1 ]; then kill -9 $$; fi
+	exec "$@"' sh "$GPUSORT" -T "$TMP" -S 64K "$WORK/text" -o "$WORK/killed" >/dev/null 2>&1
+status=$?
+[ $status -ne 0 ] && [ ! -e "$WORK/killed" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
+tap_result $? "a rank killed: the job ends (exit $status) without an output file"
+
+done_testing
