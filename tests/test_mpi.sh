@@ -161,6 +161,13 @@ fault 2 output_write:ENOSPC 3 "rank 2 cannot write its range" --type=u64 "$WORK/
 fault 1 temp_write:ENOSPC 2 "rank 1 cannot spill" -S 64K "$WORK/text"
 fault 3 temp_create:EACCES 4 "rank 3 cannot create a temp file" "$WORK/text"
 
+# The self-check: a cut planted wrong on rank 2 (its first range sent to rank 1) is
+# found, reported as an internal error, and nothing is committed.
+fault 2 distributed_cut:SHORT 3 "a wrong cut planted on rank 2" --type=u64 "$WORK/keys.uniform"
+grep -q "internal error: distributed self-check: rank 1's range does not follow rank 0's" "$WORK/stderr"
+tap_result $? "the self-check names what it found"
+fault 2 distributed_cut:SHORT 3 "the same, text" -k2n "$WORK/text"
+
 # A rank killed mid-sort ends the job: no output file, no temp file of the others.
 rm -f "$WORK/killed"
 timeout 120 mpirun --oversubscribe -np 3 sh -c '

@@ -13,7 +13,8 @@ libpipeline_la_SOURCES += \
 	src/distributed/splitters.h src/distributed/splitters.c \
 	src/distributed/exchange.h src/distributed/exchange.c \
 	src/distributed/distributed_output.h src/distributed/distributed_output.c \
-	src/distributed/distributed_stats.h src/distributed/distributed_stats.c
+	src/distributed/distributed_stats.h src/distributed/distributed_stats.c \
+	src/distributed/distributed_verify.h src/distributed/distributed_verify.c
 else
 libpipeline_la_SOURCES += src/distributed/distributed_none.c
 endif
