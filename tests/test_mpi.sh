@@ -168,13 +168,27 @@ grep -q "internal error: distributed self-check: rank 1's range does not follow 
 tap_result $? "the self-check names what it found"
 fault 2 distributed_cut:SHORT 3 "the same, text" -k2n "$WORK/text"
 
-# A rank killed mid-sort ends the job: no output file, no temp file of the others.
-rm -f "$WORK/killed"
+# A rank killed mid-sort (SIGKILL once the ranks' temp files show the sort under way)
+# ends the job: no output file, no output twin; the other ranks, stopped by mpirun,
+# remove their temp files (the killed one cannot).
+"$TESTS_BUILDDIR/textgen" 300000 12 >"$WORK/big"
+rm -f "$WORK/killed" "$WORK"/pid.*
 timeout 120 mpirun --oversubscribe -np 3 sh -c '
-	if [ "${OMPI_COMM_WORLD_RANK:-}" = 1 ]; then kill -9 $$; fi
-	exec "$@"' sh "$GPUSORT" -T "$TMP" -S 64K "$WORK/text" -o "$WORK/killed" >/dev/null 2>&1
+	echo $$ >"$1/pid.${OMPI_COMM_WORLD_RANK:-x}"
+	shift
+	exec "$@"' sh "$WORK" "$GPUSORT" -T "$TMP" -S 64K "$WORK/big" -o "$WORK/killed" >/dev/null 2>&1 &
+launcher=$!
+tries=0
+while [ -z "$(ls "$TMP")" ] && [ $tries -lt 400 ] && kill -0 $launcher 2>/dev/null; do
+	sleep 0.05
+	tries=$((tries + 1))
+done
+[ -s "$WORK/pid.1" ] && kill -9 "$(cat "$WORK/pid.1")" 2>/dev/null
+killed=$?
+wait $launcher
 status=$?
-[ $status -ne 0 ] && [ ! -e "$WORK/killed" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
-tap_result $? "a rank killed: the job ends (exit $status) without an output file"
+[ $killed -eq 0 ] && [ $status -ne 0 ] && [ ! -e "$WORK/killed" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
+tap_result $? "a rank killed mid-sort: the job ends (exit $status) without an output file"
+rm -rf "$TMP"/*
 
 done_testing
