@@ -1,6 +1,7 @@
 /* The ranks of an MPI job as the distributed sort sees them: who we are, and the few
  * collective steps it takes (agreement, all-gather, all-to-all, exclusive scan, one
- * rank's bytes to another). cluster_mpi.c is the only file that calls MPI; the rest of
+ * rank's bytes to another). cluster_mpi.c is the only file that calls MPI (built as the
+ * module gpusort-mpi.so, opened by cluster_load.c when a launch is there); the rest of
  * src/distributed/ speaks to the ranks through this header. Every call is collective
  * (all ranks make it in the same order) unless it says otherwise, is made from the
  * thread that joined, and returns 0 or a negative errno; MPI's own errors end the job
@@ -21,7 +22,8 @@ struct cluster {
  * mpirun, PMIx or PMI launchers such as srun): without one, gpusort never starts MPI. */
 bool cluster_launched(void);
 
-/* Starts MPI (once; MPI is finalized at exit) and fills in where we are. */
+/* Loads the MPI module and starts MPI (once; MPI is finalized at exit), and fills in
+ * where we are. A module that cannot be loaded is reported. */
 int cluster_join(struct cluster *cluster);
 
 /* Every rank's error (0 or a negative errno) in, one out: 0 when all were 0, else the

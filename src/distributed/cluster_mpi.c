@@ -1,24 +1,12 @@
-/* The ranks through MPI (see cluster.h): the only file that includes <mpi.h>. */
+/* The ranks through MPI (see cluster.h): the only file that includes <mpi.h>, built as
+ * the module gpusort-mpi.so, which alone links libmpi: cluster_load.c opens it when a
+ * launch is there, so that a gpusort started without one does not even load MPI. */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <mpi.h>
-#include "cluster.h"
-
-/* The launchers' variables that say how many processes were started: Open MPI's mpirun,
- * PMI-1/2 (MPICH's hydra, Slurm's srun --mpi=pmi2), and Slurm's own. PMIx alone names
- * no size before MPI starts: PMIX_RANK then means "ask MPI". */
-bool cluster_launched(void)
-{
-	static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
-	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-		const char *value = getenv(sizes[i]);
-		if (value)
-			return atoi(value) > 1;
-	}
-	return getenv("PMIX_RANK") != NULL || getenv("PMI_RANK") != NULL;
-}
+#include "cluster_calls.h"
 
 static bool started_here;
 
@@ -30,7 +18,7 @@ static void cluster_leave(void)
 		MPI_Finalize();
 }
 
-int cluster_join(struct cluster *cluster)
+static int mpi_join(struct cluster *cluster)
 {
 	int initialized = 0, provided;
 	MPI_Initialized(&initialized);
@@ -53,7 +41,7 @@ int cluster_join(struct cluster *cluster)
 	return 0;
 }
 
-int cluster_agree(const struct cluster *cluster, int error)
+static int mpi_agree(const struct cluster *cluster, int error)
 {
 	int mine[2] = {error ? cluster->rank : INT_MAX, error}, first[2];
 	MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
@@ -61,7 +49,7 @@ int cluster_agree(const struct cluster *cluster, int error)
 	return first[0] == INT_MAX ? 0 : first[1];
 }
 
-uint64_t cluster_max(const struct cluster *cluster, uint64_t value)
+static uint64_t mpi_max(const struct cluster *cluster, uint64_t value)
 {
 	(void)cluster;
 	uint64_t result;
@@ -69,7 +57,7 @@ uint64_t cluster_max(const struct cluster *cluster, uint64_t value)
 	return result;
 }
 
-uint64_t cluster_sum(const struct cluster *cluster, uint64_t value)
+static uint64_t mpi_sum(const struct cluster *cluster, uint64_t value)
 {
 	(void)cluster;
 	uint64_t result;
@@ -77,7 +65,7 @@ uint64_t cluster_sum(const struct cluster *cluster, uint64_t value)
 	return result;
 }
 
-uint64_t cluster_exscan(const struct cluster *cluster, uint64_t value)
+static uint64_t mpi_exscan(const struct cluster *cluster, uint64_t value)
 {
 	uint64_t before = 0;
 	MPI_Exscan(&value, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -85,14 +73,14 @@ uint64_t cluster_exscan(const struct cluster *cluster, uint64_t value)
 	return cluster->rank == 0 ? 0 : before;
 }
 
-int cluster_allgather(const struct cluster *cluster, const uint64_t *values, size_t count, uint64_t *all)
+static int mpi_allgather(const struct cluster *cluster, const uint64_t *values, size_t count, uint64_t *all)
 {
 	(void)cluster;
 	return MPI_Allgather(values, (int)count, MPI_UINT64_T, all, (int)count, MPI_UINT64_T, MPI_COMM_WORLD) ==
 			       MPI_SUCCESS ? 0 : -EIO;
 }
 
-int cluster_allgather_bytes(const struct cluster *cluster, const void *bytes, size_t length, unsigned char **all,
+static int mpi_allgather_bytes(const struct cluster *cluster, const void *bytes, size_t length, unsigned char **all,
 			    uint64_t *offsets)
 {
 	int size = cluster->size;
@@ -126,7 +114,7 @@ out:
 	return error;
 }
 
-int cluster_alltoall_bytes(const struct cluster *cluster, const void *send, const size_t *send_counts,
+static int mpi_alltoall_bytes(const struct cluster *cluster, const void *send, const size_t *send_counts,
 			   const size_t *send_offsets, void *recv, const size_t *recv_counts, const size_t *recv_offsets)
 {
 	int size = cluster->size;
@@ -145,33 +133,51 @@ int cluster_alltoall_bytes(const struct cluster *cluster, const void *send, cons
 	return result == MPI_SUCCESS ? 0 : -EIO;
 }
 
-int cluster_alltoall(const struct cluster *cluster, const uint64_t *from, uint64_t *to)
+static int mpi_alltoall(const struct cluster *cluster, const uint64_t *from, uint64_t *to)
 {
 	(void)cluster;
 	return MPI_Alltoall(from, 1, MPI_UINT64_T, to, 1, MPI_UINT64_T, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -EIO;
 }
 
-int cluster_broadcast(const struct cluster *cluster, void *bytes, size_t length, int root)
+static int mpi_broadcast(const struct cluster *cluster, void *bytes, size_t length, int root)
 {
 	(void)cluster;
 	return MPI_Bcast(bytes, (int)length, MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -EIO;
 }
 
-int cluster_send(const struct cluster *cluster, const void *bytes, size_t length, int to)
+static int mpi_send(const struct cluster *cluster, const void *bytes, size_t length, int to)
 {
 	(void)cluster;
 	return MPI_Send(bytes, (int)length, MPI_BYTE, to, 0, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -EIO;
 }
 
-int cluster_receive(const struct cluster *cluster, void *bytes, size_t length, int from)
+static int mpi_receive(const struct cluster *cluster, void *bytes, size_t length, int from)
 {
 	(void)cluster;
 	return MPI_Recv(bytes, (int)length, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0
 														 : -EIO;
 }
 
-void cluster_barrier(const struct cluster *cluster)
+static void mpi_barrier(const struct cluster *cluster)
 {
 	(void)cluster;
 	MPI_Barrier(MPI_COMM_WORLD);
 }
+
+/* What cluster_load.c finds by name in this module. */
+const struct cluster_calls gpusort_cluster_calls = {
+	.version = CLUSTER_CALLS_VERSION,
+	.join = mpi_join,
+	.agree = mpi_agree,
+	.max = mpi_max,
+	.sum = mpi_sum,
+	.exscan = mpi_exscan,
+	.allgather = mpi_allgather,
+	.allgather_bytes = mpi_allgather_bytes,
+	.alltoall_bytes = mpi_alltoall_bytes,
+	.alltoall = mpi_alltoall,
+	.broadcast = mpi_broadcast,
+	.send = mpi_send,
+	.receive = mpi_receive,
+	.barrier = mpi_barrier,
+};
