@@ -22,6 +22,9 @@ repeats=${5:-2}
 ranks=8
 threads=2
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# a gpusort of a build tree (not installed) finds its MPI module there
+module=$(dirname "$gpusort")/.libs/gpusort-mpi.so
+[ -z "${GPUSORT_MPI_MODULE:-}" ] && [ -e "$module" ] && export GPUSORT_MPI_MODULE="$(cd "$(dirname "$module")" && pwd)/gpusort-mpi.so"
 # --bind-to none: Open MPI would pin each rank to one core, and its 2 threads with it
 mpirun="mpirun --oversubscribe --bind-to none"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-mpi-bench.XXXXXX")
