@@ -133,9 +133,14 @@ static void *open_first_gpu(void *argument)
 	char reason[256] = "";
 	int ordinal = 0;
 #ifdef HAVE_CUDA
-	int count = engine->config.auto_device ? gpu_backend_device_count() : 0;
-	if (count > 0)
+	unsigned ranks = engine->config.auto_device_ranks;
+	int count = engine->config.auto_device || ranks > 1 ? gpu_backend_device_count() : 0;
+	if (count > 0) {
 		ordinal = (int)(engine->config.auto_device % (unsigned)count);
+		unsigned sharers = ranks / (unsigned)count + ((unsigned)ordinal < ranks % (unsigned)count);
+		if (sharers > 1 && !engine->config.gpu_memory)
+			engine->config.gpu_memory = gpu_backend_memory_share(ordinal, sharers);
+	}
 #endif
 	if (open_gpu(engine, ordinal, reason, sizeof(reason)) < 0)
 		set_fallback(engine, "gpu %d: %s", ordinal, reason);

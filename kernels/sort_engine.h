@@ -28,6 +28,9 @@ struct sort_engine_config {
 	/* SORT_DEVICE_AUTO opens GPU auto_device modulo the GPUs found (0: the first): a
 	 * distributed sort's local rank, so that the ranks of a machine share its GPUs */
 	unsigned auto_device;
+	/* and the ranks of this machine (0 or 1: one): those given the same GPU share its
+	 * memory evenly unless gpu_memory says how much to take */
+	unsigned auto_device_ranks;
 };
 
 struct sort_engine;

@@ -177,6 +177,7 @@ static int local_sort(const struct cluster *cluster, const struct options *optio
 		local.engine.threads = each > 0 ? (unsigned)each : 1;
 	}
 	local.engine.auto_device = (unsigned)cluster->local_rank;
+	local.engine.auto_device_ranks = (unsigned)cluster->local_size;
 	int status = local.mode == MODE_BINARY ? binary_sort_run(&local) : text_sort_run(&local);
 	return status ? -EIO : 0;
 }
