@@ -72,6 +72,10 @@ same 3 "100-byte records, 10-byte keys (stable)" --record-size=100 --key-size=10
 same 4 "100-byte records, -r -u" --record-size=100 --key-size=10 -r -u "$WORK/records"
 # every rank's share (500 KB) far over -S: each spills runs and merges them
 same 4 "100-byte records, -S 96K: every rank spills" --record-size=100 --key-size=10 -S 96K "$WORK/records"
+# a rank's merge in parts on several threads (--parallel), ties across the parts
+same 2 "100-byte records, the merge in 3 parts per rank" --parallel=3 --record-size=100 --key-size=10 "$WORK/records"
+keygen --type=u64 --count=100000 --dist=all-equal --seed=3 -o "$WORK/equal"
+same 3 "u64 all equal, the merge in 4 parts per rank" --parallel=4 --type=u64 "$WORK/equal"
 # composite keys (database ORDER BY), over the records' position bytes too
 keygen --type=u32 --count=20000 --dist=few-unique --record-size=48 --seed=9 -o "$WORK/wide"
 same 2 "composite key u32, f64 desc, bytes" --record-size=48 --key-field=u32:0 --key-field=i64:8:desc \
@@ -91,6 +95,8 @@ same 4 "text -k1,1 -u: duplicates across ranks" -k1,1 -u "$WORK/text"
 same 3 "text -k1,1 -s -r: stable" -k1,1 -s -r "$WORK/text"
 same 4 "text -t TAB -k2,2n -k1,1r" -t "$(printf '\t')" -k2,2n -k1,1r "$WORK/text"
 same 2 "text, -S 64K: every rank spills" -S 64K "$WORK/text"
+"$TESTS_BUILDDIR/textgen" 60000 13 3 1000 3 >"$WORK/text3"
+same 2 "text -k1,1 -s, the merge in 3 parts per rank" --parallel=3 -k1,1 -s "$WORK/text3"
 tr '\n' '\0' <"$WORK/text" >"$WORK/text0"
 same 3 "text -z" -z "$WORK/text0"
 printf 'no terminator' >"$WORK/unterminated"

@@ -17,6 +17,7 @@
 #include "exchange.h"
 #include "input_share.h"
 #include "local_run.h"
+#include "rank_merge.h"
 #include "splitters.h"
 #include "../binary/record_items.h"
 #include "../common/report.h"
@@ -24,14 +25,11 @@
 #include "../pipeline/binary_sort.h"
 #include "../pipeline/input_list.h"
 #include "../pipeline/memory_plan.h"
-#include "../pipeline/merge.h"
 #include "../pipeline/output_check.h"
 #include "../pipeline/record_order.h"
-#include "../pipeline/record_stream.h"
 #include "../pipeline/text_sort.h"
 #include "../text/text_order.h"
 #include "../../io/fault_inject.h"
-#include "../../io/input_file.h"
 #include "../../io/temp_files.h"
 
 /* Samples per rank: enough that the ranges come out within a few percent of equal,
@@ -155,6 +153,16 @@ static size_t rank_budget(const struct cluster *cluster, const struct options *o
 	return budget > ((size_t)16 << 20) ? budget : (size_t)16 << 20;
 }
 
+/* This rank's threads: --parallel, or the machine's cores shared by its ranks. */
+static unsigned rank_threads(const struct cluster *cluster, const struct options *options)
+{
+	if (options->engine.threads)
+		return options->engine.threads;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long each = cores > 0 ? cores / cluster->local_size : 1;
+	return each > 0 ? (unsigned)each : 1;
+}
+
 /* Sorts this rank's share with the ordinary pipeline into the temp file path. */
 static int local_sort(const struct cluster *cluster, const struct options *options, const struct input_share *share,
 		      const char *path)
@@ -171,11 +179,7 @@ static int local_sort(const struct cluster *cluster, const struct options *optio
 	local.stats = local.progress = false;
 	local.memory_budget = rank_budget(cluster, options);
 	/* the machine's cores shared by its ranks, and its GPUs: one per local rank */
-	if (local.engine.threads == 0) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		long each = cores > 0 ? cores / cluster->local_size : 1;
-		local.engine.threads = each > 0 ? (unsigned)each : 1;
-	}
+	local.engine.threads = rank_threads(cluster, options);
 	local.engine.auto_device = (unsigned)cluster->local_rank;
 	local.engine.auto_device_ranks = (unsigned)cluster->local_size;
 	int status = local.mode == MODE_BINARY ? binary_sort_run(&local) : text_sort_run(&local);
@@ -229,99 +233,25 @@ out:
 	return error;
 }
 
-/* A sorted source of the merge: a range of this rank's run, or what one rank sent. */
-struct range_source {
-	struct record_stream stream;
-	const char *name;
-	bool open;
-};
-
-static int range_next(void *context, const unsigned char **bytes, size_t *len)
-{
-	struct range_source *source = context;
-	const char *block;
-	int got = record_stream_block(&source->stream, &block, len);
-	if (got < 0) {
-		report_file_error(source->name, got == RECORD_STREAM_PARTIAL ? -EIO : got);
-		return got == RECORD_STREAM_PARTIAL ? -EIO : got;
-	}
-	if (got == 0)
-		*len = 0;
-	else
-		*bytes = (const unsigned char *)block;
-	return 0;
-}
-
-/* Where the merge puts this rank's range: the output at its offset, or a piece file. */
-struct range_sink {
-	struct distributed_output *output; /* NULL: the piece */
-	int fd;
-	const char *name;
-	uint64_t offset, written;
-	const struct record_order *order;
-	struct range_ends *ends; /* for the self-check, or NULL */
-};
-
-static int range_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count)
-{
-	(void)count;
-	struct range_sink *sink = context;
-	int error = sink->output ? distributed_output_write_at(sink->output, records, bytes, sink->offset + sink->written)
-				 : write_whole_at(sink->fd, records, bytes, sink->written, "temp_write");
-	if (error) {
-		report_file_error(sink->name, error);
-		return error;
-	}
-	sink->written += bytes;
-	if (sink->ends)
-		range_ends_note(sink->ends, sink->order, records, bytes);
-	return 0;
-}
-
-/* Merges this rank's own range of its run and what every other rank sent it, in rank
- * order (so equal records keep their input order, and -u keeps the first) into sink. */
+/* The merge of this rank's range: its own part of its run and what every other rank
+ * sent, in rank order. */
 static int merge_range(const struct cluster *cluster, const struct record_order *order, const struct local_run *run,
-		       const uint64_t *cuts, const struct exchange *exchange, size_t budget, struct sort_verify *verify,
-		       struct range_sink *sink)
+		       const uint64_t *cuts, const struct exchange *exchange, size_t budget, unsigned threads,
+		       struct sort_verify *verify, struct range_sink *sink)
 {
-	int size = cluster->size, me = cluster->rank, error = 0;
-	struct range_source *ranges = calloc(size, sizeof *ranges);
-	struct merge_source *sources = calloc(size, sizeof *sources);
-	size_t count = 0;
-	if (!ranges || !sources) {
-		error = -ENOMEM;
+	int size = cluster->size, me = cluster->rank;
+	struct merge_input *inputs = calloc(size, sizeof *inputs);
+	if (!inputs) {
 		report("%s", strerror(ENOMEM));
-		goto out;
+		return -ENOMEM;
 	}
-	size_t block = budget / (4 * (size_t)size);
+	for (int s = 0; s < size; s++)
+		inputs[s] = s == me ? (struct merge_input){run->path, cuts[me], exchange->received[me]}
+				    : (struct merge_input){exchange->paths[s], 0, exchange->received[s]};
+	size_t block = budget / (4 * (size_t)size * (threads ? threads : 1));
 	block = block < BATCH_MIN ? BATCH_MIN : block > MERGE_BLOCK ? MERGE_BLOCK : block;
-	for (int s = 0; s < size && !error; s++) {
-		uint64_t length = exchange->received[s];
-		if (length == 0)
-			continue;
-		struct range_source *source = &ranges[count];
-		struct input_file *file;
-		source->name = s == me ? run->path : exchange->paths[s];
-		error = input_file_open_range(source->name, s == me ? (off_t)cuts[me] : 0, (off_t)length, &file);
-		if (!error && (error = record_stream_init(&source->stream, file, order->record_size, order->eol)) != 0)
-			input_file_close(file);
-		if (error) {
-			report_file_error(source->name, error);
-			break;
-		}
-		source->open = true;
-		record_stream_set_block(&source->stream, block);
-		sources[count] = (struct merge_source){range_next, source};
-		count++;
-	}
-	if (!error && count)
-		error = merge_records(order, verify, sources, count, true, MERGE_BLOCK, range_sink_write, sink, NULL);
-out:
-	for (int i = 0; ranges && i < size; i++)
-		if (ranges[i].open)
-			record_stream_close(&ranges[i].stream);
-	free(ranges);
-	free(sources);
+	int error = rank_merge(order, inputs, (size_t)size, threads, block, verify, sink);
+	free(inputs);
 	return error;
 }
 
@@ -439,7 +369,8 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 		sink.name = piece_path;
 	}
 	if (!error)
-		error = merge_range(cluster, &built.order, &run, cuts, &exchange, budget, &verify, &sink);
+		error = merge_range(cluster, &built.order, &run, cuts, &exchange, budget, rank_threads(cluster, options),
+				    &verify, &sink);
 	figures.merge_seconds = seconds_now() - phase;
 	figures.output_bytes = sink.written;
 	/* the merged run is in the output or the piece: the inputs of the merge go */

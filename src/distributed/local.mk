@@ -16,7 +16,8 @@ libpipeline_la_SOURCES += \
 	src/distributed/exchange.h src/distributed/exchange.c \
 	src/distributed/distributed_output.h src/distributed/distributed_output.c \
 	src/distributed/distributed_stats.h src/distributed/distributed_stats.c \
-	src/distributed/distributed_verify.h src/distributed/distributed_verify.c
+	src/distributed/distributed_verify.h src/distributed/distributed_verify.c \
+	src/distributed/rank_merge.h src/distributed/rank_merge.c
 pkglib_LTLIBRARIES = gpusort-mpi.la
 gpusort_mpi_la_SOURCES = src/distributed/cluster_mpi.c src/distributed/cluster_calls.h src/distributed/cluster.h
 gpusort_mpi_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)

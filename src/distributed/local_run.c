@@ -26,6 +26,19 @@ int local_run_open(struct local_run *run, const char *path, const struct record_
 	return 0;
 }
 
+int local_run_open_range(struct local_run *run, const char *path, uint64_t base, uint64_t length,
+			 const struct record_order *order)
+{
+	int error = local_run_open(run, path, order);
+	if (error)
+		return error;
+	run->base = base < run->size ? base : run->size;
+	run->size -= run->base;
+	if (length < run->size)
+		run->size = length;
+	return 0;
+}
+
 void local_run_close(struct local_run *run)
 {
 	if (run->fd >= 0)
@@ -40,7 +53,7 @@ int local_run_read(const struct local_run *run, void *buffer, size_t length, uin
 {
 	unsigned char *to = buffer;
 	while (length) {
-		ssize_t got = pread(run->fd, to, length, (off_t)offset);
+		ssize_t got = pread(run->fd, to, length, (off_t)(run->base + offset));
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)

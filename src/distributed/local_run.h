@@ -12,6 +12,7 @@
 struct local_run {
 	char path[PATH_MAX];
 	int fd;
+	uint64_t base;  /* a part of the file: offsets below count from here */
 	uint64_t size;
 	const struct record_order *order;
 	unsigned char *buffer; /* the record last read */
@@ -21,6 +22,9 @@ struct local_run {
 /* Opens the sorted file at path (a temp file; local_run_close leaves it). Returns 0 or
  * a negative errno. */
 int local_run_open(struct local_run *run, const char *path, const struct record_order *order);
+/* The part [base, base + length) of such a file (base a record boundary), as a run. */
+int local_run_open_range(struct local_run *run, const char *path, uint64_t base, uint64_t length,
+			 const struct record_order *order);
 void local_run_close(struct local_run *run);
 
 /* The first record boundary at or after offset (run->size when there is none). */
