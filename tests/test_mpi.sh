@@ -70,8 +70,15 @@ keygen --type=bytes --key-size=10 --record-size=100 --count=20000 --dist=few-uni
 	-o "$WORK/records"
 same 3 "100-byte records, 10-byte keys (stable)" --record-size=100 --key-size=10 "$WORK/records"
 same 4 "100-byte records, -r -u" --record-size=100 --key-size=10 -r -u "$WORK/records"
-# every rank's share (500 KB) far over -S: each spills runs and merges them
-same 4 "100-byte records, -S 96K: every rank spills" --record-size=100 --key-size=10 -S 96K "$WORK/records"
+# every rank's share (1.5 MB) over -S (raised to its 1 MiB floor): each spills runs and
+# merges them, as its --stats shows
+keygen --type=bytes --key-size=10 --record-size=100 --count=60000 --dist=few-unique --seed=10 \
+	-o "$WORK/records6m"
+same 4 "100-byte records, -S 1M: every rank spills" --record-size=100 --key-size=10 -S 1M "$WORK/records6m"
+mpi 4 --stats --record-size=100 --key-size=10 -S 1M "$WORK/records6m" -o "$WORK/many" 2>"$WORK/stderr"
+[ "$(grep -c '^gpusort: stats: rank [0-3]: records [0-9]*, runs [1-9]' "$WORK/stderr")" -eq 4 ]
+tap_result $? "-S 1M: each of the 4 ranks' --stats shows spilled runs"
+rm -f "$TMP"/*
 # a rank's merge in parts on several threads (--parallel), ties across the parts
 same 2 "100-byte records, the merge in 3 parts per rank" --parallel=3 --record-size=100 --key-size=10 "$WORK/records"
 keygen --type=u64 --count=100000 --dist=all-equal --seed=3 -o "$WORK/equal"
@@ -94,7 +101,12 @@ same 3 "text -k2n" -k2n "$WORK/text"
 same 4 "text -k1,1 -u: duplicates across ranks" -k1,1 -u "$WORK/text"
 same 3 "text -k1,1 -s -r: stable" -k1,1 -s -r "$WORK/text"
 same 4 "text -t TAB -k2,2n -k1,1r" -t "$(printf '\t')" -k2,2n -k1,1r "$WORK/text"
-same 2 "text, -S 64K: every rank spills" -S 64K "$WORK/text"
+"$TESTS_BUILDDIR/textgen" 100000 14 3 1000 3 >"$WORK/text5"
+same 2 "text, -S 64K: every rank spills" -S 64K "$WORK/text5"
+mpi 2 --stats -S 64K "$WORK/text5" -o "$WORK/many" 2>"$WORK/stderr"
+[ "$(grep -c '^gpusort: stats: rank [01]: records [0-9]*, runs [1-9]' "$WORK/stderr")" -eq 2 ]
+tap_result $? "text, -S 64K: each of the 2 ranks' --stats shows spilled runs"
+rm -f "$TMP"/*
 "$TESTS_BUILDDIR/textgen" 60000 13 3 1000 3 >"$WORK/text3"
 same 2 "text -k1,1 -s, the merge in 3 parts per rank" --parallel=3 -k1,1 -s "$WORK/text3"
 tr '\n' '\0' <"$WORK/text" >"$WORK/text0"
@@ -164,7 +176,8 @@ fault 1 input_read:EIO 3 "rank 1 cannot read its share" --type=u64 "$WORK/keys.u
 grep -q "keys.uniform: Input/output error" "$WORK/stderr"
 tap_result $? "the message names the input and the reason"
 fault 2 output_write:ENOSPC 3 "rank 2 cannot write its range" --type=u64 "$WORK/keys.normal"
-fault 1 temp_write:ENOSPC 2 "rank 1 cannot spill" -S 64K "$WORK/text"
+fault 1 temp_write:ENOSPC 2 "rank 1 cannot spill" -S 64K "$WORK/text5"
+fault 2 temp_write:ENOSPC:2 3 "rank 2 cannot write what it received" -k2n "$WORK/text"
 fault 3 temp_create:EACCES 4 "rank 3 cannot create a temp file" "$WORK/text"
 
 # The self-check: a cut planted wrong on rank 2 (its first range sent to rank 1) is

@@ -5,6 +5,7 @@
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 #include "splitters.h"
 #include "../binary/record_items.h"
 #include "../common/report.h"
+#include "../common/stats.h"
 #include "../common/verify.h"
 #include "../pipeline/binary_sort.h"
 #include "../pipeline/input_list.h"
@@ -176,7 +178,11 @@ static int local_sort(const struct cluster *cluster, const struct options *optio
 	local.files0_from = NULL;
 	local.output = path;
 	local.output_to_fd = false;
-	local.stats = local.progress = false;
+	/* --stats: each rank's pipeline says its stages, its runs among them */
+	local.progress = false;
+	char label[32];
+	snprintf(label, sizeof label, "rank %d", cluster->rank);
+	stats_set_label(label);
 	local.memory_budget = rank_budget(cluster, options);
 	/* the machine's cores shared by its ranks, and its GPUs: one per local rank */
 	local.engine.threads = rank_threads(cluster, options);
