@@ -171,7 +171,8 @@ static double check_split(const char *what, size_t n, uint64_t distinct, int ran
 		size_t bytes;
 		splitters_sample(&runs[r], r, 64, &encoded, &bytes);
 		all = realloc(all, all_bytes + bytes + 1);
-		memcpy(all + all_bytes, encoded, bytes);
+		if (bytes)
+			memcpy(all + all_bytes, encoded, bytes);
 		all_bytes += bytes;
 		free(encoded);
 	}
