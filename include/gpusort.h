@@ -192,6 +192,11 @@ enum gpusort_check {
 #define GPUSORT_ORDER_MONTH                 (1u << 6) /* -M */
 #define GPUSORT_ORDER_NUMERIC               (1u << 7) /* -n */
 #define GPUSORT_ORDER_VERSION               (1u << 8) /* -V */
+/* -R: a random order that keeps equal keys together: keys order by a 64-bit keyed hash
+ * of the key (as -d, -i and -f leave it, and in a collating locale of its collation
+ * image), the salt read from gpusort_job.random_source or else drawn at random; keys
+ * whose hashes tie compare by those bytes. */
+#define GPUSORT_ORDER_RANDOM                (1u << 9)
 
 /* gpusort_job.separator's default: fields are separated by the empty string between a
  * non-blank and a blank, as GNU sort without -t. */
@@ -276,6 +281,21 @@ struct gpusort_job {
 	 * (default): the one key above. */
 	const struct gpusort_binary_key *key_fields;
 	size_t key_field_count;
+
+	/* --random-source=FILE: the salt of the random order (-R, GPUSORT_ORDER_RANDOM, or
+	 * an R in a key) is the file's first 16 bytes, so that the same file gives the same
+	 * order, whatever the engine, memory budget or merge; NULL (default): a new salt
+	 * from getrandom() each run. Read only when a key is random; a file shorter than 16
+	 * bytes is an error ("'FILE': end of file"). */
+	const char *random_source;
+
+	/* --debug: GNU sort's notes on standard error before a text sort or merge (the
+	 * locale's ordering, keys and options that may not act as meant), and each output
+	 * line shown with its tabs as '>' and a newline, followed by a line per key that
+	 * underlines what the key compares ("^ no match for key" where it is empty or holds
+	 * no number) and one for the last-resort comparison. Not with check, nor with an
+	 * output file (output): GNU sort refuses those. Text mode only. */
+	int debug;
 };
 
 /* Sets every field of job to its default (above) and job->size to job_size, which
@@ -350,7 +370,7 @@ int gpusort_sort_records(void *records, size_t count, size_t record_size,
  **************************************/
 
 /* Whether keydef is a valid GNU sort KEYDEF, F[.C][OPTS][,F[.C][OPTS]] (OPTS from
- * bdfghiMnrV). Returns GPUSORT_OK, or GPUSORT_ERROR_KEYDEF with GNU sort's message in
+ * bdfghiMnRrV). Returns GPUSORT_OK, or GPUSORT_ERROR_KEYDEF with GNU sort's message in
  * message (when message_size > 0), e.g. "field number is zero: invalid field
  * specification '0'"; GPUSORT_ERROR_INVALID_ARGUMENT for a NULL keydef. */
 int gpusort_keydef_check(const char *keydef, char *message, size_t message_size);

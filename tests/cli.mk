@@ -38,3 +38,7 @@ EXTRA_DIST += tests/test_batch_size.sh
 # --progress on a terminal (a pty): redrawn at least twice a second, ends at 100%.
 TESTS += tests/test_progress.sh
 EXTRA_DIST += tests/test_progress.sh
+# Larger than host memory for real: external sorts inside a memory cgroup (page cache
+# counted) a quarter of the input's size; skips where no memory cgroup can be made.
+TESTS += tests/test_memory_cgroup.sh
+EXTRA_DIST += tests/test_memory_cgroup.sh tests/cgroup_lib.sh

@@ -17,7 +17,7 @@ files0-from general-numeric-sort ignore-nonprinting key merge month-sort numeric
 human-numeric-sort version-sort random-sort random-source sort output reverse stable batch-size
 buffer-size field-separator temporary-directory unique zero-terminated parallel help version"
 # Not implemented yet by gpusort: refused as "unrecognized option", as before.
-unsupported="compress-program debug random-sort random-source"
+unsupported="compress-program"
 
 printf 'b 2\na 10\nc 1\na 10\n' >"$WORK/input"
 printf '%s\0' "$WORK/input" "$WORK/input" >"$WORK/names"
@@ -67,6 +67,15 @@ compare() {
 	cmp -s "$WORK/expected" "$WORK/got" || diff "$WORK/expected" "$WORK/got" | head -10 | sed 's/^/# /'
 }
 
+# compare_lines ARG...: a random order (--random-sort) holds the lines sort's does, in
+# another order, with sort's message and status.
+compare_lines() {
+	sort "$@" <"$WORK/input" 2>&1 | LC_ALL=C sort >"$WORK/expected"
+	"$GPUSORT" "$@" <"$WORK/input" 2>&1 | sed "s/^gpusort:/sort:/" | LC_ALL=C sort >"$WORK/got"
+	cmp -s "$WORK/expected" "$WORK/got"
+	tap_result $? "'$*' as GNU sort takes it (its lines, in a random order)"
+}
+
 # refused ARG: an unrecognized option, as gpusort says of what it does not implement.
 refused() {
 	"$GPUSORT" "$1" <"$WORK/input" >"$WORK/stdout" 2>"$WORK/stderr"
@@ -104,6 +113,7 @@ for option in $gnu_options; do
 		esac
 		case $names in
 		help | version) own_first_line "--$prefix" "--$names" ;;
+		random-sort) compare_lines "--$prefix"; compare "--$prefix=$(value_of "$names")" ;;
 		*) compare "--$prefix"; compare "--$prefix=$(value_of "$names")" ;;
 		esac
 	done

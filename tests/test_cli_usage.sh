@@ -50,7 +50,7 @@ tap_result $? "bad --check word lists the valid ones (exit $status)"
 "$GPUSORT" --sort=x </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
 status=$?
 printf '%s\n' "gpusort: invalid argument 'x' for '--sort'" "Valid arguments are:" \
-	"  - 'general-numeric'" "  - 'human-numeric'" "  - 'month'" "  - 'numeric'" "  - 'version'" \
+	"  - 'general-numeric'" "  - 'human-numeric'" "  - 'month'" "  - 'numeric'" "  - 'random'" "  - 'version'" \
 	"$HINT" >"$WORK/expected"
 [ $status -eq 2 ] && cmp -s "$WORK/expected" "$WORK/stderr"
 tap_result $? "bad --sort word lists the valid ones (exit $status)"

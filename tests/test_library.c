@@ -602,6 +602,62 @@ static void test_run_text(void)
 	tap_ok(code == GPUSORT_ERROR_INVALID_ARGUMENT, "a NULL job: %s", gpusort_error_name(code));
 }
 
+/* GPUSORT_ORDER_RANDOM with a random_source: one file, one output, also spilled; and
+ * debug: annotated lines to a descriptor, refused with an output file. */
+static void test_run_random_and_debug(void)
+{
+	enum { LINES = 40000 };
+	static char text[LINES * 8];
+	size_t used = 0;
+	for (int i = 0; i < LINES; i++)
+		used += (size_t)sprintf(text + used, "k%d\n", (int)(random_next(&random_state) % 5000));
+	write_file(work_path("random-in"), text, used);
+	write_file(work_path("salt"), "0123456789abcdef", 16);
+	struct gpusort_job job;
+	gpusort_job_init(&job, sizeof job);
+	struct gpusort_input input = {work_path("random-in"), -1};
+	job.inputs = &input;
+	job.input_count = 1;
+	job.ordering = GPUSORT_ORDER_RANDOM;
+	job.random_source = work_path("salt");
+	job.output = work_path("random-1");
+	const char *messages;
+	int first = run_quietly(&job, &messages);
+	job.output = work_path("random-2");
+	job.memory_budget = 64 << 10; /* spilled runs and merges */
+	int second = run_quietly(&job, &messages);
+	size_t size1, size2;
+	unsigned char *one = read_file(work_path("random-1"), &size1), *two = read_file(work_path("random-2"), &size2);
+	tap_ok(first == GPUSORT_OK && second == GPUSORT_OK && one && two && size1 == used && size1 == size2 &&
+	       memcmp(one, two, size1) == 0 && memcmp(one, text, used) != 0,
+	       "random_source: the same order in memory and spilled, not the input's");
+	free(one);
+	free(two);
+	job.random_source = work_path("no-such-salt");
+	int code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_FAILED && strstr(messages, "open failed: ") && strstr(messages, "no-such-salt"),
+	       "a missing random_source: %.70s", messages);
+
+	write_file(work_path("debug-in"), "b\tx\na\n", 6);
+	gpusort_job_init(&job, sizeof job);
+	input.name = work_path("debug-in");
+	job.inputs = &input;
+	job.input_count = 1;
+	job.debug = 1;
+	job.output = work_path("debug-out");
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "options '-o --debug' are incompatible"),
+	       "debug with an output file: %.60s", messages);
+	job.output = NULL;
+	job.output_fd = open(work_path("debug-out"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	code = run_quietly(&job, &messages);
+	close(job.output_fd);
+	static const char annotated[] = "a\n_\nb>x\n___\n";
+	tap_ok(code == GPUSORT_OK && file_is(work_path("debug-out"), annotated, sizeof annotated - 1) &&
+	       strstr(messages, "text ordering performed using simple byte comparison"),
+	       "debug: each line and its underline on the descriptor, the note on stderr");
+}
+
 int main(void)
 {
 	/* before the first call, which reads it: spoil the first sort's items only */
@@ -616,6 +672,7 @@ int main(void)
 	test_run_binary();
 	test_run_composite();
 	test_run_text();
+	test_run_random_and_debug();
 	char command[600];
 	snprintf(command, sizeof command, "rm -rf '%s'", work);
 	if (system(command) != 0)

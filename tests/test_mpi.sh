@@ -119,6 +119,27 @@ same 3 "text -z" -z "$WORK/text0"
 printf 'no terminator' >"$WORK/unterminated"
 same 4 "an input whose last line has no terminator" "$WORK/text" "$WORK/unterminated"
 
+# -R: with --random-source every rank has the salt one process has; without, rank 0's
+# (a sort whose ranks disagreed would fail its self-check): equal keys together, the
+# lines a permutation of the input's.
+same 3 "text -R --random-source" -R --random-source="$WORK/keys.uniform" "$WORK/text"
+same 4 "text -k1,1R -k2n --random-source" -k1,1R -k2n --random-source="$WORK/keys.normal" "$WORK/text"
+mpi 3 -t "$(printf '\t')" -R -k1,1 "$WORK/text" -o "$WORK/many" 2>"$WORK/many.err"
+status=$?
+sort "$WORK/text" >"$WORK/one"
+sort "$WORK/many" | cmp -s "$WORK/one" -
+permutation=$?
+runs=$(cut -f1 "$WORK/many" | uniq | sort | uniq -d | wc -l)
+[ $status -eq 0 ] && [ $permutation -eq 0 ] && [ "$runs" -eq 0 ]
+tap_result $? "text -t TAB -R -k1,1 with the kernel's salt, 3 ranks: a permutation, each key's lines together"
+rm -f "$TMP"/*
+# --debug annotates the output's lines (to standard output only): rank 0 alone, its notes
+# said once
+"$GPUSORT" --debug -k2n "$WORK/text" >"$WORK/one" 2>"$WORK/one.err"
+mpi 2 --debug -k2n "$WORK/text" >"$WORK/many" 2>"$WORK/many.err"
+cmp -s "$WORK/one" "$WORK/many" && cmp -s "$WORK/one.err" "$WORK/many.err"
+tap_result $? "text --debug -k2n, 2 ranks: rank 0's output and notes, once"
+
 # Edges: nothing, fewer records than ranks, one line.
 : >"$WORK/empty"
 same 3 "an empty input" --type=u64 "$WORK/empty"

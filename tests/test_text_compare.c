@@ -1,6 +1,7 @@
 /* Unit tests of text mode's pieces against hand-made cases: KEYDEF parsing and GNU's
  * messages, key extraction, the -n -h -g -M -V comparisons, the full comparator, and
- * the prefix property (a smaller prefix always means an earlier line). */
+ * the prefix property (a smaller prefix always means an earlier line), and -R's keyed
+ * hash against SipHash-2-4's published test vectors. */
 #include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "src/text/text_numeric.h"
 #include "src/text/text_order.h"
 #include "src/text/text_prefix.h"
+#include "src/text/text_random.h"
 #include "src/text/text_version.h"
 
 static int sign(int x) { return (x > 0) - (x < 0); }
@@ -231,7 +233,7 @@ static void test_full_comparator(void)
 static void test_prefix_property(void)
 {
 	static const char *const globals[] = { "", "f", "d", "i", "n", "h", "g", "M", "fn", "hf", "b",
-					       "V", "Vf", "Vd" };
+					       "V", "Vf", "Vd", "R", "Rf", "Rd", "RV" };
 	static const char alphabet[] = "0123456789-.+ \tkKMeEabxyjanFEBnaif\x01\xff~.00\x80\x80";
 	srand(7);
 	for (size_t g = 0; g < sizeof globals / sizeof globals[0]; g++) {
@@ -265,7 +267,7 @@ static void test_prefix_property(void)
 static void test_collated_prefix_property(void)
 {
 	static const char *const locales[] = { "en_US.UTF-8", "de_DE.UTF-8", "fr_FR.UTF-8" };
-	static const char *const globals[] = { "", "f", "d", "i", "b" };
+	static const char *const globals[] = { "", "f", "d", "i", "b", "R", "Rf" };
 	static const char *const tokens[] = { "a", "A", "b", "B", "e", "E", "\xc3\xa9", "\xc3\xa8",
 					      "\xc3\x89", "\xc3\xa4", "\xc3\x84", "\xc3\xb6", "\xc3\x9f",
 					      "\xc3\xb8", "\xc5\x93", " ", "  ", "\t", "-", "_", ".", ",",
@@ -312,6 +314,34 @@ static void test_collated_prefix_property(void)
 	setlocale(LC_COLLATE, "C");
 }
 
+/* SipHash-2-4 with the key 00 01 .. 0f over the messages 00 01 .. (n - 1) bytes: the
+ * reference implementation's vectors for n = 0, 1, 7, 8 and 15. And what -R asks of the
+ * order: R counts with V and d as one kind, not with n. */
+static void test_random_hash(void)
+{
+	static const struct { size_t len; uint64_t hash; } vectors[] = {
+		{ 0, 0x726fdb47dd0e0e31ULL }, { 1, 0x74f839c593dc67fdULL }, { 7, 0xab0200f58b01d137ULL },
+		{ 8, 0x93f5f5799a932462ULL }, { 15, 0xa129ca6149be45e5ULL },
+	};
+	unsigned char salt[TEXT_RANDOM_SALT_BYTES], message[16];
+	for (int i = 0; i < 16; i++)
+		salt[i] = message[i] = (unsigned char)i;
+	struct text_random random;
+	text_random_init(&random, salt);
+	for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
+		tap_ok(text_random_hash(&random, message, vectors[i].len) == vectors[i].hash,
+		       "SipHash-2-4 of %zu bytes is the reference's", vectors[i].len);
+	struct keydef key;
+	const char *reason;
+	char letters[16];
+	keydef_parse("1nR", &key, &reason);
+	tap_ok(key_ordering_conflict(&key.ordering, letters, sizeof letters) && strcmp(letters, "nR") == 0,
+	       "-k1nR: options '-nR' are incompatible");
+	keydef_parse("1RVdf", &key, &reason);
+	tap_ok(!key_ordering_conflict(&key.ordering, letters, sizeof letters) && key.ordering.random,
+	       "-k1RVdf is allowed");
+}
+
 int main(void)
 {
 	text_locale_init(&c_rules);
@@ -321,5 +351,6 @@ int main(void)
 	test_full_comparator();
 	test_prefix_property();
 	test_collated_prefix_property();
+	test_random_hash();
 	return tap_done();
 }

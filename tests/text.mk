@@ -15,3 +15,11 @@ EXTRA_DIST += tests/test_text_fuzz.sh tests/text_fuzz.py
 # where it is not installed), and which variable chooses the order.
 TESTS += tests/test_locale.sh
 EXTRA_DIST += tests/test_locale.sh tests/locale_inputs.py tests/generate_locales.sh
+# -R and --random-source: GNU's promises of a random order against the system sort, one
+# salt giving one output however the sort runs, and the errors.
+TESTS += tests/test_random_sort.sh
+EXTRA_DIST += tests/test_random_sort.sh tests/random_check.py
+# --debug against the system sort byte for byte: fixed cases, random option sets, every
+# output path.
+TESTS += tests/test_debug.sh
+EXTRA_DIST += tests/test_debug.sh tests/debug_fuzz.py

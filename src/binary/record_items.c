@@ -2,6 +2,7 @@
 #include "config.h"
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../../kernels/thread_pool.h"
@@ -353,6 +354,26 @@ static inline uint64_t bare_image(enum record_form form, const unsigned char *re
 	return form == FORM_BARE_KEY32 ? ((const uint32_t *)records)[i] : ((const uint64_t *)records)[i];
 }
 
+/* Where a positional sink's threads put their records, and its first error. */
+struct positional_sink {
+	record_sink_at sink_at; /* NULL: the records go to the sink in order afterwards */
+	void *context;
+	_Atomic int error;
+};
+
+/* Writes count records, the ones at position first of the output, through the
+ * positional sink (when there is one and no write has failed yet). */
+static void write_at(struct positional_sink *out, const unsigned char *bytes, size_t size, size_t first,
+		     size_t count)
+{
+	if (!out->sink_at || count == 0 || out->error)
+		return;
+	int error = out->sink_at(out->context, bytes, count * size, (uint64_t)first * size);
+	int none = 0;
+	if (error)
+		atomic_compare_exchange_strong(&out->error, &none, error);
+}
+
 struct restore_job {
 	const struct record_layout *layout;
 	enum record_form form;
@@ -360,9 +381,11 @@ struct restore_job {
 	size_t n;
 	bool unique;
 	bool to_output;
+	struct positional_sink *out;
 };
 
-/* Checks, then turns images back into keys, in place (bare forms: record == key). */
+/* Checks, then turns images back into keys, in place (bare forms: record == key), and
+ * with a positional sink writes the slice at once, while it is in cache. */
 static void restore_slice(void *context, size_t slice)
 {
 	struct restore_job *job = context;
@@ -371,6 +394,7 @@ static void restore_slice(void *context, size_t slice)
 	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
 	struct sort_verify *verify = layout->verify && layout->verify->enabled && job->to_output ? layout->verify : NULL;
 	bare_slice(layout, job->form, job->records, begin, end, true, job->unique, verify);
+	write_at(job->out, job->records + begin * layout->record_size, layout->record_size, begin, end - begin);
 }
 
 /* -u on sorted bare images: keeps the first of each run of equal images; the dropped
@@ -407,7 +431,7 @@ static size_t drop_equal_images(const struct record_layout *layout, enum record_
 
 static int emit_in_place(const struct record_layout *layout, enum record_form form,
 			 unsigned char *records, size_t n, bool unique, bool to_output, record_sink sink,
-			 void *context)
+			 record_sink_at sink_at, void *context)
 {
 	size_t size = layout->record_size, kept = unique ? drop_equal_images(layout, form, records, n) : n;
 	/* the pairs that straddle two slices, checked before the slices restore them */
@@ -421,8 +445,11 @@ static int emit_in_place(const struct record_layout *layout, enum record_form fo
 		struct fingerprint none = {0, 0};
 		sort_verify_output(verify, &none, disorder);
 	}
-	struct restore_job job = {layout, form, records, kept, unique, to_output};
+	struct positional_sink out = {sink_at, context, 0};
+	struct restore_job job = {layout, form, records, kept, unique, to_output, &out};
 	thread_pool_parallel_for(layout->pool, (kept + SLICE_RECORDS - 1) / SLICE_RECORDS, restore_slice, &job);
+	if (sink_at)
+		return out.error;
 	size_t per_block = EMIT_IN_PLACE_BYTES / size;
 	for (size_t done = 0; done < kept; done += per_block) {
 		size_t count = kept - done < per_block ? kept - done : per_block;
@@ -510,18 +537,11 @@ static void positions_fingerprint(enum record_form form, const void *items, size
 	}
 }
 
-static void gather_slice(void *context, size_t slice)
+/* The self-check of gathered records [begin, end) of the job's block. */
+static void gather_check(const struct gather_job *job, size_t begin, size_t end)
 {
-	struct gather_job *job = context;
 	size_t size = job->layout->record_size;
-	size_t begin = slice * GATHER_SLICE_RECORDS;
-	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
-	for (size_t i = begin; i < end; i++)
-		memcpy(job->out + i * size,
-		       job->records + item_position(job->form, job->items, job->first + i) * size, size);
 	struct sort_verify *verify = job->layout->verify;
-	if (!verify || !verify->enabled || !job->to_output)
-		return;
 	uint64_t started = sort_verify_clock(), disorder = 0;
 	struct fingerprint print = {0, 0};
 	const struct record_layout *layout = job->layout;
@@ -539,6 +559,20 @@ static void gather_slice(void *context, size_t slice)
 			fingerprint_add(&print, out + i * size + layout->key_span_offset, layout->key_span_size);
 	sort_verify_output(verify, &print, disorder);
 	sort_verify_time(verify, started);
+}
+
+static void gather_slice(void *context, size_t slice)
+{
+	struct gather_job *job = context;
+	size_t size = job->layout->record_size;
+	size_t begin = slice * GATHER_SLICE_RECORDS;
+	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+	for (size_t i = begin; i < end; i++)
+		memcpy(job->out + i * size,
+		       job->records + item_position(job->form, job->items, job->first + i) * size, size);
+	struct sort_verify *verify = job->layout->verify;
+	if (verify && verify->enabled && job->to_output)
+		gather_check(job, begin, end);
 }
 
 /* Every record in item order, gathered into two alternating blocks: the sink writes one
@@ -568,10 +602,10 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 
 int record_items_emit(const struct record_layout *layout, enum record_form form,
 		      unsigned char *records, const void *items, size_t n, bool unique, bool to_output,
-		      record_sink sink, void *context)
+		      record_sink sink, record_sink_at sink_at, void *context)
 {
 	if (record_form_in_place(form))
-		return emit_in_place(layout, form, records, n, unique, to_output, sink, context);
+		return emit_in_place(layout, form, records, n, unique, to_output, sink, sink_at, context);
 
 	size_t size = layout->record_size;
 	size_t block_bytes = n * size / 16;

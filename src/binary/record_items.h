@@ -63,13 +63,16 @@ void record_items_finish_ties(const struct record_layout *layout, enum record_fo
 
 
 /* Emits the records in item order to the sink, dropping all but the first of equal
- * keys when unique. In-place forms turn images back into keys first. Records dropped
+ * keys when unique; with sink_at (not NULL) the pool's threads may write them at their
+ * offsets instead (the i-th record put out at i * record_size), as they are ready:
+ * bare keys are, slice by slice as each is restored; gathered records go to sink, a
+ * block written while the next is gathered. In-place forms turn images back into keys first. Records dropped
  * count as put out for the self-check (layout->verify); to_output: the sink is the
  * sort's output, so the records emitted are checked for order and counted too (a run
  * is checked where it is merged into the output). Returns 0 or the sink's negative
  * errno. */
 int record_items_emit(const struct record_layout *layout, enum record_form form,
 		      unsigned char *records, const void *items, size_t n, bool unique, bool to_output,
-		      record_sink sink, void *context);
+		      record_sink sink, record_sink_at sink_at, void *context);
 
 #endif

@@ -41,13 +41,12 @@ enum long_only_option {
 	/* GNU sort's options that gpusort does not implement yet: each its own value, so
 	 * that getopt_long calls an abbreviation of two of them ambiguous as GNU's does */
 	OPT_UNSUPPORTED_COMPRESS_PROGRAM,
-	OPT_UNSUPPORTED_DEBUG,
-	OPT_UNSUPPORTED_RANDOM_SORT,
-	OPT_UNSUPPORTED_RANDOM_SOURCE,
+	OPT_DEBUG,
+	OPT_RANDOM_SOURCE,
 	OPT_BATCH_SIZE,
 };
 
-static const char short_options[] = "bcCdfghik:mMno:rsS:t:T:uVz";
+static const char short_options[] = "bcCdfghik:mMno:rRsS:t:T:uVz";
 
 /* GNU sort 9.x's long options, in the order of its table (coreutils src/sort.c), which
  * is the order getopt_long lists the possibilities of an ambiguous abbreviation in.
@@ -57,7 +56,7 @@ static const struct option gnu_long_options[] = {
 	{"ignore-leading-blanks", no_argument, NULL, 'b'},
 	{"check", optional_argument, NULL, OPT_CHECK},
 	{"compress-program", optional_argument, NULL, OPT_UNSUPPORTED_COMPRESS_PROGRAM},
-	{"debug", optional_argument, NULL, OPT_UNSUPPORTED_DEBUG},
+	{"debug", no_argument, NULL, OPT_DEBUG},
 	{"dictionary-order", no_argument, NULL, 'd'},
 	{"ignore-case", no_argument, NULL, 'f'},
 	{"files0-from", required_argument, NULL, OPT_FILES0_FROM},
@@ -69,8 +68,8 @@ static const struct option gnu_long_options[] = {
 	{"numeric-sort", no_argument, NULL, 'n'},
 	{"human-numeric-sort", no_argument, NULL, 'h'},
 	{"version-sort", no_argument, NULL, 'V'},
-	{"random-sort", optional_argument, NULL, OPT_UNSUPPORTED_RANDOM_SORT},
-	{"random-source", optional_argument, NULL, OPT_UNSUPPORTED_RANDOM_SOURCE},
+	{"random-sort", no_argument, NULL, 'R'},
+	{"random-source", required_argument, NULL, OPT_RANDOM_SOURCE},
 	{"sort", required_argument, NULL, OPT_SORT},
 	{"output", required_argument, NULL, 'o'},
 	{"reverse", no_argument, NULL, 'r'},
@@ -160,6 +159,7 @@ static unsigned ordering_bit(char letter)
 	case 'i': return GPUSORT_ORDER_IGNORE_NONPRINTING;
 	case 'M': return GPUSORT_ORDER_MONTH;
 	case 'n': return GPUSORT_ORDER_NUMERIC;
+	case 'R': return GPUSORT_ORDER_RANDOM;
 	case 'V': return GPUSORT_ORDER_VERSION;
 	default: return 0;
 	}
@@ -205,15 +205,23 @@ static void print_help(void)
 "  -i, --ignore-nonprinting    consider only printable characters\n"
 "  -M, --month-sort            compare (unknown) < 'JAN' < ... < 'DEC'\n"
 "  -n, --numeric-sort          compare according to string numerical value\n"
+"  -R, --random-sort           shuffle, but group identical keys: a keyed hash of\n"
+"                              each key orders them (ties by the key's bytes)\n"
+"      --random-source=FILE    take the hash's salt from FILE's first 16 bytes: the\n"
+"                              same FILE gives the same order (every engine, -S, -m);\n"
+"                              without it each run draws a new salt\n"
 "  -V, --version-sort          natural sort of (version) numbers within text\n"
 "      --sort=WORD             sort according to WORD: general-numeric -g,\n"
-"                              human-numeric -h, month -M, numeric -n, version -V\n"
+"                              human-numeric -h, month -M, numeric -n, random -R,\n"
+"                              version -V\n"
 "  -k, --key=KEYDEF            sort via a key; KEYDEF gives location and type\n"
 "  -t, --field-separator=SEP   use SEP instead of non-blank to blank transition\n"
 "  -s, --stable                disable last-resort comparison\n"
 "  -z, --zero-terminated       line delimiter is NUL, not newline\n"
 "      --files0-from=F         read input from the files named by NUL-terminated\n"
-"                              names in file F (- for standard input)\n"
+"                              names in file F (- for standard input)\n""      --debug                 annotate the part of the line used to sort, and\n"
+"                              warn about questionable usage to stderr, as GNU\n"
+"                              sort 9.1 does; not with -c, -C or -o\n"
 "\n"
 "Common options:\n"
 "  -r, --reverse               reverse the result of comparisons\n"
@@ -248,7 +256,7 @@ static void print_help(void)
 "KEYDEF is F[.C][OPTS][,F[.C][OPTS]] for start and stop position, where F is a\n"
 "field number and C a character position in the field; both are origin 1, and the\n"
 "stop position defaults to the line's end. OPTS is one or more single-letter\n"
-"ordering options [bdfghiMnrV], which override global ordering options for that key.\n"
+"ordering options [bdfghiMnRrV], which override global ordering options for that key.\n"
 "\n"
 "SIZE may be followed by the following multiplicative suffixes: % of memory, b 1,\n"
 "K 1024 (default), and so on for M, G, T, P, E, Z, Y.\n"
@@ -516,6 +524,11 @@ static int set_check(struct gpusort_job *job, struct given *given, char letter)
 static int check_operands(const struct command_line *line, const struct given *given)
 {
 	const struct gpusort_job *job = &line->job;
+	/* GNU sort refuses --debug with a check or an output file before all else here */
+	if (job->debug && (given->check || job->output)) {
+		char letters[] = {given->check ? given->check : 'o', '\0'};
+		return option_error("options '-%s --debug' are incompatible", letters);
+	}
 	if (!given->check || job->files0_from)
 		return 0;
 	if (job->input_count > 1) {
@@ -586,17 +599,19 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		if (option == -1)
 			break;
 		switch (option) {
-		case 'b': case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'n': case 'V':
+		case 'b': case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'n': case 'R': case 'V':
 			job->ordering |= ordering_bit((char)option);
 			given.text_only = true;
 			given.text_only_option = (char)option;
 			break;
 		case OPT_SORT: {
-			static const char *const words[] = {"general-numeric", "human-numeric", "month", "numeric", "version"};
-			int letter = match_word(optarg, words, "ghMnV", 5);
+			static const char *const words[] = {"general-numeric", "human-numeric", "month", "numeric",
+							    "random", "version"};
+			int letter = match_word(optarg, words, "ghMnRV", 6);
 			if (letter < 0)
 				return invalid_word(optarg, "--sort", "  - 'general-numeric'\n  - 'human-numeric'\n"
-						    "  - 'month'\n  - 'numeric'\n  - 'version'\n", letter == -2);
+						    "  - 'month'\n  - 'numeric'\n  - 'random'\n  - 'version'\n",
+						    letter == -2);
 			job->ordering |= ordering_bit((char)letter);
 			given.text_only = true;
 			given.text_only_option = (char)letter;
@@ -688,6 +703,11 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		case OPT_FILES0_FROM:
 			job->files0_from = optarg;
 			break;
+		case OPT_RANDOM_SOURCE:
+			if (job->random_source && strcmp(job->random_source, optarg) != 0)
+				return option_error("%s", "multiple random sources specified");
+			job->random_source = optarg;
+			break;
 		case OPT_TYPE:
 			found = find_name(optarg, key_type_names, sizeof key_type_names / sizeof *key_type_names);
 			if (found < 0)
@@ -749,8 +769,10 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		case OPT_VERBOSE:
 			job->verbose = 1;
 			break;
-		case OPT_UNSUPPORTED_COMPRESS_PROGRAM: case OPT_UNSUPPORTED_DEBUG: case OPT_UNSUPPORTED_RANDOM_SORT:
-		case OPT_UNSUPPORTED_RANDOM_SOURCE:
+		case OPT_DEBUG:
+			job->debug = 1;
+			break;
+		case OPT_UNSUPPORTED_COMPRESS_PROGRAM:
 			/* optional_argument: the element is the one just read, "=value" and all */
 			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		case OPT_HELP:

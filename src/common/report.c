@@ -2,6 +2,7 @@
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <langinfo.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -98,4 +99,11 @@ void report_temp_create_error(const char *dir, int error)
 void report_usage_hint(void)
 {
 	fputs("Try 'gpusort --help' for more information.\n", stderr);
+}
+
+const char *report_locale_quote(const char *text, char *buffer, size_t size)
+{
+	bool utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	snprintf(buffer, size, utf8 ? "\xe2\x80\x98%s\xe2\x80\x99" : "'%s'", text);
+	return buffer;
 }

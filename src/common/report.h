@@ -21,6 +21,9 @@ void report_temp_create_error(const char *dir, int error);
  * single quote and nothing a shell expands inside double quotes; control characters
  * as $'\t' outside the quotes. Returns buffer (truncated to size). */
 const char *report_quote(const char *name, char *buffer, size_t size);
+/* text in quotes as GNU's quote() shows it in messages: 'text', or in a UTF-8 locale
+ * (LC_CTYPE's codeset) between U+2018 and U+2019. Returns buffer (truncated to size). */
+const char *report_locale_quote(const char *text, char *buffer, size_t size);
 /* "Try 'gpusort --help' for more information." */
 void report_usage_hint(void);
 

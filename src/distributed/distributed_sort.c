@@ -62,6 +62,8 @@ struct distributed_order {
 	struct text_order text;
 	bool has_text;
 	struct record_order order;
+	unsigned char salt[TEXT_RANDOM_SALT_BYTES]; /* -R's, rank 0's for every rank */
+	bool salted;
 };
 
 static int order_build(const struct options *options, bool quiet, struct distributed_order *built)
@@ -167,7 +169,7 @@ static unsigned rank_threads(const struct cluster *cluster, const struct options
 
 /* Sorts this rank's share with the ordinary pipeline into the temp file path. */
 static int local_sort(const struct cluster *cluster, const struct options *options, const struct input_share *share,
-		      const char *path)
+		      const struct distributed_order *built, const char *path)
 {
 	if (share->count == 0)
 		return 0; /* an empty share: the empty temp file is its run */
@@ -176,6 +178,8 @@ static int local_sort(const struct cluster *cluster, const struct options *optio
 	local.input_count = share->count;
 	local.input_ranges = share->ranges;
 	local.files0_from = NULL;
+	if (built->salted)
+		local.random_salt = built->salt;
 	local.output = path;
 	local.output_to_fd = false;
 	/* --stats: each rank's pipeline says its stages, its runs among them */
@@ -261,7 +265,8 @@ static int merge_range(const struct cluster *cluster, const struct record_order 
 	return error;
 }
 
-/* -c, -C and -m read their inputs in order: rank 0 does the work, the others wait. */
+/* -c, -C and -m read their inputs in order, and --debug annotates the output: rank 0
+ * does the work, the others wait. */
 static int on_rank_zero(const struct cluster *cluster, const struct options *options)
 {
 	int status = 0;
@@ -290,6 +295,17 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 
 	/* what one process checks before reading anything, checked and said by rank 0 */
 	int error = order_build(options, !root, &built);
+	/* -R: one salt for all, rank 0's, or the ranks' orders would differ */
+	bool random = built.has_text && text_order_is_random(&built.text);
+	if ((error = cluster_agree(cluster, error)) == 0 && random) {
+		if (root && text_sort_read_salt(options, built.salt) != 0)
+			error = -EINVAL;
+		if ((error = cluster_agree(cluster, error)) == 0) {
+			cluster_broadcast(cluster, built.salt, sizeof built.salt, 0);
+			text_order_salt(&built.text, built.salt);
+			built.salted = true;
+		}
+	}
 	if (!error && (error = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0)
 		report("temporary directory: %s", strerror(-error));
 	if (!error && root && output_check(options))
@@ -317,7 +333,7 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 		local_path[0] = '\0';
 	} else {
 		close(fd);
-		error = local_sort(cluster, options, &share, local_path);
+		error = local_sort(cluster, options, &share, &built, local_path);
 	}
 	if (!error && (error = local_run_open(&run, local_path, &built.order)) != 0)
 		report_file_error(local_path, error);
@@ -424,7 +440,8 @@ int distributed_sort_run(const struct options *options)
 		report("MPI: the job's ranks could not be joined");
 		return 2;
 	}
-	if (options->check || options->merge_only)
+	/* --debug annotates the output's lines, which a rank's run must not hold */
+	if (options->check || options->merge_only || options->debug)
 		return on_rank_zero(&cluster, options);
 	return distributed_sort(&cluster, options);
 }

@@ -72,7 +72,7 @@ static int usage(const char *format, const char *argument)
 static const unsigned known_ordering = GPUSORT_ORDER_IGNORE_LEADING_BLANKS | GPUSORT_ORDER_DICTIONARY
 	| GPUSORT_ORDER_IGNORE_CASE | GPUSORT_ORDER_GENERAL_NUMERIC | GPUSORT_ORDER_HUMAN_NUMERIC
 	| GPUSORT_ORDER_IGNORE_NONPRINTING | GPUSORT_ORDER_MONTH | GPUSORT_ORDER_NUMERIC
-	| GPUSORT_ORDER_VERSION;
+	| GPUSORT_ORDER_VERSION | GPUSORT_ORDER_RANDOM;
 
 /* The ordering bits as option letters, in the order GNU's usage lists them. */
 static const struct {
@@ -82,7 +82,8 @@ static const struct {
 	{GPUSORT_ORDER_IGNORE_LEADING_BLANKS, 'b'}, {GPUSORT_ORDER_DICTIONARY, 'd'},
 	{GPUSORT_ORDER_IGNORE_CASE, 'f'}, {GPUSORT_ORDER_GENERAL_NUMERIC, 'g'},
 	{GPUSORT_ORDER_HUMAN_NUMERIC, 'h'}, {GPUSORT_ORDER_IGNORE_NONPRINTING, 'i'},
-	{GPUSORT_ORDER_MONTH, 'M'}, {GPUSORT_ORDER_NUMERIC, 'n'}, {GPUSORT_ORDER_VERSION, 'V'},
+	{GPUSORT_ORDER_MONTH, 'M'}, {GPUSORT_ORDER_NUMERIC, 'n'}, {GPUSORT_ORDER_RANDOM, 'R'},
+	{GPUSORT_ORDER_VERSION, 'V'},
 };
 
 static bool binary_key_reserved_clear(const struct gpusort_binary_key *key)
@@ -160,6 +161,8 @@ static int refuse_text_settings(const struct gpusort_job *job)
 		option[1] = 'z';
 	if (option[1])
 		return usage("option '%s' applies to text lines, not binary records", option);
+	if (job->debug)
+		return usage("option '%s' applies to text lines, not binary records", "--debug");
 	return GPUSORT_OK;
 }
 
@@ -327,6 +330,8 @@ static int build_text(const struct gpusort_job *job, struct options *options)
 	options->field_separator = job->separator;
 	options->zero_terminated = job->zero_terminated != 0;
 	options->stable = job->stable != 0;
+	options->random_source = job->random_source;
+	options->debug = job->debug != 0;
 	return GPUSORT_OK;
 }
 
@@ -419,6 +424,10 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 	if (code == GPUSORT_OK)
 		code = options->mode == MODE_BINARY ? build_binary(&job, options) : build_text(&job, options);
 	/* The command's checks after its options were read, in its order. */
+	if (code == GPUSORT_OK && job.debug && (options->check || job.output)) {
+		char letters[] = {options->check ? (char)options->check : 'o', '\0'};
+		code = usage("options '-%s --debug' are incompatible", letters);
+	}
 	/* named by the check's letter, -c or -C, as GNU sort names them */
 	if (code == GPUSORT_OK && options->check && options->input_count > 1) {
 		char format[] = "extra operand '%s' not allowed with -?";

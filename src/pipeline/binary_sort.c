@@ -112,12 +112,11 @@ static int binary_sort(void *context, int b)
 static int binary_emit(void *context, int b, bool to_output, record_sink sink, record_sink_at sink_at,
 		       void *sink_context)
 {
-	(void)sink_at; /* records go out in blocks, each written while the next is gathered */
 	struct binary_chunks *chunks = context;
 	struct binary_chunk *buffer = &chunks->buffers[b];
 	void *items = record_form_in_place(buffer->form) ? (void *)buffer->records : buffer->items;
 	return record_items_emit(chunks->layout, buffer->form, buffer->records, items, buffer->n, chunks->unique,
-				 to_output, sink, sink_context);
+				 to_output, sink, sink_at, sink_context);
 }
 
 static void binary_release(void *context)

@@ -122,7 +122,7 @@ int merge_inputs(const struct record_order *order, const struct options *options
 		error = record_output_empty(options, stats);
 	else if (!error) {
 		struct record_output output;
-		error = record_output_open(&output, options, stats);
+		error = record_output_open(&output, order, options, stats);
 		if (!error) {
 			double started = stats_now(), recorded = stats_seconds_recorded(stats);
 			uint64_t read_before = stats->bytes[STAGE_READ];

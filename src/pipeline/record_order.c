@@ -6,6 +6,7 @@
 #include "../binary/record_items.h"
 #include "record_order.h"
 #include "../text/text_compare.h"
+#include "../text/text_debug.h"
 #include "../text/text_order.h"
 #include "../text/text_prefix.h"
 
@@ -61,9 +62,15 @@ static int text_line_compare(const struct record_order *order, const unsigned ch
 	return text_compare_lines(order->text, (const char *)a, alen, (const char *)b, blen);
 }
 
+static size_t text_line_annotate(const struct record_order *order, const unsigned char *line, size_t len, char *out,
+				 size_t room)
+{
+	return text_debug_annotate(order->text, (const char *)line, len, out, room);
+}
+
 void record_order_text(struct record_order *order, const struct text_order *text)
 {
 	*order = (struct record_order){.eol = text->eol, .unique = text->unique, .kind = PREFIX_CALL,
 				       .prefix = text_line_prefix, .compare = text_line_compare,
-				       .text = text};
+				       .text = text, .annotate = text->debug ? text_line_annotate : NULL};
 }

@@ -42,6 +42,11 @@ struct record_order {
 	size_t fingerprint_offset, fingerprint_size;
 	const struct record_layout *layout; /* the mode's description, for prefix and compare */
 	const struct text_order *text;
+	/* --debug: what the output shows of a record (a line without its terminator) in
+	 * place of it, written to out[0, room) as snprintf writes; returns its length, which
+	 * the caller compares with room. NULL: records go out as they are. */
+	size_t (*annotate)(const struct record_order *order, const unsigned char *record, size_t len, char *out,
+			   size_t room);
 };
 
 /* The order of binary records (-r and -u of the layout and options applied) and of

@@ -2,22 +2,64 @@
  * aborts the output and reports its errors by name, for both modes' in-memory sorts,
  * final merges of runs and -m. */
 #include "config.h"
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "output_check.h"
+#include "record_order.h"
 #include "record_output.h"
 #include "../common/report.h"
 #include "../common/verify.h"
 
-int record_output_open(struct record_output *output, const struct options *options, struct sort_stats *stats)
+int record_output_open(struct record_output *output, const struct record_order *order, const struct options *options,
+		       struct sort_stats *stats)
 {
-	*output = (struct record_output){NULL, report_output_name(options->output), stats, false, NULL, 0};
+	*output = (struct record_output){.name = report_output_name(options->output), .stats = stats};
+	if (order && order->annotate)
+		output->annotated = order;
 	return output_open(options, &output->file);
+}
+
+/* The block as --debug shows it, each line annotated, in output->shown; sets *shown_bytes. */
+static int annotate_block(struct record_output *output, const unsigned char *records, size_t bytes,
+			  size_t *shown_bytes)
+{
+	const struct record_order *order = output->annotated;
+	size_t used = 0, step;
+	for (size_t at = 0; at < bytes; at += step) {
+		size_t len = record_length(order, records + at, bytes - at, &step);
+		for (;;) {
+			size_t room = output->shown_size - used;
+			size_t needed = order->annotate(order, records + at, len, output->shown + used, room);
+			if (needed <= room) {
+				used += needed;
+				break;
+			}
+			size_t grown = 2 * (used + needed) + 4096;
+			char *bigger = realloc(output->shown, grown);
+			if (!bigger)
+				return -ENOMEM;
+			output->shown = bigger;
+			output->shown_size = grown;
+		}
+	}
+	*shown_bytes = used;
+	return 0;
 }
 
 int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
 	(void)count;
 	struct record_output *output = context;
+	if (output->annotated) {
+		int error = annotate_block(output, records, bytes, &bytes);
+		if (error) {
+			report_file_error(output->name, error);
+			output->reported = true;
+			return error;
+		}
+		records = (const unsigned char *)output->shown;
+	}
 	double started = stats_now();
 	int error = output_file_write(output->file, records, bytes);
 	stats_add(output->stats, STAGE_WRITE, started, bytes);
@@ -39,11 +81,14 @@ static int record_output_write_at(void *context, const unsigned char *records, s
 
 record_sink_at record_output_sink_at(const struct record_output *output)
 {
-	return output_file_positional(output->file) ? record_output_write_at : NULL;
+	return output_file_positional(output->file) && !output->annotated ? record_output_write_at : NULL;
 }
 
 int record_output_finish(struct record_output *output, int error)
 {
+	free(output->shown);
+	output->shown = NULL;
+	output->shown_size = 0;
 	stats_add(output->stats, STAGE_WRITE, stats_now(), output->written_at);
 	char what[160];
 	if (!error && output->verify && (error = sort_verify_finish(output->verify, what, sizeof what)))
@@ -63,6 +108,6 @@ int record_output_finish(struct record_output *output, int error)
 int record_output_empty(const struct options *options, struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, options, stats);
+	int error = record_output_open(&output, NULL, options, stats);
 	return error ? error : record_output_finish(&output, 0);
 }

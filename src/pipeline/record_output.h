@@ -15,6 +15,7 @@
 #include "../common/stats.h"
 
 struct sort_verify;
+struct record_order;
 
 struct record_output {
 	struct output_file *file;
@@ -27,10 +28,18 @@ struct record_output {
 	/* bytes written by record_output_write_at (from several threads), counted in the
 	 * write stage by record_output_finish */
 	_Atomic uint64_t written_at;
+	/* --debug: the order whose annotate() turns each line into what is written, and
+	 * the buffer it writes into; NULL: records are written as they are */
+	const struct record_order *annotated;
+	char *shown;
+	size_t shown_size;
 };
 
-/* Opens the output; reports and returns a negative errno on failure. */
-int record_output_open(struct record_output *output, const struct options *options, struct sort_stats *stats);
+/* Opens the output; reports and returns a negative errno on failure. order (NULL for
+ * none) says whether records are written as they are or annotated (--debug), which
+ * writes them in order, never at offsets. */
+int record_output_open(struct record_output *output, const struct record_order *order, const struct options *options,
+		       struct sort_stats *stats);
 
 /* record_sink: writes the bytes of count records; reports its own errors. */
 int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count);

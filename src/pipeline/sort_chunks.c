@@ -11,12 +11,12 @@
 
 /* The whole input was one chunk, sorted: it goes to the output. The write stage is all
  * of it: opening, putting the records out, writing, commit. */
-static int write_chunk(const struct chunk_mode *mode, struct sort_verify *verify, const struct options *options,
-		       struct sort_stats *stats)
+static int write_chunk(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
+		       const struct options *options, struct sort_stats *stats)
 {
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	struct record_output output;
-	int error = record_output_open(&output, options, stats);
+	int error = record_output_open(&output, order, options, stats);
 	if (error)
 		return error;
 	output.verify = verify;
@@ -111,13 +111,14 @@ static int merge_into_output(const struct record_order *order, struct sort_verif
 			     struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, options, stats);
+	int error = record_output_open(&output, order, options, stats);
 	if (error)
 		return error;
 	output.verify = verify;
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	error = -ENOTSUP;
-	if (plan->threads > 1)
+	/* the ranges are written at their offsets: not where lines are annotated */
+	if (plan->threads > 1 && !output.annotated)
 		error = range_merge_into(order, verify, list, plan, output.file, output.name, stats);
 	if (error == -ENOTSUP) {
 		size_t output_bytes = memory_plan_merge_output_bytes(plan);
@@ -145,7 +146,7 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 		/* the one sort is done: the GPU's teardown overlaps the write */
 		sort_engine_release_gpu(engine);
 		if (!error)
-			error = write_chunk(mode, verify, options, stats);
+			error = write_chunk(mode, order, verify, options, stats);
 		return error ? 2 : 0;
 	}
 	struct run_list list = {NULL, 0};

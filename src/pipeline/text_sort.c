@@ -25,8 +25,10 @@
 #include "engine_choice.h"
 #include "sort_chunks.h"
 #include "../text/text_emit.h"
+#include "../text/text_debug.h"
 #include "../../io/input_file.h"
 #include "../../io/output_file.h"
+#include "../../io/random_source.h"
 #include "../../io/temp_files.h"
 #include "../../kernels/thread_pool.h"
 
@@ -229,6 +231,39 @@ out:
 	return status;
 }
 
+int text_sort_read_salt(const struct options *options, unsigned char *salt)
+{
+	bool open_failed;
+	const char *name = options->random_source;
+	int err = random_source_read(name, salt, TEXT_RANDOM_SALT_BYTES, &open_failed);
+	if (err) {
+		char quoted[4096 + 64];
+		if (open_failed)
+			report("open failed: %s: %s", name, strerror(-err));
+		else if (!name)
+			report("getrandom: %s", strerror(-err));
+		else if (err == -ENODATA)
+			report("%s: end of file", report_locale_quote(name, quoted, sizeof quoted));
+		else
+			report("%s: read error: %s", report_locale_quote(name, quoted, sizeof quoted), strerror(-err));
+		return 2;
+	}
+	return 0;
+}
+
+/* A random order's salt: the options' own, or as text_sort_read_salt reads it. Returns
+ * 0 or the exit status 2. */
+static int salt_random_order(const struct options *options, struct text_order *order)
+{
+	unsigned char salt[TEXT_RANDOM_SALT_BYTES];
+	if (options->random_salt)
+		memcpy(salt, options->random_salt, sizeof salt);
+	else if (text_sort_read_salt(options, salt) != 0)
+		return 2;
+	text_order_salt(order, salt);
+	return 0;
+}
+
 int text_sort_run(const struct options *options)
 {
 	char letters[16];
@@ -240,6 +275,13 @@ int text_sort_run(const struct options *options)
 	}
 	if (err) {
 		report("%s", strerror(-err));
+		return 2;
+	}
+	/* GNU's order: the incompatible options above, the notes, then the salt */
+	if (options->debug)
+		text_debug_notes(options, &order);
+	if (text_order_is_random(&order) && salt_random_order(options, &order) != 0) {
+		text_order_free(&order);
 		return 2;
 	}
 	struct sort_stats stats;

@@ -45,6 +45,7 @@ int key_ordering_set(struct key_ordering *ordering, char letter, bool on_end)
 	case 'i': ordering->ignore_nonprinting = true; break;
 	case 'M': ordering->month = true; break;
 	case 'n': ordering->numeric = true; break;
+	case 'R': ordering->random = true; break;
 	case 'r': ordering->reverse = true; break;
 	case 'V': ordering->version = true; break;
 	default: return -EINVAL;
@@ -56,7 +57,7 @@ bool key_ordering_any(const struct key_ordering *o)
 {
 	return o->skip_start_blanks || o->skip_end_blanks || o->dictionary || o->fold_case
 	    || o->general_numeric || o->human_numeric || o->ignore_nonprinting || o->month
-	    || o->numeric || o->reverse || o->version;
+	    || o->numeric || o->random || o->reverse || o->version;
 }
 
 static const char *parse_letters(const char *p, struct key_ordering *ordering, bool on_end)
@@ -150,10 +151,11 @@ void keydef_error_message(const char *text, char *buffer, size_t size)
 
 bool key_ordering_conflict(const struct key_ordering *o, char *letters, size_t size)
 {
-	/* -d implies -i (and wins over it), as in GNU sort. */
+	/* -d implies -i (and wins over it), as in GNU sort; V, R and d/i count as one kind
+	 * (R then wins over V, and hashes the key d/i leave). */
 	bool ignore = o->dictionary || o->ignore_nonprinting;
 	int kinds = o->numeric + o->general_numeric + o->human_numeric + o->month
-		  + (o->version || ignore);
+		  + (o->version || o->random || ignore);
 	if (kinds <= 1)
 		return false;
 	/* GNU names the clashing letters in this order, leaving out b and r. */
@@ -161,7 +163,7 @@ bool key_ordering_conflict(const struct key_ordering *o, char *letters, size_t s
 	const struct { bool on; char letter; } all[] = {
 		{ o->dictionary, 'd' }, { o->fold_case, 'f' }, { o->general_numeric, 'g' },
 		{ o->human_numeric, 'h' }, { o->ignore_nonprinting && !o->dictionary, 'i' },
-		{ o->month, 'M' }, { o->numeric, 'n' }, { o->version, 'V' },
+		{ o->month, 'M' }, { o->numeric, 'n' }, { o->random, 'R' }, { o->version, 'V' },
 	};
 	for (size_t i = 0; i < sizeof all / sizeof all[0] && n + 1 < size; i++)
 		if (all[i].on)

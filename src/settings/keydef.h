@@ -1,5 +1,5 @@
 /* Text sort keys: GNU sort's KEYDEF syntax F[.C][OPTS][,F[.C][OPTS]] and the ordering
- * options (b d f g h i M n r V) that apply globally or to one key. */
+ * options (b d f g h i M n R r V) that apply globally or to one key. */
 #ifndef GPUSORT_KEYDEF_H
 #define GPUSORT_KEYDEF_H
 
@@ -16,6 +16,7 @@ struct key_ordering {
 	bool ignore_nonprinting;/* i */
 	bool month;             /* M */
 	bool numeric;           /* n */
+	bool random;            /* R: a keyed hash of the key, equal keys adjacent */
 	bool reverse;           /* r */
 	bool version;           /* V */
 };
@@ -43,8 +44,8 @@ bool key_ordering_any(const struct key_ordering *ordering);
  * "field number is zero: invalid field specification '0'"; print it as "gpusort: %s". */
 void keydef_error_message(const char *text, char *buffer, size_t size);
 
-/* True when the ordering mixes options GNU sort rejects together (n g h M, and V or
- * d/i); letters receives them as GNU names them ("gn"), for
+/* True when the ordering mixes options GNU sort rejects together (n g h M, and one of
+ * V, R or d/i); letters receives them as GNU names them ("gn"), for
  * "gpusort: options '-gn' are incompatible". */
 bool key_ordering_conflict(const struct key_ordering *ordering, char *letters, size_t size);
 

@@ -45,6 +45,10 @@ struct options {
 	bool zero_terminated;    /* -z */
 	bool stable;             /* -s */
 	const char *files0_from;
+	const char *random_source; /* --random-source: the salt of -R; NULL: getrandom() */
+	/* -R's salt itself (TEXT_RANDOM_SALT_BYTES bytes), over random_source: the ranks of
+	 * a distributed sort share rank 0's; NULL: read it as random_source says */
+	const unsigned char *random_salt;
 
 	/* common */
 	bool reverse;            /* -r (global) */
@@ -64,6 +68,7 @@ struct options {
 	bool no_verify;          /* --no-verify: skip the self-check of the sort */
 	bool progress;           /* --progress */
 	bool verbose;            /* --verbose */
+	bool debug;              /* --debug: GNU sort's notes, and each output line annotated */
 
 	const char **inputs;     /* in order; none means stdin ("-") */
 	size_t input_count;

@@ -12,6 +12,8 @@ libpipeline_la_SOURCES += \
 	src/text/text_month.h src/text/text_month.c \
 	src/text/text_version.h src/text/text_version.c \
 	src/text/text_prefix.h src/text/text_prefix.c \
+	src/text/text_random.h src/text/text_random.c \
+	src/text/text_debug.h src/text/text_debug.c \
 	src/text/text_lines.h src/text/text_lines.c \
 	src/text/text_line_copy.h src/text/text_line_copy.c \
 	src/text/text_merge_sort.h src/text/text_merge_sort.c \

@@ -119,3 +119,24 @@ uint64_t text_collate_image(const char *key, size_t len)
 		free(copy);
 	return prefix;
 }
+
+size_t text_collate_transform(const char *key, size_t len, char *image, size_t size)
+{
+	if (len == 0)
+		return 0;
+	char stack_key[STACK_KEY];
+	char *copy = terminated_copy(key, len, stack_key, sizeof stack_key);
+	if (!copy)
+		return SIZE_MAX;
+	size_t used = 0;
+	for (size_t part = 0; part <= len; part += strlen(copy + part) + 1) {
+		size_t room = used < size ? size - used : 0;
+		size_t needed = strxfrm(room ? image + used : NULL, copy + part, room);
+		if (needed < room)
+			image[used + needed] = '\0';
+		used += needed + 1;
+	}
+	if (copy != stack_key)
+		free(copy);
+	return used;
+}

@@ -22,4 +22,11 @@ int text_collate_compare(const char *a, size_t alen, const char *b, size_t blen)
  * text_collate_compare; equal images decide nothing. */
 uint64_t text_collate_image(const char *key, size_t len);
 
+/* The key's whole strxfrm image, part by part across embedded NUL bytes, each part's
+ * image followed by a 0 byte (none for an empty key): keys with equal images collate
+ * equal. Writes at most size bytes of it to image and returns its length, which the
+ * caller compares with size to see whether it all fit; on a failed allocation it
+ * returns SIZE_MAX. */
+size_t text_collate_transform(const char *key, size_t len, char *image, size_t size);
+
 #endif

@@ -11,6 +11,7 @@
 #include "text_general.h"
 #include "text_month.h"
 #include "text_numeric.h"
+#include "text_random.h"
 #include "text_version.h"
 
 static bool dictionary_ignored[256], nonprinting_ignored[256];
@@ -170,8 +171,11 @@ int text_compare_lines(const struct text_order *order, const char *a, size_t ale
 		const char *ka, *ea, *kb, *eb;
 		text_key_bounds(key, order->separator, a, alen, &ka, &ea);
 		text_key_bounds(key, order->separator, b, blen, &kb, &eb);
-		int diff = text_compare_key(&key->ordering, &order->locale, ka, (size_t)(ea - ka),
-					    kb, (size_t)(eb - kb));
+		int diff = key->ordering.random
+			   ? text_random_compare(&order->random, &key->ordering, &order->locale, ka,
+						 (size_t)(ea - ka), kb, (size_t)(eb - kb))
+			   : text_compare_key(&key->ordering, &order->locale, ka, (size_t)(ea - ka),
+					      kb, (size_t)(eb - kb));
 		if (diff)
 			return diff;
 	}

@@ -15,7 +15,8 @@ int text_compare_lines(const struct text_order *order, const char *a, size_t ale
 		       const char *b, size_t blen);
 
 /* One key's comparison of already extracted key bytes, -r of the key applied, by the
- * rules of `locale` (keys without n g h M V collate where locale->collate says so). */
+ * rules of `locale` (keys without n g h M V collate where locale->collate says so).
+ * Not for random keys, which need the order's salt (text_random_compare). */
 int text_compare_key(const struct key_ordering *ordering, const struct text_locale *locale,
 		     const char *a, size_t alen, const char *b, size_t blen);
 

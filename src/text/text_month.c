@@ -8,7 +8,12 @@
 
 int text_month(const struct text_month_name months[12], const char *key, size_t len)
 {
-	const char *end = key + len;
+	return text_month_match(months, key, len, NULL);
+}
+
+int text_month_match(const struct text_month_name months[12], const char *key, size_t len, size_t *matched)
+{
+	const char *start = key, *end = key + len;
 	while (key < end && text_is_blank((unsigned char)*key))
 		key++;
 	size_t left = (size_t)(end - key);
@@ -17,8 +22,11 @@ int text_month(const struct text_month_name months[12], const char *key, size_t 
 		size_t middle = (low + high) / 2;
 		const unsigned char *name = (const unsigned char *)months[middle].name;
 		for (size_t i = 0;; i++) {
-			if (!name[i])
+			if (!name[i]) {
+				if (matched)
+					*matched = (size_t)(key - start) + i;
 				return months[middle].month;
+			}
 			unsigned char byte = i < left ? text_fold((unsigned char)key[i]) : 0;
 			if (byte < name[i]) {
 				high = middle;

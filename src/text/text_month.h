@@ -9,5 +9,8 @@
 /* 1 (January) to 12 (December) for a key starting, after blanks, with a month's name
  * from `months` in any case (ASCII letters fold); 0 (before every month) otherwise. */
 int text_month(const struct text_month_name months[12], const char *key, size_t len);
+/* The same, and when a name matched, *matched (if not NULL) is where it ends: the
+ * leading blanks and the name's bytes (GNU's getmonth's end pointer, for --debug). */
+int text_month_match(const struct text_month_name months[12], const char *key, size_t len, size_t *matched);
 
 #endif

@@ -55,6 +55,7 @@ int text_order_init(struct text_order *order, const struct options *options,
 	order->unique = options->unique;
 	order->last_resort = count == 0 || !(options->stable || options->unique);
 	order->eol = options->zero_terminated ? '\0' : '\n';
+	order->debug = options->debug;
 	text_locale_init(&order->locale);
 	return 0;
 }
@@ -64,4 +65,17 @@ void text_order_free(struct text_order *order)
 	free(order->keys);
 	order->keys = NULL;
 	order->key_count = 0;
+}
+
+bool text_order_is_random(const struct text_order *order)
+{
+	for (size_t i = 0; i < order->key_count; i++)
+		if (order->keys[i].ordering.random)
+			return true;
+	return false;
+}
+
+void text_order_salt(struct text_order *order, const unsigned char salt[TEXT_RANDOM_SALT_BYTES])
+{
+	text_random_init(&order->random, salt);
 }

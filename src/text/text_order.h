@@ -9,6 +9,7 @@
 #include "../settings/keydef.h"
 #include "../settings/options.h"
 #include "text_locale.h"
+#include "text_random.h"
 
 struct text_order {
 	struct keydef *keys;   /* effective keys; none: whole lines only */
@@ -17,8 +18,10 @@ struct text_order {
 	bool last_resort;      /* whole-line comparison after equal keys (not -s, not -u) */
 	bool reverse;          /* -r for the whole-line comparison */
 	struct text_locale locale; /* the user's collation, numbers and month names */
+	struct text_random random; /* the salt of random keys (-R), once text_order_salt set it */
 	bool unique;           /* -u */
 	unsigned char eol;     /* '\n', or '\0' with -z */
+	bool debug;            /* --debug: output lines are annotated (text_debug) */
 };
 
 /* Builds the order; returns 0, or -EINVAL with letters set to the clashing options
@@ -26,5 +29,9 @@ struct text_order {
 int text_order_init(struct text_order *order, const struct options *options,
 		    char *letters, size_t letters_size);
 void text_order_free(struct text_order *order);
+
+/* Whether a key is random (-R, R in a KEYDEF): then the order needs its salt. */
+bool text_order_is_random(const struct text_order *order);
+void text_order_salt(struct text_order *order, const unsigned char salt[TEXT_RANDOM_SALT_BYTES]);
 
 #endif

@@ -1,6 +1,7 @@
 /* Prefix images per key type. Version keys (-V) get a coarse image (text_version_image:
  * special names, first byte, leading number); the comparator orders what it ties.
- * Collated keys take the start of their strxfrm image, after -d -i -f as in GNU sort. */
+ * Collated keys take the start of their strxfrm image, after -d -i -f as in GNU sort;
+ * random keys (-R) their keyed hash (text_random). */
 #include "text_prefix.h"
 
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 #include "text_general.h"
 #include "text_month.h"
 #include "text_numeric.h"
+#include "text_random.h"
 #include "text_version.h"
 
 /* The first 8 kept bytes, big-endian, zero-padded: memcmp order with shorter-is-less.
@@ -99,6 +101,9 @@ uint64_t text_prefix(const struct text_order *order, const char *line, size_t le
 	const struct keydef *key = &order->keys[0];
 	const char *begin, *end;
 	text_key_bounds(key, order->separator, line, len, &begin, &end);
-	uint64_t image = key_image(&key->ordering, &order->locale, begin, (size_t)(end - begin));
+	uint64_t image = key->ordering.random
+			 ? text_random_prefix(&order->random, &key->ordering, &order->locale, begin,
+					      (size_t)(end - begin))
+			 : key_image(&key->ordering, &order->locale, begin, (size_t)(end - begin));
 	return key->ordering.reverse ? ~image : image;
 }

@@ -36,7 +36,8 @@ static bool same_ordering(const struct key_ordering *a, const struct key_orderin
 	    && a->fold_case == b->fold_case && a->general_numeric == b->general_numeric
 	    && a->human_numeric == b->human_numeric
 	    && a->ignore_nonprinting == b->ignore_nonprinting && a->month == b->month
-	    && a->numeric == b->numeric && a->reverse == b->reverse && a->version == b->version;
+	    && a->numeric == b->numeric && a->random == b->random && a->reverse == b->reverse
+	    && a->version == b->version;
 }
 
 static bool same_key(const struct keydef *a, const struct keydef *b)
@@ -50,12 +51,12 @@ static bool same_key(const struct keydef *a, const struct keydef *b)
 static void format_key(const struct keydef *key, char *text, size_t size)
 {
 	const struct key_ordering *o = &key->ordering;
-	int n = snprintf(text, size, "%zu.%zu%s%s%s%s%s%s%s%s%s%s", key->start_field,
+	int n = snprintf(text, size, "%zu.%zu%s%s%s%s%s%s%s%s%s%s%s", key->start_field,
 			 key->start_char, o->skip_start_blanks ? "b" : "", o->dictionary ? "d" : "",
 			 o->fold_case ? "f" : "", o->general_numeric ? "g" : "",
 			 o->human_numeric ? "h" : "", o->ignore_nonprinting ? "i" : "",
-			 o->month ? "M" : "", o->numeric ? "n" : "", o->reverse ? "r" : "",
-			 o->version ? "V" : "");
+			 o->month ? "M" : "", o->numeric ? "n" : "", o->random ? "R" : "",
+			 o->reverse ? "r" : "", o->version ? "V" : "");
 	if (key->end_field)
 		snprintf(text + n, size - (size_t)n, ",%zu.%zu%s", key->end_field, key->end_char,
 			 o->skip_end_blanks ? "b" : "");
