@@ -23,6 +23,8 @@ if [ "$(id -u)" = 0 ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# more ranks than cores: a rank waiting in MPI gives its core up instead of spinning
+export OMPI_MCA_mpi_yield_when_idle=1
 # Under --enable-sanitizers: Open MPI leaves its allocations to the exit, which
 # LeakSanitizer would count against every rank; the other findings still fail.
 if [ -n "${GPUSORT_SANITIZED:-}" ]; then

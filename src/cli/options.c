@@ -267,7 +267,7 @@ static void print_help(void)
 "\n"
 "Under MPI (mpirun -np N gpusort ...; built with Open MPI) the N ranks sort the\n"
 "inputs together, each its share with its own engine, and write the output one\n"
-"process would write; -c, -C and -m run on rank 0 while the others wait.\n",
+"process would write; -c, -C, -m and --debug run on rank 0 while the others wait.\n",
 	stdout);
 }
 
