@@ -23,7 +23,8 @@ struct cluster {
 bool cluster_launched(void);
 
 /* Loads the MPI module and starts MPI (once; MPI is finalized at exit), and fills in
- * where we are. A module that cannot be loaded is reported. */
+ * where we are. Reports a failure (a module that cannot be loaded, MPI that does not
+ * start). */
 int cluster_join(struct cluster *cluster);
 
 /* Every rank's error (0 or a negative errno) in, one out: 0 when all were 0, else the

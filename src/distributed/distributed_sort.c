@@ -436,10 +436,8 @@ out:
 int distributed_sort_run(const struct options *options)
 {
 	struct cluster cluster;
-	if (cluster_join(&cluster) != 0) {
-		report("MPI: the job's ranks could not be joined");
-		return 2;
-	}
+	if (cluster_join(&cluster) != 0)
+		return 2; /* reported */
 	/* --debug annotates the output's lines, which a rank's run must not hold */
 	if (options->check || options->merge_only || options->debug)
 		return on_rank_zero(&cluster, options);
