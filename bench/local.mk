@@ -5,4 +5,5 @@ EXTRA_DIST += bench/RESULTS.md bench/demo.sh bench/device_check.sh bench/verify_
 	bench/text_bench.sh bench/locale_bench.sh bench/random_bench.sh \
 	bench/e2e_bench.sh bench/page_cache_writes.c \
 	bench/gpu_kernels.cu bench/gpu_bench.sh \
-	bench/seeds.cu bench/seeds.sh
+	bench/seeds.cu bench/seeds.sh \
+	bench/mpi_bench.sh

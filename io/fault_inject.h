@@ -15,6 +15,9 @@
  *        sort_duplicate (SHORT only) its first item overwritten by its second: bugs
  *                      planted after the engine (src/common/verify.c) for the tests
  *                      of the sort's self-check
+ *        distributed_cut (SHORT only) a rank's first cut of its sorted share moved to
+ *                      the share's start, sending its first range to rank 1: a bug
+ *                      planted for the test of the distributed sort's self-check
  *   ERR  an errno name (ENOSPC, EIO, EACCES, EROFS, EDQUOT, EFBIG, EPIPE, ENOMEM, EPERM)
  *        or a number: the call fails with that error; or SHORT: the transfer moves only
  *        part of the bytes (the caller must carry on with the rest).

@@ -68,6 +68,7 @@ struct input_file {
 	off_t next_offset;    /* where the next submitted read starts */
 	off_t sync_offset;    /* where the synchronous path reads next (regular files) */
 	off_t end_offset;     /* the file's size at open: read ahead stops there */
+	bool bounded;         /* a range of the file: reads stop at end_offset */
 	bool ended;
 	int error;
 };
@@ -95,11 +96,13 @@ static void read_slot_start(struct input_file *file, struct read_slot *slot)
 {
 	slot->offset = file->next_offset;
 	slot->want = file->block;
+	if (file->bounded && (off_t)slot->want > file->end_offset - file->next_offset)
+		slot->want = (size_t)(file->end_offset - file->next_offset);
 	slot->filled = 0;
 	slot->error = 0;
 	slot->at_end = false;
 	slot->state = SLOT_READING;
-	file->next_offset += file->block;
+	file->next_offset += slot->want;
 	int fault = fault_inject("input_read");
 	if (fault < 0) {
 		slot->error = fault;
@@ -263,6 +266,27 @@ int input_file_open(const char *path, struct input_file **result)
 	return 0;
 }
 
+int input_file_open_range(const char *path, off_t offset, off_t length, struct input_file **result)
+{
+	struct input_file *file;
+	int error = input_file_open(path, &file);
+	if (error)
+		return error;
+	if (file->size < 0 || offset < 0 || length < 0) {
+		input_file_close(file);
+		return -ESPIPE;
+	}
+	off_t end = offset + length < file->end_offset ? offset + length : file->end_offset;
+	if (offset > end)
+		offset = end;
+	file->next_offset = file->sync_offset = offset;
+	file->end_offset = end;
+	file->size = end - offset;
+	file->bounded = true;
+	*result = file;
+	return 0;
+}
+
 off_t input_file_size(const struct input_file *file)
 {
 	return file->size;
@@ -273,6 +297,14 @@ static ssize_t input_read_sync(struct input_file *file, unsigned char *buffer, s
 	size_t have = 0;
 	while (have < len) {
 		size_t want = len - have;
+		if (file->bounded)
+			want = file->sync_offset >= file->end_offset ? 0
+			       : (off_t)want < file->end_offset - file->sync_offset ? want
+			       : (size_t)(file->end_offset - file->sync_offset);
+		if (want == 0) {
+			file->ended = true;
+			break;
+		}
 		int fault = fault_inject("input_read");
 		if (fault < 0)
 			return fault;
@@ -338,6 +370,14 @@ static ssize_t input_read_ring(struct input_file *file, unsigned char *buffer, s
  * caller's buffer, on several threads. */
 static ssize_t input_read_direct(struct input_file *file, unsigned char *buffer, size_t len)
 {
+	if (file->bounded)
+		len = file->sync_offset >= file->end_offset ? 0
+		      : (off_t)len < file->end_offset - file->sync_offset ? len
+		      : (size_t)(file->end_offset - file->sync_offset);
+	if (len == 0) {
+		file->ended = true;
+		return 0;
+	}
 	ssize_t got = parallel_pread(file->fd, buffer, len, file->sync_offset, "input_read");
 	if (got < 0)
 		return got;

@@ -17,6 +17,9 @@ struct input_file;
 void input_file_set_read_ahead(size_t bytes);
 /* "-" is stdin. Fails with -EISDIR for a directory. */
 int input_file_open(const char *path, struct input_file **file);
+/* A part of a regular file as an input of its own: length bytes from offset (the
+ * distributed sort's share of an input). -ESPIPE for anything but a regular file. */
+int input_file_open_range(const char *path, off_t offset, off_t length, struct input_file **file);
 /* The size of a regular file, or -1 for a pipe, terminal or socket. */
 off_t input_file_size(const struct input_file *file);
 /* Reads up to len bytes; returns fewer only at the end of the input (0 at the end). */

@@ -265,6 +265,11 @@ bool output_file_positional(const struct output_file *file)
 	return file->temp_path != NULL && file->fd >= 0;
 }
 
+const char *output_file_temp_path(const struct output_file *file)
+{
+	return output_file_positional(file) ? file->temp_path : NULL;
+}
+
 int output_file_write_at(struct output_file *file, const void *data, size_t len, off_t offset)
 {
 	const unsigned char *from = data;

@@ -30,6 +30,9 @@ int output_file_write(struct output_file *file, const void *buffer, size_t len);
 /* True when the output is a regular file of our own (the temp twin), so that parts of
  * it may be written at known offsets, from several threads, with output_file_write_at. */
 bool output_file_positional(const struct output_file *file);
+/* The temp twin's path while the output is positional, else NULL: other processes (the
+ * distributed sort's ranks) may open it and write their parts at their offsets. */
+const char *output_file_temp_path(const struct output_file *file);
 /* Writes len bytes at offset, straight from buffer (no queue), safe to call from several
  * threads at once for disjoint ranges; only for a positional output, and not mixed with
  * output_file_write. */

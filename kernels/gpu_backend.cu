@@ -44,6 +44,22 @@ struct gpu_backend {
 			return gpu_error_report(error_, what, reason, reason_size); \
 	} while (0)
 
+extern "C" int gpu_backend_device_count(void)
+{
+	int count = 0;
+	return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+extern "C" size_t gpu_backend_memory_share(int ordinal, unsigned sharers)
+{
+	size_t free_bytes = 0, total_bytes = 0;
+	if (sharers == 0 || cudaSetDevice(ordinal) != cudaSuccess ||
+	    cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess)
+		return 0;
+	size_t share = total_bytes / sharers;
+	return share < free_bytes ? share : free_bytes;
+}
+
 extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_backend **backend_out,
 				char *reason, size_t reason_size)
 {

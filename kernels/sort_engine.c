@@ -125,13 +125,25 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
 #endif
 }
 
-/* --device=auto: the first GPU, or the CPU with the reason noted. */
+/* --device=auto: the first GPU (or the auto_device'th, round the GPUs found), or the
+ * CPU with the reason noted. */
 static void *open_first_gpu(void *argument)
 {
 	struct sort_engine *engine = argument;
 	char reason[256] = "";
-	if (open_gpu(engine, 0, reason, sizeof(reason)) < 0)
-		set_fallback(engine, "gpu 0: %s", reason);
+	int ordinal = 0;
+#ifdef HAVE_CUDA
+	unsigned ranks = engine->config.auto_device_ranks;
+	int count = engine->config.auto_device || ranks > 1 ? gpu_backend_device_count() : 0;
+	if (count > 0) {
+		ordinal = (int)(engine->config.auto_device % (unsigned)count);
+		unsigned sharers = ranks / (unsigned)count + ((unsigned)ordinal < ranks % (unsigned)count);
+		if (sharers > 1 && !engine->config.gpu_memory)
+			engine->config.gpu_memory = gpu_backend_memory_share(ordinal, sharers);
+	}
+#endif
+	if (open_gpu(engine, ordinal, reason, sizeof(reason)) < 0)
+		set_fallback(engine, "gpu %d: %s", ordinal, reason);
 	return NULL;
 }
 

@@ -12,7 +12,8 @@
 # suite, which the package build runs as Debian's builders do; DEB_BUILD_OPTIONS=nocheck
 # skips it). Needs git, dpkg-dev, debhelper, lintian and the Build-Depends of
 # debian/control (as root on Debian 12: apt-get install dpkg-dev debhelper lintian
-# libtool pkg-config libzstd-dev liburing-dev python3). TAP output.
+# libtool pkg-config libzstd-dev liburing-dev libopenmpi-dev openmpi-bin python3). TAP
+# output.
 set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-}

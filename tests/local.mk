@@ -17,6 +17,13 @@ include tests/gpu.mk
 include tests/text.mk
 include tests/fuzz/local.mk
 include tests/library.mk
+# The distributed sort's shares and splitters, without MPI (only in a build with it).
+if HAVE_MPI
+check_PROGRAMS += tests/test_distributed_parts
+tests_test_distributed_parts_SOURCES = tests/test_distributed_parts.c
+tests_test_distributed_parts_LDADD = $(TEST_LINK)
+TESTS += tests/test_distributed_parts
+endif
 # The rooms' layering (src/README.md): no #include of a room above or beside.
 TESTS += tests/test_layering.sh
 EXTRA_DIST += tests/test_layering.sh

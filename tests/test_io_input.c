@@ -81,6 +81,36 @@ int main(void)
 		free(data);
 	}
 
+	/* Parts of a file (input_file_open_range, a rank's share): exactly their bytes,
+	 * by the read-ahead ring (small pieces) and by direct reads (large ones), at
+	 * offsets and lengths around the ring's 8 MiB blocks; a length past the end
+	 * stops at the end. */
+	size_t whole = (size_t)21 << 20 | 12345;
+	unsigned char *file_data = pattern(whole, 7);
+	write_file(path, file_data, whole);
+	const size_t offsets[] = { 0, 1, (size_t)8 << 20, ((size_t)8 << 20) - 1, whole - 10 };
+	const size_t lengths[] = { 0, 1, 4097, ((size_t)8 << 20) + 1, (size_t)13 << 20 };
+	const size_t range_pieces[] = { 65536, (size_t)64 << 20 };
+	for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++)
+		for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
+			for (size_t p = 0; p < sizeof range_pieces / sizeof range_pieces[0]; p++) {
+				size_t expect = offsets[o] + lengths[l] > whole ? whole - offsets[o] : lengths[l];
+				struct input_file *part;
+				unsigned char *into = malloc(expect + 100);
+				int error = input_file_open_range(path, (off_t)offsets[o], (off_t)lengths[l], &part);
+				ssize_t got = error ? error : read_all(part, into, expect + 100, range_pieces[p]);
+				tap_ok(!error && input_file_size(part) == (off_t)expect && got == (ssize_t)expect &&
+					       memcmp(into, file_data + offsets[o], expect) == 0,
+				       "range %zu+%zu in pieces of %zu: its %zu bytes (got %zd)", offsets[o], lengths[l],
+				       range_pieces[p], expect, got);
+				if (!error)
+					input_file_close(part);
+				free(into);
+			}
+	free(file_data);
+	struct input_file *not_regular;
+	tap_ok(input_file_open_range(dir, 0, 10, &not_regular) == -EISDIR, "a range of a directory: -EISDIR");
+
 	/* A pipe on stdin: a child writes 5 MiB + 3 in small uneven writes. */
 	size_t pipe_bytes = (5u << 20) + 3;
 	unsigned char *data = pattern(pipe_bytes, 99);

@@ -3,14 +3,15 @@
 # file of its own room or of a room below it, never one above nor one beside it, so
 # that no circle can form; the command (src/cli/) includes nothing of the tree but
 # <gpusort.h>. From the top down:
-#   cli -> library -> pipeline -> {text, binary} -> settings -> common -> {kernels, io}
+#   cli -> library -> distributed -> pipeline -> {text, binary} -> settings -> common
+#   -> {kernels, io}
 # include/gpusort.h counts as the library's. One TAP line per room, one showing that the
 # check catches a planted inversion, and a last one: every file of src/ is in a room
 # and every quoted include names a file that exists.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 TOP=$(cd "$TESTS_SRCDIR/.." && pwd)
-ROOMS="cli library pipeline text binary settings common kernels io"
+ROOMS="cli library distributed pipeline text binary settings common kernels io"
 
 # layering ROOT: one line per finding, "ROOM<TAB>FILE<TAB>INCLUDE<TAB>WHY" (ROOM "-" for
 # findings that are no room's: a file outside the rooms, an include that names nothing),
@@ -46,7 +47,7 @@ layering() (
 	function dir(path) { sub("/[^/]*$", "", path); return path }
 	function finding(r, file, name, why) { print r "\t" file "\t" name "\t" why }
 	BEGIN {
-		level["cli"] = 7; level["library"] = 6; level["pipeline"] = 5
+		level["cli"] = 8; level["library"] = 7; level["distributed"] = 6; level["pipeline"] = 5
 		level["text"] = 4; level["binary"] = 4; level["settings"] = 3
 		level["common"] = 2; level["kernels"] = 1; level["io"] = 1
 		while ((getline line < tree) > 0) exists[line] = 1

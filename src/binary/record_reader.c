@@ -19,13 +19,14 @@ struct record_reader {
 
 static const char *const standard_input[] = {"-"};
 
-int record_reader_open(const char *const *names, size_t count, size_t record_size,
+int record_reader_open(const char *const *names, const struct input_range *ranges, size_t count, size_t record_size,
 		       struct record_reader **reader_out)
 {
 	struct record_reader *reader = calloc(1, sizeof *reader);
 	if (!names || count == 0) {
 		names = standard_input;
 		count = 1;
+		ranges = NULL;
 	}
 	if (!reader || !(reader->files = calloc(count, sizeof *reader->files))) {
 		free(reader);
@@ -37,7 +38,9 @@ int record_reader_open(const char *const *names, size_t count, size_t record_siz
 	reader->count = count;
 	reader->names = names;
 	for (size_t i = 0; i < count; i++) {
-		int error = input_file_open(names[i], &reader->files[i]);
+		int error = ranges ? input_file_open_range(names[i], (off_t)ranges[i].offset, (off_t)ranges[i].length,
+							   &reader->files[i])
+				   : input_file_open(names[i], &reader->files[i]);
 		if (error < 0) {
 			report_input_open_error(names[i], error, false);
 			record_reader_close(reader);

@@ -7,12 +7,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../settings/options.h"
 
 struct record_reader;
 
-/* Opens the inputs (none means "-"). On failure reports "gpusort: NAME: reason" itself
+/* Opens the inputs (none means "-"), each whole, or the part ranges[i] of input i when
+ * ranges is not NULL. On failure reports "gpusort: NAME: reason" itself
  * (it knows the name) and returns a negative errno. */
-int record_reader_open(const char *const *names, size_t count, size_t record_size,
+int record_reader_open(const char *const *names, const struct input_range *ranges, size_t count, size_t record_size,
 		       struct record_reader **reader);
 /* Total bytes of all inputs when every one is a regular file, else -1. */
 int64_t record_reader_total_bytes(const struct record_reader *reader);

@@ -265,7 +265,11 @@ static void print_help(void)
 "\n"
 "Exit status: 0 done; 1 with -c or -C when the input is not in order; 2 trouble\n"
 "(bad option or input, I/O error). Nothing is left half-written: the output file is\n"
-"replaced only when the sort succeeds, and temp files are removed on any exit.\n",
+"replaced only when the sort succeeds, and temp files are removed on any exit.\n"
+"\n"
+"Under MPI (mpirun -np N gpusort ...; built with Open MPI) the N ranks sort the\n"
+"inputs together, each its share with its own engine, and write the output one\n"
+"process would write; -c, -C, -m and --debug run on rank 0 while the others wait.\n",
 	stdout);
 }
 

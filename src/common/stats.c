@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -215,28 +216,48 @@ void stats_progress_resume(void)
 	pthread_mutex_unlock(&progress_lock);
 }
 
+/* Names whose stats these are, in front of every line (a rank of a distributed sort). */
+static char stats_label[32];
+
+void stats_set_label(const char *label)
+{
+	snprintf(stats_label, sizeof stats_label, "%s", label ? label : "");
+}
+
+/* One line "gpusort: stats: [LABEL: ]TEXT" in one write, so that lines of processes
+ * that share stderr do not mix. */
+__attribute__((format(printf, 1, 2))) static void stats_line(const char *format, ...)
+{
+	char text[512];
+	va_list arguments;
+	va_start(arguments, format);
+	vsnprintf(text, sizeof text, format, arguments);
+	va_end(arguments);
+	fprintf(stderr, "gpusort: stats: %s%s%s", stats_label, stats_label[0] ? ": " : "", text);
+}
+
 void stats_print(const struct sort_stats *stats)
 {
 	double total = stats_now() - stats->started;
-	fprintf(stderr, "gpusort: stats: engine %s, opened in %.3f s\n", stats->engine ? stats->engine : "none",
+	stats_line("engine %s, opened in %.3f s\n", stats->engine ? stats->engine : "none",
 		stats->engine_seconds);
 	if (stats->fallback)
-		fprintf(stderr, "gpusort: stats: GPU not used: %s\n", stats->fallback);
-	fprintf(stderr, "gpusort: stats: %-8s %10s %12s %10s\n", "stage", "seconds", "MiB", "MiB/s");
+		stats_line("GPU not used: %s\n", stats->fallback);
+	stats_line("%-8s %10s %12s %10s\n", "stage", "seconds", "MiB", "MiB/s");
 	for (int i = 0; i < STAGE_COUNT; i++) {
 		double mib = (double)stats->bytes[i] / 1048576.0;
 		double rate = stats->seconds[i] > 0 ? mib / stats->seconds[i] : 0;
-		fprintf(stderr, "gpusort: stats: %-8s %10.3f %12.1f %10.1f\n", stage_names[i],
+		stats_line("%-8s %10.3f %12.1f %10.1f\n", stage_names[i],
 			stats->seconds[i], mib, rate);
 	}
-	fprintf(stderr, "gpusort: stats: records %" PRIu64 ", runs %" PRIu64 ", merge passes %" PRIu64
+	stats_line("records %" PRIu64 ", runs %" PRIu64 ", merge passes %" PRIu64
 		", temp %.1f MiB (compression ratio %.2f), temp peak %.1f MiB, total %.3f s\n",
 		stats->records, stats->runs, stats->merge_passes, (double)stats->temp_bytes / 1048576.0,
 		stats->temp_bytes ? (double)stats->temp_raw_bytes / (double)stats->temp_bytes : 0.0,
 		(double)stats->temp_peak_bytes / 1048576.0, total);
 	if (stats->verified)
-		fprintf(stderr, "gpusort: stats: verify %.3f s per thread within the stages above, %" PRIu64
+		stats_line("verify %.3f s per thread within the stages above, %" PRIu64
 			" records in and out matched, output in order\n", stats->verify_seconds, stats->verified_records);
 	else
-		fprintf(stderr, "gpusort: stats: verify off\n");
+		stats_line("verify off\n");
 }

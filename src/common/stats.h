@@ -81,5 +81,8 @@ void stats_progress_resume(void);
 
 /* Writes the table to stderr. */
 void stats_print(const struct sort_stats *stats);
+/* Puts "LABEL: " after "gpusort: stats: " on every line stats_print prints from now on
+ * (NULL or "": nothing). */
+void stats_set_label(const char *label);
 
 #endif

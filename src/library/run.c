@@ -2,6 +2,7 @@
  * status (0 done, 1 disorder, 2 trouble already reported) turned into the API's codes. */
 #include "config.h"
 #include "job_options.h"
+#include "../distributed/distributed_sort.h"
 #include "../pipeline/binary_sort.h"
 #include "../pipeline/text_sort.h"
 #include "../../io/temp_files.h"
@@ -12,8 +13,13 @@ int gpusort_run(const struct gpusort_job *job)
 	int code = job_options_build(job, &built);
 	if (code != GPUSORT_OK)
 		return code;
-	int status = built.options.mode == MODE_BINARY ? binary_sort_run(&built.options)
-						      : text_sort_run(&built.options);
+	int status;
+	/* under mpirun with several ranks, the sort is theirs together */
+	if (distributed_launched())
+		status = distributed_sort_run(&built.options);
+	else
+		status = built.options.mode == MODE_BINARY ? binary_sort_run(&built.options)
+							   : text_sort_run(&built.options);
 	/* whatever a failure left behind; the next job starts with none */
 	temp_files_remove_all();
 	job_options_free(&built);

@@ -206,7 +206,7 @@ int binary_sort_run(const struct options *options)
 		input_list_free(&inputs);
 		return status;
 	}
-	if (record_reader_open(inputs.names, inputs.count, layout.record_size, &reader) < 0)
+	if (record_reader_open(inputs.names, inputs.ranges, inputs.count, layout.record_size, &reader) < 0)
 		goto out;
 	/* Sizes are judged against the input before anything is planned, and no input
 	 * costs nothing whatever the sizes. (-m judges each of its inputs itself.) */

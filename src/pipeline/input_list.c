@@ -18,6 +18,7 @@ int input_list_resolve(const struct options *options, struct input_list *inputs)
 	if (!options->files0_from) {
 		inputs->names = options->input_count ? options->inputs : (const char **)standard_input;
 		inputs->count = options->input_count ? options->input_count : 1;
+		inputs->ranges = options->input_count ? options->input_ranges : NULL;
 		return 0;
 	}
 	const char *list = options->files0_from;

@@ -9,6 +9,7 @@
 struct input_list {
 	const char **names;
 	size_t count;
+	const struct input_range *ranges; /* the part of each to read, or NULL: all */
 	char *storage; /* the --files0-from text the names point into */
 };
 

@@ -62,7 +62,9 @@ static int text_fill(void *context, int b)
 			if (chunks->next_input == chunks->inputs->count)
 				return 0; /* every line is complete: the last input's was given its end */
 			const char *name = chunks->inputs->names[chunks->next_input];
-			int err = input_file_open(name, &chunks->file);
+			const struct input_range *range = chunks->inputs->ranges ? &chunks->inputs->ranges[chunks->next_input] : NULL;
+			int err = range ? input_file_open_range(name, (off_t)range->offset, (off_t)range->length, &chunks->file)
+					: input_file_open(name, &chunks->file);
 			if (err) {
 				report_input_open_error(name, err, false);
 				return err;
@@ -169,7 +171,7 @@ static int64_t inputs_size(const struct input_list *inputs)
 		if (strcmp(inputs->names[i], "-") == 0 || stat(inputs->names[i], &st) != 0 ||
 		    !S_ISREG(st.st_mode))
 			return -1;
-		total += st.st_size;
+		total += inputs->ranges ? (int64_t)inputs->ranges[i].length : st.st_size;
 	}
 	return total;
 }
@@ -229,14 +231,11 @@ out:
 	return status;
 }
 
-/* A random order's salt: --random-source's first bytes, or the kernel's; GNU sort's
- * words when the file fails it. Returns 0 or the exit status 2. */
-static int salt_random_order(const struct options *options, struct text_order *order)
+int text_sort_read_salt(const struct options *options, unsigned char *salt)
 {
-	unsigned char salt[TEXT_RANDOM_SALT_BYTES];
 	bool open_failed;
 	const char *name = options->random_source;
-	int err = random_source_read(name, salt, sizeof salt, &open_failed);
+	int err = random_source_read(name, salt, TEXT_RANDOM_SALT_BYTES, &open_failed);
 	if (err) {
 		char quoted[4096 + 64];
 		if (open_failed)
@@ -249,6 +248,18 @@ static int salt_random_order(const struct options *options, struct text_order *o
 			report("%s: read error: %s", report_locale_quote(name, quoted, sizeof quoted), strerror(-err));
 		return 2;
 	}
+	return 0;
+}
+
+/* A random order's salt: the options' own, or as text_sort_read_salt reads it. Returns
+ * 0 or the exit status 2. */
+static int salt_random_order(const struct options *options, struct text_order *order)
+{
+	unsigned char salt[TEXT_RANDOM_SALT_BYTES];
+	if (options->random_salt)
+		memcpy(salt, options->random_salt, sizeof salt);
+	else if (text_sort_read_salt(options, salt) != 0)
+		return 2;
 	text_order_salt(order, salt);
 	return 0;
 }

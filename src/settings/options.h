@@ -5,12 +5,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "keydef.h"
 #include "../../kernels/sort_engine.h"
 
 enum key_type { KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES };
 
 enum sort_mode { MODE_TEXT, MODE_BINARY };
+
+/* A part of an input: bytes [offset, offset + length) (the distributed sort's share). */
+struct input_range {
+	uint64_t offset, length;
+};
 
 /* One field of a binary key: a typed key at an offset of the record, ascending or
  * descending. A sort's key is a list of them, most significant first (database ORDER
@@ -40,6 +46,9 @@ struct options {
 	bool stable;             /* -s */
 	const char *files0_from;
 	const char *random_source; /* --random-source: the salt of -R; NULL: getrandom() */
+	/* -R's salt itself (TEXT_RANDOM_SALT_BYTES bytes), over random_source: the ranks of
+	 * a distributed sort share rank 0's; NULL: read it as random_source says */
+	const unsigned char *random_salt;
 
 	/* common */
 	bool reverse;            /* -r (global) */
@@ -63,6 +72,9 @@ struct options {
 
 	const char **inputs;     /* in order; none means stdin ("-") */
 	size_t input_count;
+	/* NULL: every input whole; else the part of inputs[i] to read, for each i (set
+	 * by the distributed sort for a rank's share, never with files0_from) */
+	const struct input_range *input_ranges;
 };
 
 /* The key type's size (4 or 8; 0 for bytes) and its --type name. */

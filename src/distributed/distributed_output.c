@@ -1,0 +1,176 @@
+/* The one output of a distributed sort (see distributed_output.h). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "distributed_output.h"
+#include "../common/report.h"
+#include "../pipeline/output_check.h"
+#include "../../io/fault_inject.h"
+#include "../../io/output_file.h"
+
+int distributed_output_open(const struct cluster *cluster, const struct options *options,
+			    struct distributed_output *output)
+{
+	char twin[PATH_MAX] = "";
+	memset(output, 0, sizeof *output);
+	output->fd = -1;
+	output->name = report_output_name(options->output_to_fd ? NULL : options->output);
+	int error = 0;
+	if (cluster->rank == 0) {
+		error = output_open(options, &output->file); /* reports */
+		const char *path = error ? NULL : output_file_temp_path(output->file);
+		if (path && strlen(path) < sizeof twin)
+			snprintf(twin, sizeof twin, "%s", path);
+	}
+	if ((error = cluster_agree(cluster, error)) != 0)
+		return error;
+	cluster_broadcast(cluster, twin, sizeof twin, 0);
+	/* a twin the other ranks cannot open (another machine's -T directory) sends the
+	 * ranges through rank 0 instead */
+	if (twin[0])
+		output->fd = open(twin, O_WRONLY | O_CLOEXEC);
+	output->positional = cluster_agree(cluster, twin[0] && output->fd >= 0 ? 0 : -ENOENT) == 0;
+	if (!output->positional && output->fd >= 0) {
+		close(output->fd);
+		output->fd = -1;
+	}
+	return 0;
+}
+
+int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset)
+{
+	return write_whole_at(output->fd, bytes, length, offset, "output_write");
+}
+
+int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset, const char *fault_op)
+{
+	const unsigned char *from = bytes;
+	while (length) {
+		int fault = fault_inject(fault_op);
+		if (fault < 0)
+			return fault;
+		size_t want = fault == FAULT_SHORT && length > 1 ? length / 2 : length;
+		ssize_t wrote = pwrite(fd, from, want, (off_t)offset);
+		if (wrote < 0 && errno == EINTR)
+			continue;
+		if (wrote <= 0)
+			return wrote < 0 ? -errno : -EIO;
+		from += wrote;
+		offset += (uint64_t)wrote;
+		length -= (size_t)wrote;
+	}
+	return 0;
+}
+
+static int read_at(int fd, unsigned char *buffer, size_t length, uint64_t offset)
+{
+	while (length) {
+		ssize_t got = pread(fd, buffer, length, (off_t)offset);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		buffer += got;
+		offset += (uint64_t)got;
+		length -= (size_t)got;
+	}
+	return 0;
+}
+
+/* Positional: the piece copied into the twin at offset. */
+static int put_at(struct distributed_output *output, int piece_fd, const char *piece_name, uint64_t bytes,
+		  uint64_t offset, unsigned char *buffer, size_t chunk)
+{
+	for (uint64_t done = 0; done < bytes;) {
+		size_t length = bytes - done < chunk ? (size_t)(bytes - done) : chunk;
+		int error = read_at(piece_fd, buffer, length, done);
+		if (error) {
+			report_file_error(piece_name, error);
+			return error;
+		}
+		if ((error = distributed_output_write_at(output, buffer, length, offset + done)) != 0) {
+			report_file_error(output->name, error);
+			return error;
+		}
+		done += length;
+	}
+	return 0;
+}
+
+/* Through rank 0: every rank's size, then its bytes in chunks, rank after rank. What a
+ * rank cannot read it still sends (whatever the buffer holds) and what rank 0 cannot
+ * write it still receives, so that no rank waits forever; the error decides later. */
+static int put_through_root(const struct cluster *cluster, struct distributed_output *output, int piece_fd,
+			    const char *piece_name, uint64_t bytes, unsigned char *buffer, size_t chunk)
+{
+	int error = 0;
+	if (cluster->rank != 0) {
+		cluster_send(cluster, &bytes, sizeof bytes, 0);
+		for (uint64_t done = 0; done < bytes;) {
+			size_t length = bytes - done < chunk ? (size_t)(bytes - done) : chunk;
+			if (!error && (error = read_at(piece_fd, buffer, length, done)) != 0)
+				report_file_error(piece_name, error);
+			cluster_send(cluster, buffer, length, 0);
+			done += length;
+		}
+		return error;
+	}
+	for (int r = 0; r < cluster->size; r++) {
+		uint64_t incoming = bytes;
+		if (r > 0)
+			cluster_receive(cluster, &incoming, sizeof incoming, r);
+		for (uint64_t done = 0; done < incoming;) {
+			size_t length = incoming - done < chunk ? (size_t)(incoming - done) : chunk;
+			if (r == 0) {
+				if (!error && (error = read_at(piece_fd, buffer, length, done)) != 0)
+					report_file_error(piece_name, error);
+			} else {
+				cluster_receive(cluster, buffer, length, r);
+			}
+			if (!error && (error = output_file_write(output->file, buffer, length)) != 0)
+				report_file_error(output->name, error);
+			done += length;
+		}
+	}
+	return error;
+}
+
+int distributed_output_put(const struct cluster *cluster, struct distributed_output *output, int piece_fd,
+			   const char *piece_name, uint64_t bytes, uint64_t offset, size_t chunk)
+{
+	unsigned char *buffer = malloc(chunk);
+	int error = cluster_agree(cluster, buffer ? 0 : -ENOMEM);
+	if (!error)
+		error = output->positional ? put_at(output, piece_fd, piece_name, bytes, offset, buffer, chunk)
+					   : put_through_root(cluster, output, piece_fd, piece_name, bytes, buffer, chunk);
+	else if (!buffer)
+		report("%s", strerror(ENOMEM));
+	free(buffer);
+	return error;
+}
+
+int distributed_output_finish(const struct cluster *cluster, struct distributed_output *output, int error)
+{
+	if (output->fd >= 0 && close(output->fd) != 0 && !error) {
+		error = -errno;
+		report_file_error(output->name, error);
+	}
+	output->fd = -1;
+	error = cluster_agree(cluster, error);
+	int committed = error;
+	if (cluster->rank == 0 && output->file) {
+		if (error) {
+			output_file_abort(output->file);
+		} else if ((committed = output_file_commit(output->file)) != 0) {
+			report_file_error(output->name, committed);
+		}
+		output->file = NULL;
+	}
+	cluster_broadcast(cluster, &committed, sizeof committed, 0);
+	return committed;
+}

@@ -1,0 +1,48 @@
+/* The one output of a distributed sort. Rank 0 opens it as a single process would (-o's
+ * temp twin, or standard output); when the twin is a file every rank can open, each
+ * rank writes its key range into it at its offset, else the ranges travel to rank 0 in
+ * rank order and it writes them (standard output, a pipe, a twin the others cannot
+ * reach). The twin is put in place by rank 0 only when every rank succeeded; otherwise
+ * it is removed and the old output stays as it was. */
+#ifndef GPUSORT_DISTRIBUTED_OUTPUT_H
+#define GPUSORT_DISTRIBUTED_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cluster.h"
+#include "../settings/options.h"
+
+struct output_file;
+
+struct distributed_output {
+	struct output_file *file; /* rank 0's */
+	int fd;                   /* this rank's descriptor of the twin, or -1 */
+	bool positional;          /* every rank writes at its offset */
+	const char *name;         /* for messages */
+};
+
+/* Opens the output on rank 0 and the twin on every rank; returns the agreed error
+ * (reported by the rank that met it). */
+int distributed_output_open(const struct cluster *cluster, const struct options *options,
+			    struct distributed_output *output);
+
+/* Positional: length bytes at offset of the output (faults injected as output_write);
+ * returns 0 or a negative errno for the caller to report. */
+int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset);
+
+/* length bytes to fd at offset, whole (faults injected as fault_op); returns 0 or a
+ * negative errno. */
+int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset, const char *fault_op);
+
+/* Puts this rank's range, the first bytes of piece_fd, in place: at offset when
+ * positional, else through rank 0 (collective then, in rank order, in pieces of chunk
+ * bytes). A failing rank goes on taking part. Returns 0 or the error, reported. */
+int distributed_output_put(const struct cluster *cluster, struct distributed_output *output, int piece_fd,
+			   const char *piece_name, uint64_t bytes, uint64_t offset, size_t chunk);
+
+/* Agrees on error: commits the output on rank 0 when every rank's is 0, else removes it.
+ * Returns the agreed result (a failed commit reported by rank 0). */
+int distributed_output_finish(const struct cluster *cluster, struct distributed_output *output, int error);
+
+#endif

@@ -1,0 +1,146 @@
+/* The all-to-all exchange of key ranges (see exchange.h). */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "exchange.h"
+#include "../common/report.h"
+#include "../../io/fault_inject.h"
+#include "../../io/temp_files.h"
+
+static double seconds_now(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)now.tv_sec + now.tv_nsec / 1e9;
+}
+
+/* Appends length bytes to a received file (faults injected as temp_write). */
+static int append(int fd, const unsigned char *bytes, size_t length)
+{
+	while (length) {
+		int fault = fault_inject("temp_write");
+		if (fault < 0)
+			return fault;
+		size_t want = fault == FAULT_SHORT && length > 1 ? length / 2 : length;
+		ssize_t wrote = write(fd, bytes, want);
+		if (wrote < 0 && errno == EINTR)
+			continue;
+		if (wrote <= 0)
+			return wrote < 0 ? -errno : -EIO;
+		bytes += wrote;
+		length -= (size_t)wrote;
+	}
+	return 0;
+}
+
+static size_t smaller(uint64_t a, size_t b)
+{
+	return a < b ? (size_t)a : b;
+}
+
+int exchange_run(const struct cluster *cluster, const struct local_run *run, const uint64_t *cuts, size_t batch,
+		 struct exchange *exchange)
+{
+	int size = cluster->size, me = cluster->rank, error = 0;
+	double started = seconds_now();
+	memset(exchange, 0, sizeof *exchange);
+	uint64_t *lengths = calloc(size, sizeof *lengths), *sent = calloc(size, sizeof *sent),
+		 *got = calloc(size, sizeof *got);
+	size_t *numbers = calloc(4 * (size_t)size, sizeof *numbers);
+	int *fds = malloc(size * sizeof *fds);
+	exchange->paths = calloc(size, sizeof *exchange->paths);
+	exchange->received = calloc(size, sizeof *exchange->received);
+	unsigned char *send = malloc((size_t)size * batch), *recv = malloc((size_t)size * batch);
+	bool ready = lengths && sent && got && numbers && fds && exchange->paths && exchange->received && send && recv;
+	if (!ready)
+		report("%s", strerror(ENOMEM));
+	/* a rank without its buffers cannot take part: then none does */
+	if ((error = cluster_agree(cluster, ready ? 0 : -ENOMEM)) != 0)
+		goto out;
+	for (int r = 0; r < size; r++) {
+		lengths[r] = cuts[r + 1] - cuts[r];
+		fds[r] = -1;
+	}
+	if ((error = cluster_alltoall(cluster, lengths, exchange->received)) != 0)
+		goto out;
+	for (int s = 0; s < size && !error; s++) {
+		if (s == me || exchange->received[s] == 0)
+			continue;
+		fds[s] = temp_file_create(exchange->paths[s], sizeof exchange->paths[s]);
+		if (fds[s] < 0) {
+			error = fds[s];
+			report_temp_create_error(exchange->paths[s], error);
+			exchange->paths[s][0] = '\0';
+		}
+	}
+	/* the rounds: as many as the longest range between two ranks needs */
+	uint64_t longest = 0;
+	for (int r = 0; r < size; r++)
+		if (r != me) {
+			if (lengths[r] > longest)
+				longest = lengths[r];
+			if (exchange->received[r] > longest)
+				longest = exchange->received[r];
+		}
+	exchange->rounds = cluster_max(cluster, (longest + batch - 1) / batch);
+	size_t *send_counts = numbers, *send_offsets = numbers + size, *recv_counts = numbers + 2 * size,
+	       *recv_offsets = numbers + 3 * size;
+	for (uint64_t round = 0; round < exchange->rounds; round++) {
+		for (int r = 0; r < size; r++) {
+			send_offsets[r] = recv_offsets[r] = (size_t)r * batch;
+			send_counts[r] = r == me ? 0 : smaller(lengths[r] - sent[r], batch);
+			recv_counts[r] = r == me ? 0 : smaller(exchange->received[r] - got[r], batch);
+			/* after a failure the counts still go out, with whatever the buffer holds */
+			if (send_counts[r] && !error) {
+				error = local_run_read(run, send + send_offsets[r], send_counts[r], cuts[r] + sent[r]);
+				if (error)
+					report("%s: %s", run->path, strerror(-error));
+			}
+			sent[r] += send_counts[r];
+		}
+		int failed = cluster_alltoall_bytes(cluster, send, send_counts, send_offsets, recv, recv_counts,
+						    recv_offsets);
+		if (failed && !error)
+			error = failed;
+		for (int s = 0; s < size; s++) {
+			if (recv_counts[s] && !error) {
+				error = append(fds[s], recv + recv_offsets[s], recv_counts[s]);
+				if (error)
+					report_file_error(exchange->paths[s], error);
+			}
+			got[s] += recv_counts[s];
+			exchange->received_bytes += recv_counts[s];
+			exchange->sent_bytes += send_counts[s];
+		}
+	}
+out:
+	if (fds)
+		for (int s = 0; s < size; s++)
+			if (fds[s] >= 0)
+				close(fds[s]);
+	if (exchange->received)
+		exchange->received[me] = lengths ? lengths[me] : 0;
+	free(lengths);
+	free(sent);
+	free(got);
+	free(numbers);
+	free(fds);
+	free(send);
+	free(recv);
+	exchange->seconds = seconds_now() - started;
+	return error;
+}
+
+void exchange_free(const struct cluster *cluster, struct exchange *exchange)
+{
+	if (exchange->paths)
+		for (int s = 0; s < cluster->size; s++)
+			if (exchange->paths[s][0])
+				temp_file_remove(exchange->paths[s]);
+	free(exchange->paths);
+	free(exchange->received);
+	memset(exchange, 0, sizeof *exchange);
+}

@@ -1,0 +1,283 @@
+/* The merge of a rank's key range (see rank_merge.h). */
+#include "config.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "local_run.h"
+#include "rank_merge.h"
+#include "splitters.h"
+#include "../common/report.h"
+#include "../common/verify.h"
+#include "../pipeline/merge.h"
+#include "../pipeline/record_stream.h"
+#include "../../io/input_file.h"
+
+/* The merge's output blocks. */
+#define MERGE_BLOCK ((size_t)4 << 20)
+/* Parts below this many bytes each are not worth a thread (starting one and cutting
+ * the inputs for it take some microseconds). */
+#define PART_MIN ((uint64_t)64 << 10)
+
+struct range_source {
+	struct record_stream stream;
+	const char *name;
+	bool open;
+};
+
+static int range_next(void *context, const unsigned char **bytes, size_t *len)
+{
+	struct range_source *source = context;
+	const char *block;
+	int got = record_stream_block(&source->stream, &block, len);
+	if (got < 0) {
+		int error = got == RECORD_STREAM_PARTIAL ? -EIO : got;
+		report_file_error(source->name, error);
+		return error;
+	}
+	if (got == 0)
+		*len = 0;
+	else
+		*bytes = (const unsigned char *)block;
+	return 0;
+}
+
+static int range_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count)
+{
+	(void)count;
+	struct range_sink *sink = context;
+	int error = sink->output ? distributed_output_write_at(sink->output, records, bytes, sink->offset + sink->written)
+				 : write_whole_at(sink->fd, records, bytes, sink->offset + sink->written, "temp_write");
+	if (error) {
+		report_file_error(sink->name, error);
+		return error;
+	}
+	sink->written += bytes;
+	if (sink->ends)
+		range_ends_note(sink->ends, sink->order, records, bytes);
+	return 0;
+}
+
+/* One loser tree over the inputs, on this thread. */
+static int merge_in_one(const struct record_order *order, const struct merge_input *inputs, size_t count,
+			size_t block, struct sort_verify *verify, struct range_sink *sink)
+{
+	struct range_source *ranges = calloc(count ? count : 1, sizeof *ranges);
+	struct merge_source *sources = calloc(count ? count : 1, sizeof *sources);
+	size_t used = 0;
+	int error = 0;
+	if (!ranges || !sources) {
+		error = -ENOMEM;
+		report("%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (size_t i = 0; i < count && !error; i++) {
+		if (inputs[i].length == 0)
+			continue;
+		struct range_source *source = &ranges[used];
+		struct input_file *file;
+		source->name = inputs[i].path;
+		error = input_file_open_range(source->name, (off_t)inputs[i].base, (off_t)inputs[i].length, &file);
+		if (!error && (error = record_stream_init(&source->stream, file, order->record_size, order->eol)) != 0)
+			input_file_close(file);
+		if (error) {
+			report_file_error(source->name, error);
+			break;
+		}
+		source->open = true;
+		record_stream_set_block(&source->stream, block);
+		sources[used] = (struct merge_source){range_next, source};
+		used++;
+	}
+	if (!error && used)
+		error = merge_records(order, verify, sources, used, true, MERGE_BLOCK, range_sink_write, sink, NULL);
+out:
+	for (size_t i = 0; ranges && i < count; i++)
+		if (ranges[i].open)
+			record_stream_close(&ranges[i].stream);
+	free(ranges);
+	free(sources);
+	return error;
+}
+
+/* A part of the range, merged on a thread of its own. */
+struct merge_part {
+	const struct record_order *order;
+	struct merge_input *inputs;
+	size_t count, block;
+	struct sort_verify *verify;
+	struct range_sink sink;
+	struct range_ends ends;
+	int error;
+};
+
+static void *merge_part_main(void *context)
+{
+	struct merge_part *part = context;
+	part->error = merge_in_one(part->order, part->inputs, part->count, part->block, part->verify, &part->sink);
+	return NULL;
+}
+
+/* cuts[i * (parts + 1) + t]: where input i is cut before part t, from the largest
+ * input's equidistant records (ties: input, then position, as the merge orders them). */
+static int cut_parts(const struct record_order *order, const struct merge_input *inputs, size_t count, unsigned parts,
+		     uint64_t *cuts)
+{
+	struct local_run *runs = calloc(count, sizeof *runs);
+	unsigned char *splitter = NULL;
+	size_t largest = 0;
+	int error = runs ? 0 : -ENOMEM;
+	for (size_t i = 0; i < count; i++) {
+		if (runs)
+			runs[i].fd = -1;
+		if (inputs[i].length > inputs[largest].length)
+			largest = i;
+	}
+	/* (an empty input has no file: it stays cut at 0 throughout) */
+	for (size_t i = 0; i < count && !error; i++)
+		if (inputs[i].length &&
+		    (error = local_run_open_range(&runs[i], inputs[i].path, inputs[i].base, inputs[i].length, order)) != 0)
+			report_file_error(inputs[i].path, error);
+	for (size_t i = 0; i < count && !error; i++) {
+		cuts[i * (parts + 1)] = 0;
+		cuts[i * (parts + 1) + parts] = inputs[i].length;
+	}
+	for (unsigned t = 1; t < parts && !error; t++) {
+		struct local_run *from = &runs[largest];
+		uint64_t at = from->size / parts * t, start, next;
+		const unsigned char *record;
+		size_t len;
+		if ((error = local_run_next_start(from, at, &start)) != 0 ||
+		    (start < from->size && (error = local_run_record(from, start, &record, &len, &next)) != 0)) {
+			report_file_error(from->path, error);
+			break;
+		}
+		if (start < from->size) {
+			/* the splitter's bytes, apart from the buffer the searches reuse */
+			unsigned char *copy = realloc(splitter, len ? len : 1);
+			if (!copy) {
+				error = -ENOMEM;
+				report("%s", strerror(ENOMEM));
+				break;
+			}
+			splitter = copy;
+			memcpy(splitter, record, len);
+		}
+		struct sample sample = {splitter, len, largest, start};
+		for (size_t i = 0; i < count && !error; i++) {
+			uint64_t *cut = &cuts[i * (parts + 1) + t];
+			if (start >= from->size || inputs[i].length == 0)
+				*cut = inputs[i].length;
+			else if ((error = splitters_cut(&runs[i], false, (int)i, &sample, cut)) != 0)
+				report_file_error(inputs[i].path, error);
+		}
+	}
+	for (size_t i = 0; i < count && !error; i++)
+		for (unsigned t = 1; t <= parts; t++)
+			if (cuts[i * (parts + 1) + t] < cuts[i * (parts + 1) + t - 1])
+				cuts[i * (parts + 1) + t] = cuts[i * (parts + 1) + t - 1];
+	for (size_t i = 0; runs && i < count; i++)
+		local_run_close(&runs[i]);
+	free(runs);
+	free(splitter);
+	return error;
+}
+
+/* The parts' first and last records into the range's, and the order across parts. */
+static void parts_join_ends(const struct record_order *order, struct merge_part *parts, unsigned n,
+			    struct sort_verify *verify, struct range_ends *all)
+{
+	struct range_ends *before = NULL;
+	for (unsigned t = 0; t < n; t++) {
+		struct range_ends *ends = &parts[t].ends;
+		if (ends->error && all)
+			all->error = ends->error;
+		if (!ends->have)
+			continue;
+		if (before && verify && verify->enabled &&
+		    record_compare(order, before->last, before->last_len, ends->first, ends->first_len) > 0) {
+			struct fingerprint none = {0, 0};
+			sort_verify_output(verify, &none, 1);
+		}
+		before = ends;
+	}
+	if (!all)
+		return;
+	for (unsigned t = 0; t < n; t++) {
+		struct range_ends *ends = &parts[t].ends;
+		if (!ends->have)
+			continue;
+		if (!all->have) {
+			all->first = ends->first;
+			all->first_len = ends->first_len;
+			ends->first = NULL;
+			all->have = true;
+		}
+		free(all->last);
+		all->last = ends->last;
+		all->last_len = ends->last_len;
+		all->last_capacity = ends->last_capacity;
+		ends->last = NULL;
+	}
+}
+
+int rank_merge(const struct record_order *order, const struct merge_input *inputs, size_t count, unsigned threads,
+	       size_t block, struct sort_verify *verify, struct range_sink *sink)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < count; i++)
+		total += inputs[i].length;
+	unsigned parts = threads;
+	if (total / PART_MIN < parts)
+		parts = (unsigned)(total / PART_MIN);
+	if (!sink->output || order->unique || parts < 2)
+		return merge_in_one(order, inputs, count, block, verify, sink);
+
+	uint64_t *cuts = calloc(count * (parts + 1), sizeof *cuts);
+	struct merge_part *part = calloc(parts, sizeof *part);
+	struct merge_input *pieces = calloc(count * parts, sizeof *pieces);
+	pthread_t *thread = calloc(parts, sizeof *thread);
+	bool *started = calloc(parts, sizeof *started);
+	int error = cuts && part && pieces && thread && started ? 0 : -ENOMEM;
+	if (error)
+		report("%s", strerror(ENOMEM));
+	else
+		error = cut_parts(order, inputs, count, parts, cuts);
+	uint64_t offset = 0;
+	for (unsigned t = 0; t < parts && !error; t++) {
+		part[t] = (struct merge_part){order, pieces + (size_t)t * count, count, block, verify, *sink, {0}, 0};
+		part[t].sink.offset = sink->offset + offset;
+		part[t].sink.written = 0;
+		part[t].sink.ends = sink->ends ? &part[t].ends : NULL;
+		for (size_t i = 0; i < count; i++) {
+			uint64_t from = cuts[i * (parts + 1) + t], to = cuts[i * (parts + 1) + t + 1];
+			part[t].inputs[i] = (struct merge_input){inputs[i].path, inputs[i].base + from, to - from};
+			offset += to - from;
+		}
+	}
+	/* the last part on this thread, the others on theirs (or here, if none starts) */
+	if (!error) {
+		for (unsigned t = 0; t + 1 < parts; t++)
+			started[t] = pthread_create(&thread[t], NULL, merge_part_main, &part[t]) == 0;
+		for (unsigned t = 0; t < parts; t++)
+			if (t + 1 == parts || !started[t])
+				merge_part_main(&part[t]);
+		for (unsigned t = 0; t < parts; t++) {
+			if (started[t])
+				pthread_join(thread[t], NULL);
+			sink->written += part[t].sink.written;
+			if (part[t].error && !error)
+				error = part[t].error;
+		}
+	}
+	if (part && !error)
+		parts_join_ends(order, part, parts, verify, sink->ends);
+	for (unsigned t = 0; part && t < parts; t++)
+		range_ends_free(&part[t].ends);
+	free(cuts);
+	free(part);
+	free(pieces);
+	free(thread);
+	free(started);
+	return error;
+}

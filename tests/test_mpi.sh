@@ -1,0 +1,241 @@
+#!/bin/sh
+# The distributed sort (src/distributed/): mpirun --oversubscribe -np 1..4 gpusort
+# writes, byte for byte, what one gpusort process writes, for binary keys of each type,
+# 100-byte records, composite keys and text with -k/-n/-u/-r/-s/-z, all eight key
+# distributions (all-equal and few-unique among them), an empty input, fewer records
+# than ranks, standard input and output, and a -S that makes every rank spill; -c, -C
+# and -m on rank 0; and a failure on one rank (the fault hooks, io/fault_inject.h) or a
+# rank killed: every rank ends, exit 2 with one message, the old output untouched and
+# no temp file left. Skips when gpusort was built without MPI or mpirun is missing.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+if [ "${GPUSORT_MPI:-no}" != yes ]; then
+	echo "1..0 # SKIP gpusort was built without MPI (configure --with-mpi)"
+	exit 0
+fi
+if ! command -v mpirun >/dev/null 2>&1; then
+	echo "1..0 # SKIP mpirun not found (Debian: openmpi-bin)"
+	exit 0
+fi
+# Open MPI refuses root unless told; the shared-memory transport's single-copy mode
+# needs ptrace rights that containers often lack.
+if [ "$(id -u)" = 0 ]; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# more ranks than cores: a rank waiting in MPI gives its core up instead of spinning
+export OMPI_MCA_mpi_yield_when_idle=1
+# Under --enable-sanitizers: Open MPI leaves its allocations to the exit, which
+# LeakSanitizer would count against every rank; the other findings still fail.
+if [ -n "${GPUSORT_SANITIZED:-}" ]; then
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+fi
+TMP=$WORK/tmp
+mkdir -p "$TMP"
+
+# mpi N ARGS...: gpusort on N ranks (temp files in $TMP).
+mpi() {
+	n=$1
+	shift
+	timeout 120 mpirun --oversubscribe -np "$n" "$GPUSORT" -T "$TMP" "$@"
+}
+
+# same N DESCRIPTION ARGS...: N ranks write what one process writes (file output), with
+# the same exit status, and leave no temp file.
+same() {
+	n=$1 desc=$2
+	shift 2
+	"$GPUSORT" "$@" -o "$WORK/one" 2>"$WORK/one.err"
+	one=$?
+	mpi "$n" "$@" -o "$WORK/many" 2>"$WORK/many.err"
+	many=$?
+	[ $one -eq 0 ] && [ $many -eq 0 ] && cmp -s "$WORK/one" "$WORK/many" && [ -z "$(ls "$TMP")" ]
+	status=$?
+	tap_result $status "$desc, $n ranks"
+	if [ $status -ne 0 ]; then
+		echo "# exit $one and $many; $(cmp "$WORK/one" "$WORK/many" 2>&1 | head -n 1); temp: $(ls "$TMP" | head -n 3)"
+		sed 's/^/#   /' "$WORK/many.err" | head -5
+	fi
+	rm -f "$WORK/one" "$WORK/many" "$TMP"/*
+}
+
+# Binary keys: every distribution, ranks 1 to 4 in turn.
+n=1
+for dist in uniform normal poisson bucket sorted reverse all-equal few-unique; do
+	keygen --type=u64 --count=30000 --dist=$dist --seed=3 -o "$WORK/keys.$dist"
+	same $n "u64 keys, $dist" --type=u64 "$WORK/keys.$dist"
+	n=$((n % 4 + 1))
+done
+keygen --type=u32 --count=20000 --dist=few-unique --seed=5 -o "$WORK/u32"
+same 3 "u32 keys, -u across ranks" --type=u32 -u "$WORK/u32"
+keygen --type=f64 --count=20000 --dist=normal --seed=6 -o "$WORK/f64"
+same 4 "f64 keys, -r" --type=f64 -r "$WORK/f64"
+keygen --type=i64 --count=20000 --dist=all-equal --seed=6 -o "$WORK/i64"
+same 2 "i64 keys all equal, -u" --type=i64 -u "$WORK/i64"
+# 100-byte records with 10-byte keys (gensort's shape); duplicates keep input order
+keygen --type=bytes --key-size=10 --record-size=100 --count=20000 --dist=few-unique --seed=8 \
+	-o "$WORK/records"
+same 3 "100-byte records, 10-byte keys (stable)" --record-size=100 --key-size=10 "$WORK/records"
+same 4 "100-byte records, -r -u" --record-size=100 --key-size=10 -r -u "$WORK/records"
+# every rank's share (1.5 MB) over -S (raised to its 1 MiB floor): each spills runs and
+# merges them, as its --stats shows
+keygen --type=bytes --key-size=10 --record-size=100 --count=60000 --dist=few-unique --seed=10 \
+	-o "$WORK/records6m"
+same 4 "100-byte records, -S 1M: every rank spills" --record-size=100 --key-size=10 -S 1M "$WORK/records6m"
+mpi 4 --stats --record-size=100 --key-size=10 -S 1M "$WORK/records6m" -o "$WORK/many" 2>"$WORK/stderr"
+[ "$(grep -c '^gpusort: stats: rank [0-3]: records [0-9]*, runs [1-9]' "$WORK/stderr")" -eq 4 ]
+tap_result $? "-S 1M: each of the 4 ranks' --stats shows spilled runs"
+rm -f "$TMP"/*
+# a rank's merge in parts on several threads (--parallel), ties across the parts
+same 2 "100-byte records, the merge in 3 parts per rank" --parallel=3 --record-size=100 --key-size=10 "$WORK/records"
+keygen --type=u64 --count=100000 --dist=all-equal --seed=3 -o "$WORK/equal"
+same 3 "u64 all equal, the merge in 4 parts per rank" --parallel=4 --type=u64 "$WORK/equal"
+# composite keys (database ORDER BY), over the records' position bytes too
+keygen --type=u32 --count=20000 --dist=few-unique --record-size=48 --seed=9 -o "$WORK/wide"
+same 2 "composite key u32, f64 desc, bytes" --record-size=48 --key-field=u32:0 --key-field=i64:8:desc \
+	--key-field=bytes:16:10 "$WORK/wide"
+# several inputs, cut across their boundaries
+head -c 80000 "$WORK/keys.uniform" >"$WORK/part1"
+same 3 "two inputs" --type=u64 "$WORK/part1" "$WORK/keys.normal"
+
+# Text lines.
+# words of 0 to 3 letters of abc, a tab, a number below 1000: many equal keys and lines
+"$TESTS_BUILDDIR/textgen" 20000 11 3 1000 3 >"$WORK/text"
+[ "$(wc -l <"$WORK/text")" -eq 20000 ]
+tap_result $? "the text input has its 20000 lines"
+same 2 "text" "$WORK/text"
+same 3 "text -k2n" -k2n "$WORK/text"
+same 4 "text -k1,1 -u: duplicates across ranks" -k1,1 -u "$WORK/text"
+same 3 "text -k1,1 -s -r: stable" -k1,1 -s -r "$WORK/text"
+same 4 "text -t TAB -k2,2n -k1,1r" -t "$(printf '\t')" -k2,2n -k1,1r "$WORK/text"
+"$TESTS_BUILDDIR/textgen" 100000 14 3 1000 3 >"$WORK/text5"
+same 2 "text, -S 64K: every rank spills" -S 64K "$WORK/text5"
+mpi 2 --stats -S 64K "$WORK/text5" -o "$WORK/many" 2>"$WORK/stderr"
+[ "$(grep -c '^gpusort: stats: rank [01]: records [0-9]*, runs [1-9]' "$WORK/stderr")" -eq 2 ]
+tap_result $? "text, -S 64K: each of the 2 ranks' --stats shows spilled runs"
+rm -f "$TMP"/*
+"$TESTS_BUILDDIR/textgen" 60000 13 3 1000 3 >"$WORK/text3"
+same 2 "text -k1,1 -s, the merge in 3 parts per rank" --parallel=3 -k1,1 -s "$WORK/text3"
+tr '\n' '\0' <"$WORK/text" >"$WORK/text0"
+same 3 "text -z" -z "$WORK/text0"
+printf 'no terminator' >"$WORK/unterminated"
+same 4 "an input whose last line has no terminator" "$WORK/text" "$WORK/unterminated"
+
+# -R: with --random-source every rank has the salt one process has; without, rank 0's
+# (a sort whose ranks disagreed would fail its self-check): equal keys together, the
+# lines a permutation of the input's.
+same 3 "text -R --random-source" -R --random-source="$WORK/keys.uniform" "$WORK/text"
+same 4 "text -k1,1R -k2n --random-source" -k1,1R -k2n --random-source="$WORK/keys.normal" "$WORK/text"
+mpi 3 -t "$(printf '\t')" -R -k1,1 "$WORK/text" -o "$WORK/many" 2>"$WORK/many.err"
+status=$?
+sort "$WORK/text" >"$WORK/one"
+sort "$WORK/many" | cmp -s "$WORK/one" -
+permutation=$?
+runs=$(cut -f1 "$WORK/many" | uniq | sort | uniq -d | wc -l)
+[ $status -eq 0 ] && [ $permutation -eq 0 ] && [ "$runs" -eq 0 ]
+tap_result $? "text -t TAB -R -k1,1 with the kernel's salt, 3 ranks: a permutation, each key's lines together"
+rm -f "$TMP"/*
+# --debug annotates the output's lines (to standard output only): rank 0 alone, its notes
+# said once
+"$GPUSORT" --debug -k2n "$WORK/text" >"$WORK/one" 2>"$WORK/one.err"
+mpi 2 --debug -k2n "$WORK/text" >"$WORK/many" 2>"$WORK/many.err"
+cmp -s "$WORK/one" "$WORK/many" && cmp -s "$WORK/one.err" "$WORK/many.err"
+tap_result $? "text --debug -k2n, 2 ranks: rank 0's output and notes, once"
+
+# Edges: nothing, fewer records than ranks, one line.
+: >"$WORK/empty"
+same 3 "an empty input" --type=u64 "$WORK/empty"
+same 2 "empty text" "$WORK/empty"
+keygen --type=u64 --count=2 --seed=4 -o "$WORK/two"
+same 4 "two records, four ranks" --type=u64 "$WORK/two"
+printf 'one line\n' >"$WORK/line"
+same 3 "one line, three ranks" "$WORK/line"
+
+# Standard input (rank 0 reads it) and standard output (through rank 0).
+"$GPUSORT" -k2n "$WORK/text" >"$WORK/one"
+mpi 3 -k2n <"$WORK/text" >"$WORK/many" 2>"$WORK/many.err"
+cmp -s "$WORK/one" "$WORK/many"
+tap_result $? "standard input to standard output, 3 ranks"
+
+# -c, -C and -m: rank 0 alone, one message, the same status on every rank.
+"$GPUSORT" "$WORK/text" -o "$WORK/sorted"
+expect_status 0 "-c on sorted text, 3 ranks" mpi 3 -c "$WORK/sorted"
+expect_status 1 "-c on unsorted text, 3 ranks" mpi 3 -c "$WORK/text"
+[ "$(grep -c 'disorder' "$WORK/stderr")" -eq 1 ]
+tap_result $? "-c says disorder once"
+expect_status 1 "-C on unsorted text, 2 ranks" mpi 2 -C "$WORK/text"
+"$GPUSORT" "$WORK/unterminated" -o "$WORK/sorted2"
+"$GPUSORT" -m "$WORK/sorted" "$WORK/sorted2" >"$WORK/one"
+mpi 2 -m "$WORK/sorted" "$WORK/sorted2" >"$WORK/many" 2>/dev/null
+cmp -s "$WORK/one" "$WORK/many"
+tap_result $? "-m, 2 ranks"
+
+# --stats: a line per rank and the totals.
+mpi 3 --stats -k2n "$WORK/text" -o "$WORK/many" 2>"$WORK/stderr"
+[ "$(grep -c '^gpusort: stats: [0-2] ' "$WORK/stderr")" -eq 3 ] && grep -q '^gpusort: stats: total ' "$WORK/stderr" &&
+	grep -q 'bytes exchanged [0-9]* in [0-9]* rounds.*imbalance' "$WORK/stderr"
+tap_result $? "--stats prints each rank, the totals, bytes exchanged and the imbalance"
+
+# Faults on one rank: every rank ends with exit 2 (mpirun passes on the first nonzero
+# status, and every rank's is 2), one message, the old output as it
+# was, no temp file (GPUSORT_FAULT set in rank 1's or 2's environment alone).
+# fault RANK SPEC N DESCRIPTION ARGS...
+fault() {
+	rank=$1 spec=$2 n=$3 desc=$4
+	shift 4
+	echo "old output" >"$WORK/out"
+	timeout 120 mpirun --oversubscribe -np "$n" sh -c '
+		if [ "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}" = "$1" ]; then export GPUSORT_FAULT="$2"; fi
+		shift 2
+		exec "$@"' sh "$rank" "$spec" "$GPUSORT" -T "$TMP" "$@" -o "$WORK/out" >/dev/null 2>"$WORK/stderr"
+	status=$?
+	[ $status -eq 2 ] && [ "$(grep -c '^gpusort: ' "$WORK/stderr")" -eq 1 ] &&
+		[ "$(cat "$WORK/out")" = "old output" ] && [ -z "$(ls "$TMP")" ] &&
+		[ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
+	result=$?
+	tap_result $result "$desc: exit $status, one message, old output kept, no temp file"
+	if [ $result -ne 0 ]; then
+		sed 's/^/#   /' "$WORK/stderr" | head -8
+		ls "$TMP" | sed 's/^/#   temp: /' | head -3
+	fi
+	rm -f "$TMP"/*
+}
+fault 1 input_read:EIO 3 "rank 1 cannot read its share" --type=u64 "$WORK/keys.uniform"
+grep -q "keys.uniform: Input/output error" "$WORK/stderr"
+tap_result $? "the message names the input and the reason"
+fault 2 output_write:ENOSPC 3 "rank 2 cannot write its range" --type=u64 "$WORK/keys.normal"
+fault 1 temp_write:ENOSPC 2 "rank 1 cannot spill" -S 64K "$WORK/text5"
+fault 2 temp_write:ENOSPC:2 3 "rank 2 cannot write what it received" -k2n "$WORK/text"
+fault 3 temp_create:EACCES 4 "rank 3 cannot create a temp file" "$WORK/text"
+
+# The self-check: a cut planted wrong on rank 2 (its first range sent to rank 1) is
+# found, reported as an internal error, and nothing is committed.
+fault 2 distributed_cut:SHORT 3 "a wrong cut planted on rank 2" --type=u64 "$WORK/keys.uniform"
+grep -q "internal error: distributed self-check: rank 1's range does not follow rank 0's" "$WORK/stderr"
+tap_result $? "the self-check names what it found"
+fault 2 distributed_cut:SHORT 3 "the same, text" -k2n "$WORK/text"
+
+# A rank killed mid-sort (SIGKILL once the ranks' temp files show the sort under way)
+# ends the job: no output file, no output twin; the other ranks, stopped by mpirun,
+# remove their temp files (the killed one cannot).
+"$TESTS_BUILDDIR/textgen" 300000 12 >"$WORK/big"
+rm -f "$WORK/killed" "$WORK"/pid.*
+timeout 120 mpirun --oversubscribe -np 3 sh -c '
+	echo $$ >"$1/pid.${OMPI_COMM_WORLD_RANK:-x}"
+	shift
+	exec "$@"' sh "$WORK" "$GPUSORT" -T "$TMP" -S 64K "$WORK/big" -o "$WORK/killed" >/dev/null 2>&1 &
+launcher=$!
+tries=0
+while [ -z "$(ls "$TMP")" ] && [ $tries -lt 400 ] && kill -0 $launcher 2>/dev/null; do
+	sleep 0.05
+	tries=$((tries + 1))
+done
+[ -s "$WORK/pid.1" ] && kill -9 "$(cat "$WORK/pid.1")" 2>/dev/null
+killed=$?
+wait $launcher
+status=$?
+[ $killed -eq 0 ] && [ $status -ne 0 ] && [ ! -e "$WORK/killed" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
+tap_result $? "a rank killed mid-sort: the job ends (exit $status) without an output file"
+rm -rf "$TMP"/*
+
+done_testing
