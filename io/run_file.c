@@ -1,6 +1,7 @@
-/* Run files (see run_file.h): blocks compressed one zstd frame each into write_queue
- * buffers, the index kept in memory and written last; the reader loads the index at open
- * and decompresses any block on demand with per-thread zstd contexts. */
+/* Run files (see run_file.h): blocks compressed one zstd frame each (or stored) by
+ * compressor threads and written in order by a writer thread, the index kept in memory
+ * and written last; the reader loads the index at open and decompresses any block on
+ * demand with per-thread zstd contexts. */
 #include "config.h"
 #include <errno.h>
 #include <pthread.h>
@@ -8,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+#include "block_checksum.h"
 #include "block_transform.h"
 #include "fault_inject.h"
 #include "run_file.h"
@@ -84,18 +87,330 @@ static int grow(unsigned char **buffer, size_t *capacity, size_t needed)
 
 /* ---- writer ---- */
 
-struct run_writer {
-	struct write_queue *queue;
+/* A block on its way through the writer: handed over (QUEUED), being compressed
+ * (COMPRESSING), waiting for its turn in the file (COMPRESSED), then FREE again once the
+ * writer thread has queued its write. Job i of the run lives in slot i % depth. */
+enum run_job_state { JOB_FREE, JOB_QUEUED, JOB_COMPRESSING, JOB_COMPRESSED };
+
+struct run_job {
+	enum run_job_state state;
+	unsigned char *input;       /* the block as handed over */
+	size_t input_capacity;
+	size_t bytes;
+	uint64_t records;
+	unsigned char *entry;
+	size_t entry_bytes;
+	size_t entry_capacity;
+	unsigned char *output;      /* what goes in the file */
+	size_t output_capacity;
+	size_t output_bytes;
+	uint32_t transform_word;    /* as the index keeps it */
+};
+
+/* A compressor thread's own state. */
+struct run_compressor {
+	struct run_writer *writer;
+	pthread_t thread;
 	ZSTD_CCtx *cctx;
-	struct run_writer_options options;
 	unsigned char *scratch;     /* the transformed block */
 	size_t scratch_capacity;
+	bool started;
+};
+
+struct run_writer {
+	struct run_writer_options options;
+	struct write_queue *queue;  /* the writer thread's while it runs */
+	uint64_t base;              /* fd's offset at open: block offsets are absolute */
+	pthread_mutex_t lock;
+	pthread_cond_t queued;      /* a job was handed over, or the writer closes */
+	pthread_cond_t changed;     /* a job was compressed or freed, or an error */
+	struct run_job *jobs;
+	size_t depth;
+	uint64_t appended;          /* jobs handed over */
+	uint64_t taken;             /* jobs taken by a compressor */
+	uint64_t written;           /* jobs whose write is queued */
+	bool closing;
+	int error;                  /* the first error; stops every thread */
+	struct run_compressor *compressors;
+	unsigned compressor_count;
+	pthread_t write_thread;
+	bool write_thread_started;
+	bool threads_joined;
+	/* the writer thread's */
 	unsigned char *index;       /* serialized index entries */
 	size_t index_bytes;
 	size_t index_capacity;
 	struct run_file_stats stats;
-	uint64_t base;              /* fd's offset at open: block offsets are absolute */
 };
+
+static double run_now(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* grow() without keeping the old contents. */
+static int grow_empty(unsigned char **buffer, size_t *capacity, size_t needed)
+{
+	if (*capacity >= needed)
+		return 0;
+	unsigned char *p = malloc(needed);
+	if (!p)
+		return -ENOMEM;
+	free(*buffer);
+	*buffer = p;
+	*capacity = needed;
+	return 0;
+}
+
+static enum run_transform run_block_transform(const struct run_writer *writer, size_t bytes)
+{
+	size_t width = writer->options.element_bytes;
+	enum run_transform transform = writer->options.transform;
+	/* An empty block has nothing to transform (and no scratch buffer to do it in). */
+	if (writer->options.stored || transform == RUN_TRANSFORM_NONE || bytes == 0 || bytes % width != 0)
+		return RUN_TRANSFORM_NONE;
+	if (transform == RUN_TRANSFORM_DELTA && !delta_supported(width))
+		return RUN_TRANSFORM_BYTE_PLANES;
+	return transform;
+}
+
+/* One zstd frame of src into *output (grown to the bound); *written its size. */
+static int run_compress_frame(ZSTD_CCtx *cctx, unsigned char **output, size_t *capacity,
+			      const void *src, size_t bytes, size_t *written)
+{
+	int error = grow_empty(output, capacity, ZSTD_compressBound(bytes));
+	if (error)
+		return error;
+	size_t compressed = ZSTD_compress2(cctx, *output, *capacity, src, bytes);
+	if (ZSTD_isError(compressed))
+		return ZSTD_getErrorCode(compressed) == ZSTD_error_memory_allocation ? -ENOMEM : -EIO;
+	*written = compressed;
+	return 0;
+}
+
+/* A stored block: its bytes and their checksum. When the input has room for the
+ * checksum, input and output trade places instead of copying. */
+static int run_job_store(struct run_job *job)
+{
+	unsigned char sum[8];
+	put_u64(sum, block_checksum(job->input, job->bytes));
+	if (job->input_capacity >= job->bytes + sizeof sum) {
+		unsigned char *p = job->output;
+		size_t capacity = job->output_capacity;
+		job->output = job->input;
+		job->output_capacity = job->input_capacity;
+		job->input = p;
+		job->input_capacity = capacity;
+	} else {
+		int error = grow_empty(&job->output, &job->output_capacity, job->bytes + sizeof sum);
+		if (error)
+			return error;
+		memcpy(job->output, job->input, job->bytes);
+	}
+	memcpy(job->output + job->bytes, sum, sizeof sum);
+	job->output_bytes = job->bytes + sizeof sum;
+	job->transform_word = RUN_BLOCK_STORED;
+	return 0;
+}
+
+static int run_job_compress(struct run_compressor *compressor, struct run_job *job)
+{
+	struct run_writer *writer = compressor->writer;
+	if (writer->options.stored)
+		return run_job_store(job);
+	size_t bytes = job->bytes;
+	enum run_transform transform = run_block_transform(writer, bytes);
+	const void *source = job->input;
+	if (transform != RUN_TRANSFORM_NONE) {
+		size_t width = writer->options.element_bytes;
+		int error = grow(&compressor->scratch, &compressor->scratch_capacity, bytes);
+		if (error)
+			return error;
+		if (transform == RUN_TRANSFORM_DELTA)
+			delta_encode(job->input, bytes, width); /* the input is ours to change */
+		byte_planes_split(job->input, compressor->scratch, bytes, width);
+		source = compressor->scratch;
+	}
+	job->transform_word = transform | (uint32_t)(transform ? writer->options.element_bytes : 0) << 8;
+	return run_compress_frame(compressor->cctx, &job->output, &job->output_capacity, source, bytes,
+				  &job->output_bytes);
+}
+
+static void *run_compressor_main(void *context)
+{
+	struct run_compressor *compressor = context;
+	struct run_writer *writer = compressor->writer;
+	pthread_mutex_lock(&writer->lock);
+	for (;;) {
+		while (!writer->error && writer->taken == writer->appended && !writer->closing)
+			pthread_cond_wait(&writer->queued, &writer->lock);
+		if (writer->error || writer->taken == writer->appended)
+			break;
+		struct run_job *job = &writer->jobs[writer->taken++ % writer->depth];
+		job->state = JOB_COMPRESSING;
+		pthread_mutex_unlock(&writer->lock);
+		double started = run_now();
+		int error = run_job_compress(compressor, job);
+		double seconds = run_now() - started;
+		pthread_mutex_lock(&writer->lock);
+		writer->stats.compress_seconds += seconds;
+		job->state = JOB_COMPRESSED;
+		if (error && !writer->error)
+			writer->error = error;
+		pthread_cond_broadcast(&writer->changed);
+		if (error)
+			pthread_cond_broadcast(&writer->queued);
+	}
+	pthread_mutex_unlock(&writer->lock);
+	return NULL;
+}
+
+/* The index entry of a block written at offset. */
+static int run_index_add(struct run_writer *writer, const struct run_job *job, uint64_t offset)
+{
+	int error = grow(&writer->index, &writer->index_capacity,
+			 writer->index_bytes + RUN_ENTRY_FIXED_BYTES + job->entry_bytes);
+	if (error)
+		return error;
+	unsigned char *entry = writer->index + writer->index_bytes;
+	put_u64(entry, offset);
+	put_u64(entry + 8, job->output_bytes);
+	put_u64(entry + 16, job->bytes);
+	put_u64(entry + 24, job->records);
+	put_u32(entry + 32, job->transform_word);
+	put_u32(entry + 36, (uint32_t)job->entry_bytes);
+	if (job->entry_bytes)
+		memcpy(entry + RUN_ENTRY_FIXED_BYTES, job->entry, job->entry_bytes);
+	writer->index_bytes += RUN_ENTRY_FIXED_BYTES + job->entry_bytes;
+	writer->stats.blocks++;
+	writer->stats.records += job->records;
+	writer->stats.bytes += job->bytes;
+	return 0;
+}
+
+/* The writer thread: compressed blocks into the file in block order. With nothing to
+ * submit it first waits for the writes in flight, so that their completions (and the
+ * disk's time) are seen when they happen. */
+static void *run_write_main(void *context)
+{
+	struct run_writer *writer = context;
+	bool idle = true;
+	pthread_mutex_lock(&writer->lock);
+	for (;;) {
+		struct run_job *job = &writer->jobs[writer->written % writer->depth];
+		bool ready = writer->written < writer->appended && job->state == JOB_COMPRESSED;
+		if (writer->error || (!ready && writer->closing && writer->written == writer->appended))
+			break;
+		if (!ready) {
+			if (!idle) {
+				pthread_mutex_unlock(&writer->lock);
+				int error = write_queue_flush(writer->queue);
+				pthread_mutex_lock(&writer->lock);
+				idle = true;
+				if (error && !writer->error)
+					writer->error = error;
+			} else {
+				pthread_cond_wait(&writer->changed, &writer->lock);
+			}
+			continue;
+		}
+		pthread_mutex_unlock(&writer->lock);
+		uint64_t offset = writer->base + write_queue_bytes(writer->queue);
+		int error = run_index_add(writer, job, offset);
+		if (!error) {
+			void *buffer = job->output;
+			error = write_queue_submit_exchange(writer->queue, &buffer, &job->output_capacity,
+							    job->output_bytes);
+			job->output = buffer;
+		}
+		idle = false;
+		pthread_mutex_lock(&writer->lock);
+		job->state = JOB_FREE;
+		writer->written++;
+		if (error && !writer->error)
+			writer->error = error;
+		pthread_cond_broadcast(&writer->changed);
+		if (error)
+			pthread_cond_broadcast(&writer->queued);
+	}
+	pthread_mutex_unlock(&writer->lock);
+	return NULL;
+}
+
+/* Stops taking blocks and waits for the threads (they finish the blocks handed over
+ * unless an error stopped them). */
+static void run_writer_join(struct run_writer *writer)
+{
+	if (writer->threads_joined)
+		return;
+	writer->threads_joined = true;
+	pthread_mutex_lock(&writer->lock);
+	writer->closing = true;
+	pthread_cond_broadcast(&writer->queued);
+	pthread_cond_broadcast(&writer->changed);
+	pthread_mutex_unlock(&writer->lock);
+	for (unsigned i = 0; i < writer->compressor_count; i++)
+		if (writer->compressors[i].started)
+			pthread_join(writer->compressors[i].thread, NULL);
+	if (writer->write_thread_started)
+		pthread_join(writer->write_thread, NULL);
+}
+
+static int run_cctx_create(const struct run_writer_options *options, ZSTD_CCtx **result)
+{
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	if (!cctx)
+		return -ENOMEM;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options->level))
+	    || ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1))) {
+		ZSTD_freeCCtx(cctx);
+		return -EINVAL;
+	}
+	*result = cctx;
+	return 0;
+}
+
+static int run_writer_start(struct run_writer *writer, int fd)
+{
+	struct run_writer_options *options = &writer->options;
+	if (options->level == 0)
+		options->level = RUN_DEFAULT_LEVEL;
+	if (options->element_bytes == 0)
+		options->transform = RUN_TRANSFORM_NONE;
+	if (options->threads == 0)
+		options->threads = 1;
+	if (options->depth == 0)
+		options->depth = 2 * options->threads + 2;
+	writer->stats.level = options->stored ? 0 : options->level;
+	writer->stats.stored = options->stored;
+	writer->stats.threads = options->threads;
+	off_t base = lseek(fd, 0, SEEK_CUR);
+	writer->base = base > 0 ? base : 0;
+	writer->depth = options->depth;
+	writer->jobs = calloc(writer->depth, sizeof *writer->jobs);
+	writer->compressors = calloc(options->threads, sizeof *writer->compressors);
+	if (!writer->jobs || !writer->compressors)
+		return -ENOMEM;
+	int error = write_queue_open(fd, RUN_WRITE_DEPTH, 4096, "temp_write", &writer->queue);
+	for (unsigned i = 0; i < options->threads && !error; i++) {
+		struct run_compressor *compressor = &writer->compressors[i];
+		compressor->writer = writer;
+		writer->compressor_count++;
+		if (!options->stored)
+			error = run_cctx_create(options, &compressor->cctx);
+		if (!error && pthread_create(&compressor->thread, NULL, run_compressor_main, compressor) != 0)
+			error = -EAGAIN;
+		compressor->started = !error;
+	}
+	if (!error) {
+		if (pthread_create(&writer->write_thread, NULL, run_write_main, writer) != 0)
+			error = -EAGAIN;
+		writer->write_thread_started = !error;
+	}
+	return error;
+}
 
 int run_writer_open(int fd, const struct run_writer_options *options,
 		    struct run_writer **result)
@@ -105,20 +420,10 @@ int run_writer_open(int fd, const struct run_writer_options *options,
 		return -ENOMEM;
 	if (options)
 		writer->options = *options;
-	if (writer->options.level == 0)
-		writer->options.level = RUN_DEFAULT_LEVEL;
-	if (writer->options.element_bytes == 0)
-		writer->options.transform = RUN_TRANSFORM_NONE;
-	writer->cctx = ZSTD_createCCtx();
-	int error = writer->cctx ? 0 : -ENOMEM;
-	if (!error && (ZSTD_isError(ZSTD_CCtx_setParameter(writer->cctx, ZSTD_c_compressionLevel,
-							    writer->options.level))
-		       || ZSTD_isError(ZSTD_CCtx_setParameter(writer->cctx, ZSTD_c_checksumFlag, 1))))
-		error = -EINVAL;
-	off_t base = lseek(fd, 0, SEEK_CUR);
-	writer->base = base > 0 ? base : 0;
-	if (!error)
-		error = write_queue_open(fd, RUN_WRITE_DEPTH, 1 << 20, "temp_write", &writer->queue);
+	pthread_mutex_init(&writer->lock, NULL);
+	pthread_cond_init(&writer->queued, NULL);
+	pthread_cond_init(&writer->changed, NULL);
+	int error = run_writer_start(writer, fd);
 	if (error) {
 		run_writer_abort(writer);
 		return error;
@@ -127,87 +432,90 @@ int run_writer_open(int fd, const struct run_writer_options *options,
 	return 0;
 }
 
-/* Compresses src into a queue buffer as one frame and submits it; *written its size. */
-static int run_write_frame(struct run_writer *writer, const void *src, size_t bytes,
-			   size_t *written)
+/* Hands a block to the compressors: a copy of data, or (exchange) the caller's buffer
+ * itself, swapped for the slot's free one. */
+static int run_writer_hand_over(struct run_writer *writer, const void *data, void **exchange,
+				size_t *capacity, size_t bytes, uint64_t records,
+				const void *index_entry, size_t entry_bytes)
 {
-	void *buffer;
-	size_t bound = ZSTD_compressBound(bytes);
-	int error = write_queue_buffer(writer->queue, bound, &buffer);
+	if (entry_bytes > UINT32_MAX || writer->options.element_bytes > (1u << 24) - 1)
+		return -EINVAL;
+	pthread_mutex_lock(&writer->lock);
+	while (!writer->error && writer->appended - writer->written >= writer->depth)
+		pthread_cond_wait(&writer->changed, &writer->lock);
+	int error = writer->error;
+	pthread_mutex_unlock(&writer->lock);
 	if (error)
 		return error;
-	size_t compressed = ZSTD_compress2(writer->cctx, buffer, bound, src, bytes);
-	if (ZSTD_isError(compressed))
-		return ZSTD_getErrorCode(compressed) == ZSTD_error_memory_allocation ? -ENOMEM : -EIO;
-	*written = compressed;
-	return write_queue_submit(writer->queue, compressed);
-}
-
-static enum run_transform run_block_transform(const struct run_writer *writer, size_t bytes)
-{
-	size_t width = writer->options.element_bytes;
-	enum run_transform transform = writer->options.transform;
-	/* An empty block has nothing to transform (and no scratch buffer to do it in). */
-	if (transform == RUN_TRANSFORM_NONE || bytes == 0 || bytes % width != 0)
-		return RUN_TRANSFORM_NONE;
-	if (transform == RUN_TRANSFORM_DELTA && !delta_supported(width))
-		return RUN_TRANSFORM_BYTE_PLANES;
-	return transform;
+	/* the slot is free: only this thread touches it until it is queued */
+	struct run_job *job = &writer->jobs[writer->appended % writer->depth];
+	error = grow(&job->entry, &job->entry_capacity, entry_bytes);
+	if (error)
+		return error;
+	if (entry_bytes)
+		memcpy(job->entry, index_entry, entry_bytes);
+	job->entry_bytes = entry_bytes;
+	if (exchange) {
+		size_t handed = *capacity;
+		error = grow_empty(&job->input, &job->input_capacity, handed);
+		if (error)
+			return error;
+		void *mine = job->input;
+		size_t mine_capacity = job->input_capacity;
+		job->input = *exchange;
+		job->input_capacity = handed;
+		*exchange = mine;
+		*capacity = mine_capacity;
+	} else {
+		error = grow_empty(&job->input, &job->input_capacity, bytes ? bytes : 1);
+		if (error)
+			return error;
+		memcpy(job->input, data, bytes);
+	}
+	job->bytes = bytes;
+	job->records = records;
+	pthread_mutex_lock(&writer->lock);
+	job->state = JOB_QUEUED;
+	writer->appended++;
+	pthread_cond_signal(&writer->queued);
+	pthread_mutex_unlock(&writer->lock);
+	return 0;
 }
 
 int run_writer_append_block(struct run_writer *writer, const void *data, size_t bytes,
 			    uint64_t records, const void *index_entry, size_t entry_bytes)
 {
-	if (entry_bytes > UINT32_MAX || writer->options.element_bytes > (1u << 24) - 1)
-		return -EINVAL;
-	enum run_transform transform = run_block_transform(writer, bytes);
-	const void *source = data;
-	if (transform != RUN_TRANSFORM_NONE) {
-		size_t width = writer->options.element_bytes;
-		int error = grow(&writer->scratch, &writer->scratch_capacity, bytes * 2);
-		if (error)
-			return error;
-		const void *planes_from = data;
-		if (transform == RUN_TRANSFORM_DELTA) {
-			unsigned char *copy = writer->scratch + bytes;
-			memcpy(copy, data, bytes);
-			delta_encode(copy, bytes, width);
-			planes_from = copy;
-		}
-		byte_planes_split(planes_from, writer->scratch, bytes, width);
-		source = writer->scratch;
-	}
-	uint64_t offset = writer->base + write_queue_bytes(writer->queue);
-	size_t compressed;
-	int error = run_write_frame(writer, source, bytes, &compressed);
-	if (error)
-		return error;
-	error = grow(&writer->index, &writer->index_capacity,
-		     writer->index_bytes + RUN_ENTRY_FIXED_BYTES + entry_bytes);
-	if (error)
-		return error;
-	unsigned char *entry = writer->index + writer->index_bytes;
-	put_u64(entry, offset);
-	put_u64(entry + 8, compressed);
-	put_u64(entry + 16, bytes);
-	put_u64(entry + 24, records);
-	/* transform in the low byte, the element width above it */
-	put_u32(entry + 32, transform | (uint32_t)(transform ? writer->options.element_bytes : 0) << 8);
-	put_u32(entry + 36, (uint32_t)entry_bytes);
-	if (entry_bytes)
-		memcpy(entry + RUN_ENTRY_FIXED_BYTES, index_entry, entry_bytes);
-	writer->index_bytes += RUN_ENTRY_FIXED_BYTES + entry_bytes;
-	writer->stats.blocks++;
-	writer->stats.records += records;
-	writer->stats.bytes += bytes;
-	return 0;
+	return run_writer_hand_over(writer, data, NULL, NULL, bytes, records, index_entry, entry_bytes);
+}
+
+int run_writer_append_exchange(struct run_writer *writer, void **block, size_t *capacity,
+			       size_t bytes, uint64_t records, const void *index_entry,
+			       size_t entry_bytes)
+{
+	return run_writer_hand_over(writer, NULL, block, capacity, bytes, records, index_entry, entry_bytes);
 }
 
 int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)
 {
+	run_writer_join(writer);
+	int error = writer->error;
+	ZSTD_CCtx *cctx = NULL;
+	unsigned char *frame = NULL;
+	size_t frame_capacity = 0, index_frame = 0;
 	uint64_t index_offset = writer->base + write_queue_bytes(writer->queue);
-	size_t index_frame;
-	int error = run_write_frame(writer, writer->index, writer->index_bytes, &index_frame);
+	if (!error) {
+		struct run_writer_options index_options = writer->options;
+		index_options.level = RUN_DEFAULT_LEVEL;
+		error = run_cctx_create(&index_options, &cctx);
+	}
+	if (!error)
+		error = run_compress_frame(cctx, &frame, &frame_capacity, writer->index,
+					   writer->index_bytes, &index_frame);
+	if (!error) {
+		void *buffer = frame;
+		error = write_queue_submit_exchange(writer->queue, &buffer, &frame_capacity, index_frame);
+		frame = buffer;
+	}
 	void *buffer = NULL;
 	if (!error)
 		error = write_queue_buffer(writer->queue, RUN_FOOTER_BYTES, &buffer);
@@ -223,8 +531,11 @@ int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)
 	if (!error)
 		error = write_queue_flush(writer->queue);
 	writer->stats.file_bytes = write_queue_bytes(writer->queue);
+	writer->stats.write_seconds = write_queue_busy_seconds(writer->queue);
 	if (!error && stats)
 		*stats = writer->stats;
+	ZSTD_freeCCtx(cctx);
+	free(frame);
 	run_writer_abort(writer);
 	return error;
 }
@@ -233,10 +544,27 @@ void run_writer_abort(struct run_writer *writer)
 {
 	if (!writer)
 		return;
+	pthread_mutex_lock(&writer->lock);
+	if (!writer->error && !writer->threads_joined)
+		writer->error = -ECANCELED;
+	pthread_mutex_unlock(&writer->lock);
+	run_writer_join(writer);
 	write_queue_close(writer->queue);
-	ZSTD_freeCCtx(writer->cctx);
-	free(writer->scratch);
+	for (unsigned i = 0; writer->compressors && i < writer->compressor_count; i++) {
+		ZSTD_freeCCtx(writer->compressors[i].cctx);
+		free(writer->compressors[i].scratch);
+	}
+	for (size_t i = 0; writer->jobs && i < writer->depth; i++) {
+		free(writer->jobs[i].input);
+		free(writer->jobs[i].entry);
+		free(writer->jobs[i].output);
+	}
+	free(writer->compressors);
+	free(writer->jobs);
 	free(writer->index);
+	pthread_mutex_destroy(&writer->lock);
+	pthread_cond_destroy(&writer->queued);
+	pthread_cond_destroy(&writer->changed);
 	free(writer);
 }
 
@@ -245,6 +573,7 @@ void run_writer_abort(struct run_writer *writer)
 struct run_block {
 	struct run_block_info info;
 	enum run_transform transform;
+	bool stored;
 	size_t element_bytes;
 };
 
@@ -359,8 +688,10 @@ static int run_index_parse(struct run_reader *reader, size_t index_bytes, uint64
 		block->info.compressed_bytes = get_u64(at + 8);
 		block->info.bytes = get_u64(at + 16);
 		block->info.records = get_u64(at + 24);
-		block->transform = get_u32(at + 32) & 0xff;
-		block->element_bytes = get_u32(at + 32) >> 8;
+		uint32_t word = get_u32(at + 32);
+		block->transform = word & (RUN_BLOCK_STORED - 1);
+		block->stored = (word & RUN_BLOCK_STORED) != 0;
+		block->element_bytes = word >> 8;
 		block->info.index_entry_bytes = get_u32(at + 36);
 		block->info.index_entry = at + RUN_ENTRY_FIXED_BYTES;
 		at += RUN_ENTRY_FIXED_BYTES;
@@ -368,7 +699,8 @@ static int run_index_parse(struct run_reader *reader, size_t index_bytes, uint64
 		    || block->info.offset > index_offset
 		    || block->info.compressed_bytes > index_offset - block->info.offset
 		    || block->transform > RUN_TRANSFORM_DELTA || block->info.bytes > SIZE_MAX / 2
-		    || block->info.bytes > frame_content_limit(block->info.compressed_bytes)
+		    || (block->stored ? block->transform || block->info.compressed_bytes != block->info.bytes + 8
+				      : block->info.bytes > frame_content_limit(block->info.compressed_bytes))
 		    || (block->transform && (!block->element_bytes
 					     || block->info.bytes % block->element_bytes)))
 			return -EBADMSG;
@@ -460,6 +792,19 @@ int run_reader_block_info(const struct run_reader *reader, size_t index,
 	return 0;
 }
 
+/* A stored block straight into the caller's buffer, then its checksum. */
+static ssize_t run_read_stored(struct run_reader *reader, const struct run_block *block, void *buffer)
+{
+	size_t bytes = block->info.bytes;
+	unsigned char sum[8];
+	int error = run_pread(reader->fd, buffer, bytes, block->info.offset);
+	if (!error)
+		error = run_pread(reader->fd, sum, sizeof sum, block->info.offset + bytes);
+	if (!error && get_u64(sum) != block_checksum(buffer, bytes))
+		error = -EBADMSG;
+	return error ? error : (ssize_t)bytes;
+}
+
 ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buffer,
 			      size_t buffer_bytes)
 {
@@ -469,6 +814,8 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
 	size_t bytes = block->info.bytes, compressed = block->info.compressed_bytes;
 	if (buffer_bytes < bytes)
 		return -ENOBUFS;
+	if (block->stored)
+		return run_read_stored(reader, block, buffer);
 	struct run_thread_scratch *scratch = run_scratch();
 	if (!scratch)
 		return -ENOMEM;

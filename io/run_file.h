@@ -1,21 +1,32 @@
-/* Run files: a spilled sorted run stored as independent zstd frames, one per block the
- * caller hands over (whole records or whole lines; io/ does not know keys), each with
- * zstd's content checksum, then a block index and a fixed footer, so a reader can start
- * at any block. Per block the index keeps its compressed offset and size, its
- * uncompressed size, its record count and an opaque entry from the caller (the merge
- * stores each block's first key). A damaged block or index reads as -EBADMSG.
+/* Run files: a spilled sorted run stored as independent blocks, one per block the caller
+ * hands over (whole records or whole lines; io/ does not know keys), each checksummed,
+ * then a block index and a fixed footer, so a reader can start at any block. Per block
+ * the index keeps its offset and size in the file, its uncompressed size, its record
+ * count and an opaque entry from the caller (the merge stores each block's first key).
+ * A damaged block or index reads as -EBADMSG.
  *
- *   file   = frame 0 | frame 1 | ... | index frame | footer
+ *   file   = block 0 | block 1 | ... | index frame | footer
+ *   block  = a zstd frame with its content checksum, or (stored) the bytes as they are
+ *            followed by their u64 block_checksum (io/block_checksum.h)
  *   footer = "GPURUN01" | u64 index offset | u64 index frame bytes | u64 blocks |
  *            u64 FNV-1a of the 32 bytes before it              (little-endian, 40 bytes)
- *   index  = per block: u64 offset, u64 compressed bytes, u64 bytes, u64 records,
+ *   index  = per block: u64 offset, u64 file bytes, u64 bytes, u64 records,
  *            u32 transform, u32 entry bytes, the entry          (zstd frame, checksummed)
  *
- * Writes go through a write_queue (io_uring), so compressing block i+1 overlaps writing
- * block i. Functions return 0 (or a byte count) or a negative errno. */
+ * The transform word holds the transform in its low 7 bits, RUN_BLOCK_STORED in bit 7
+ * and the element width above; a stored block has no transform and takes bytes + 8 in
+ * the file. Runs written before stored blocks existed read as they always did.
+ *
+ * The writer is a pipeline: the caller hands blocks over, `threads` compressor threads
+ * compress them (several at once, out of order), and a writer thread puts them in the
+ * file in block order through a write_queue (io_uring, several writes in flight). It
+ * measures both sides (run_file_stats), so that the next run's level can follow
+ * whichever of the compressor and the disk is slower (run_level.h).
+ * Functions return 0 (or a byte count) or a negative errno. */
 #ifndef GPUSORT_RUN_FILE_H
 #define GPUSORT_RUN_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -23,6 +34,11 @@
 /* zstd level 1: about 1 GB/s per core on sorted u64 keys; level 3 gains nothing once
  * RUN_TRANSFORM_DELTA is on (numbers in run_file.c). */
 #define RUN_DEFAULT_LEVEL 1
+/* A block handed over (run_writer_append_exchange) in a buffer with this many bytes to
+ * spare after it is stored without a copy. */
+#define RUN_BLOCK_SPARE_BYTES 8
+/* Bit 7 of an index entry's transform word: the block is stored, not compressed. */
+#define RUN_BLOCK_STORED 0x80u
 
 /* Optional order-aware transforms before zstd for blocks of fixed-size elements; the
  * reader undoes them on its own (the transform is recorded per block). */
@@ -40,8 +56,12 @@ enum run_transform {
 
 struct run_writer_options {
 	int level;                  /* zstd level; 0: RUN_DEFAULT_LEVEL */
+	bool stored;                /* store blocks uncompressed (checksummed), no transform */
 	enum run_transform transform;
 	size_t element_bytes;       /* element width for the transforms */
+	unsigned threads;           /* compressor threads; 0: 1 */
+	unsigned depth;             /* blocks held at once (queued, compressing or waiting
+				       to be written); 0: 2 * threads + 2 */
 };
 
 struct run_writer;
@@ -61,20 +81,33 @@ struct run_file_stats {
 	uint64_t records;
 	uint64_t bytes;             /* uncompressed, as handed over */
 	uint64_t file_bytes;        /* on disk, index and footer included */
+	int level;                  /* the zstd level used, or 0 when stored */
+	bool stored;
+	unsigned threads;           /* the compressor threads */
+	double compress_seconds;    /* the threads' time compressing, all added up */
+	double write_seconds;       /* wall time with writes in flight */
 };
 
 /* Writes a run at fd's current offset (normally a fresh temp file from
  * temp_file_create). The fd stays the caller's. options may be NULL. */
 int run_writer_open(int fd, const struct run_writer_options *options,
 		    struct run_writer **writer);
-/* Compresses and queues one block; data is free again on return. A block whose size is
- * not a multiple of element_bytes, or is 0, is stored without transform. */
+/* Queues one block for compression and writing (a copy of it: data is free again on
+ * return); waits while `depth` blocks are held. A block whose size is not a multiple of
+ * element_bytes, or is 0, is stored without transform. An error of an earlier block
+ * (a write, compression) is returned here or by run_writer_finish. */
 int run_writer_append_block(struct run_writer *writer, const void *data, size_t bytes,
 			    uint64_t records, const void *index_entry, size_t entry_bytes);
-/* Writes the index and footer and waits for every write; frees the writer either way.
- * stats may be NULL. */
+/* The same without the copy: the writer takes the malloc'ed *block (*capacity bytes, the
+ * block's bytes at its start) and hands back in *block a free buffer of at least as many
+ * bytes, with its capacity. index_entry may point into the block. */
+int run_writer_append_exchange(struct run_writer *writer, void **block, size_t *capacity,
+			       size_t bytes, uint64_t records, const void *index_entry,
+			       size_t entry_bytes);
+/* Waits for every block, writes the index and footer and waits for every write; frees
+ * the writer either way. stats may be NULL. */
 int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats);
-/* Frees without finishing (the caller removes the file). */
+/* Stops the threads and frees without finishing (the caller removes the file). */
 void run_writer_abort(struct run_writer *writer);
 
 /* Reads the footer and index. The fd stays the caller's and must stay open. */

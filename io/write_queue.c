@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include "fault_inject.h"
@@ -35,7 +36,16 @@ struct write_queue {
 	off_t offset;             /* where the next submitted buffer goes */
 	int error;
 	const char *fault_op;
+	double busy_since;        /* when in_flight last went from 0 to 1 */
+	double busy_seconds;
 };
+
+static double monotonic_seconds(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
 
 static void write_slot_fail(struct write_queue *queue, struct write_slot *slot, int error)
 {
@@ -51,10 +61,12 @@ static void write_ring_queue(struct write_queue *queue, struct write_slot *slot,
 	io_uring_prep_write(sqe, queue->fd, slot->data + slot->done, bytes,
 			    slot->offset + slot->done);
 	io_uring_sqe_set_data(sqe, slot);
-	queue->in_flight++;
+	if (queue->in_flight++ == 0)
+		queue->busy_since = monotonic_seconds();
 	int submitted = io_uring_submit(&queue->ring);
 	if (submitted < 0) {
-		queue->in_flight--;
+		if (--queue->in_flight == 0)
+			queue->busy_seconds += monotonic_seconds() - queue->busy_since;
 		write_slot_fail(queue, slot, submitted);
 	}
 }
@@ -71,7 +83,8 @@ static int write_ring_reap(struct write_queue *queue)
 	struct write_slot *slot = io_uring_cqe_get_data(cqe);
 	int result = cqe->res;
 	io_uring_cqe_seen(&queue->ring, cqe);
-	queue->in_flight--;
+	if (--queue->in_flight == 0)
+		queue->busy_seconds += monotonic_seconds() - queue->busy_since;
 	if (result == -EINTR || result == -EAGAIN) {
 		write_ring_queue(queue, slot, slot->bytes - slot->done);
 		return 0;
@@ -90,6 +103,7 @@ static int write_ring_reap(struct write_queue *queue)
 
 static void write_sync(struct write_queue *queue, struct write_slot *slot, size_t first)
 {
+	double started = monotonic_seconds();
 	while (slot->done < slot->bytes) {
 		size_t want = slot->done ? slot->bytes - slot->done : first;
 		ssize_t wrote = queue->seekable
@@ -104,6 +118,7 @@ static void write_sync(struct write_queue *queue, struct write_slot *slot, size_
 		slot->done += wrote;
 	}
 	slot->busy = false;
+	queue->busy_seconds += monotonic_seconds() - started;
 }
 
 int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *fault_op,
@@ -164,6 +179,26 @@ int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffe
 	return 0;
 }
 
+int write_queue_submit_exchange(struct write_queue *queue, void **buffer, size_t *capacity,
+				size_t bytes)
+{
+	struct write_slot *slot = &queue->slots[queue->next];
+	while (slot->busy) {
+		int error = write_ring_reap(queue);
+		if (error)
+			return error;
+	}
+	if (queue->error)
+		return queue->error;
+	unsigned char *mine = slot->data;
+	size_t mine_capacity = slot->capacity;
+	slot->data = *buffer;
+	slot->capacity = *capacity;
+	*buffer = mine;
+	*capacity = mine_capacity;
+	return write_queue_submit(queue, bytes);
+}
+
 int write_queue_submit(struct write_queue *queue, size_t bytes)
 {
 	if (queue->error)
@@ -218,6 +253,11 @@ off_t write_queue_offset(const struct write_queue *queue)
 void write_queue_skip(struct write_queue *queue, size_t bytes)
 {
 	queue->offset += (off_t)bytes;
+}
+
+double write_queue_busy_seconds(const struct write_queue *queue)
+{
+	return queue->busy_seconds;
 }
 
 off_t write_queue_bytes(const struct write_queue *queue)

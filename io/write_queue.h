@@ -19,6 +19,12 @@ int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *faul
 int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffer);
 /* Writes bytes of the buffer last handed out at the next offset. */
 int write_queue_submit(struct write_queue *queue, size_t bytes);
+/* Writes bytes of *buffer (malloc'ed, *capacity bytes) at the next offset without a
+ * copy: the queue keeps that buffer for the write and hands back, in *buffer and
+ * *capacity, a free one of its own for the caller to keep (waiting for an earlier write
+ * when all are busy). Not mixed with write_queue_buffer on one queue. */
+int write_queue_submit_exchange(struct write_queue *queue, void **buffer, size_t *capacity,
+				size_t bytes);
 /* Waits for every write; for a seekable fd leaves its offset after the data. */
 int write_queue_flush(struct write_queue *queue);
 /* Where the next submitted buffer goes (seekable files). */
@@ -26,6 +32,10 @@ off_t write_queue_offset(const struct write_queue *queue);
 /* After a flush, for a caller that wrote bytes at write_queue_offset() itself: the next
  * submitted buffer goes after them. */
 void write_queue_skip(struct write_queue *queue, size_t bytes);
+/* The wall time with at least one write in flight, as this queue's caller saw it
+ * complete: the disk's share of the writes (a caller that waits in the queue, or
+ * flushes before idling, sees completions when they happen). */
+double write_queue_busy_seconds(const struct write_queue *queue);
 /* The bytes submitted so far. */
 off_t write_queue_bytes(const struct write_queue *queue);
 /* Waits for writes in flight (their buffers must outlive them) and frees; the fd stays

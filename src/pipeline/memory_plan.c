@@ -5,7 +5,7 @@
  * On a GPU the scratch copy lives in device memory, and the host's share of it covers
  * the engine's two pinned staging buffers (a quarter of the sort each, at most 64 MiB).
  * An eighth of the budget is kept for I/O: the input's read-ahead (a sixteenth, at
- * most 64 MiB) and the run writer's and the output's buffers. */
+ * most 64 MiB) and the run writer's (a sixteenth) and the output's buffers. */
 #include "config.h"
 #include <unistd.h>
 #include "../../io/input_file.h"
@@ -154,4 +154,15 @@ size_t memory_plan_merge_output_bytes(const struct memory_plan *plan)
 	if (bytes < MERGE_OUTPUT_BYTES_MIN)
 		bytes = MERGE_OUTPUT_BYTES_MIN;
 	return bytes;
+}
+
+unsigned memory_plan_run_writer_depth(const struct memory_plan *plan, size_t block_bytes)
+{
+	size_t threads = plan->threads ? plan->threads : 1;
+	/* a block and its compressed copy per slot, and the write queue's four buffers */
+	size_t blocks = plan->budget / 16 / (block_bytes ? block_bytes : 1);
+	size_t depth = blocks > 4 ? (blocks - 4) / 2 : 0;
+	if (depth > 2 * threads + 2)
+		depth = 2 * threads + 2;
+	return depth < 4 ? 4 : (unsigned)depth;
 }

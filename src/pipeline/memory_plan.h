@@ -47,6 +47,10 @@ void memory_plan_text(const struct options *options, int64_t total_bytes, struct
 size_t memory_plan_run_block_bytes(const struct memory_plan *plan, size_t expected_runs);
 size_t memory_plan_merge_fan_in(const struct memory_plan *plan, size_t block_bytes);
 /* The output buffer of each merge thread. */
+/* Blocks a run writer holds at once (each a block handed over and its compressed
+ * copy): two per compressor thread and two more, within a sixteenth of the budget, and
+ * at least four (a few MiB, within the 64 MiB -S leaves to spare). */
+unsigned memory_plan_run_writer_depth(const struct memory_plan *plan, size_t block_bytes);
 size_t memory_plan_merge_output_bytes(const struct memory_plan *plan);
 
 #endif

@@ -48,6 +48,9 @@ static int run_append(struct run_sink *sink, const unsigned char *block, size_t 
 		for (const unsigned char *at = block, *end = block + bytes; at < end; records++)
 			at = (const unsigned char *)memchr(at, order->eol, (size_t)(end - at)) + 1;
 	}
+	if (block == sink->block) /* the sink's own block goes over without a copy */
+		return run_writer_append_exchange(sink->writer, (void **)&sink->block, &sink->block_capacity, bytes,
+						  records, block, first);
 	return run_writer_append_block(sink->writer, block, bytes, records, block, first);
 }
 
@@ -137,6 +140,8 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 	list->count++;
 	struct run_writer_options options;
 	run_options_for(order, &options);
+	options.threads = list->writer_threads;
+	options.depth = list->writer_depth;
 	memset(sink, 0, sizeof *sink);
 	sink->order = order;
 	sink->stats = stats;
@@ -145,7 +150,8 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 		block_bytes = (block_bytes / order->record_size ? block_bytes / order->record_size : 1) *
 			      order->record_size;
 	sink->block_bytes = block_bytes;
-	sink->block = malloc(block_bytes);
+	sink->block_capacity = block_bytes + RUN_BLOCK_SPARE_BYTES;
+	sink->block = malloc(sink->block_capacity);
 	int error = sink->block ? run_writer_open(run->fd, &options, &sink->writer) : -ENOMEM;
 	if (error) {
 		free(sink->block);
@@ -244,7 +250,7 @@ int merge_passes(const struct record_order *order, struct sort_verify *verify, s
 		 size_t fan_in, size_t block_bytes, struct sort_stats *stats)
 {
 	while (list->count > fan_in) {
-		struct run_list merged = {NULL, 0};
+		struct run_list merged = {NULL, 0, list->writer_threads, list->writer_depth};
 		double started = stats_now();
 		uint64_t pass_bytes = run_list_bytes(list);
 		int error = 0;

@@ -24,13 +24,18 @@ struct run {
 struct run_list {
 	struct run *runs;
 	size_t count;
+	/* how its runs are written: compressor threads and blocks in flight per writer
+	 * (0: run_file's defaults) */
+	unsigned writer_threads;
+	unsigned writer_depth;
 };
 
 /* Collects sorted records into blocks of whole records and appends them to a run file. */
 struct run_sink {
 	const struct record_order *order;
 	struct run_writer *writer;
-	unsigned char *block;
+	unsigned char *block;       /* block_bytes + RUN_BLOCK_SPARE_BYTES allocated */
+	size_t block_capacity;
 	size_t block_bytes;
 	size_t filled;
 	struct sort_stats *stats;
