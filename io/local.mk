@@ -13,6 +13,7 @@ libio_la_SOURCES = \
 	io/parallel_io.h io/parallel_io.c \
 	io/block_transform.h io/block_transform.c \
 	io/block_checksum.h io/block_checksum.c \
+	io/run_level.h io/run_level.c \
 	io/run_file.h io/run_file.c \
 	io/random_source.h io/random_source.c
 EXTRA_DIST += io/README.md

@@ -290,13 +290,10 @@ static int run_index_add(struct run_writer *writer, const struct run_job *job, u
 	return 0;
 }
 
-/* The writer thread: compressed blocks into the file in block order. With nothing to
- * submit it first waits for the writes in flight, so that their completions (and the
- * disk's time) are seen when they happen. */
+/* The writer thread: compressed blocks into the file in block order. */
 static void *run_write_main(void *context)
 {
 	struct run_writer *writer = context;
-	bool idle = true;
 	pthread_mutex_lock(&writer->lock);
 	for (;;) {
 		struct run_job *job = &writer->jobs[writer->written % writer->depth];
@@ -304,16 +301,7 @@ static void *run_write_main(void *context)
 		if (writer->error || (!ready && writer->closing && writer->written == writer->appended))
 			break;
 		if (!ready) {
-			if (!idle) {
-				pthread_mutex_unlock(&writer->lock);
-				int error = write_queue_flush(writer->queue);
-				pthread_mutex_lock(&writer->lock);
-				idle = true;
-				if (error && !writer->error)
-					writer->error = error;
-			} else {
-				pthread_cond_wait(&writer->changed, &writer->lock);
-			}
+			pthread_cond_wait(&writer->changed, &writer->lock);
 			continue;
 		}
 		pthread_mutex_unlock(&writer->lock);
@@ -325,7 +313,6 @@ static void *run_write_main(void *context)
 							    job->output_bytes);
 			job->output = buffer;
 		}
-		idle = false;
 		pthread_mutex_lock(&writer->lock);
 		job->state = JOB_FREE;
 		writer->written++;
@@ -531,7 +518,7 @@ int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)
 	if (!error)
 		error = write_queue_flush(writer->queue);
 	writer->stats.file_bytes = write_queue_bytes(writer->queue);
-	writer->stats.write_seconds = write_queue_busy_seconds(writer->queue);
+	writer->stats.write_seconds = write_queue_wait_seconds(writer->queue);
 	if (!error && stats)
 		*stats = writer->stats;
 	ZSTD_freeCCtx(cctx);

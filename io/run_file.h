@@ -85,7 +85,8 @@ struct run_file_stats {
 	bool stored;
 	unsigned threads;           /* the compressor threads */
 	double compress_seconds;    /* the threads' time compressing, all added up */
-	double write_seconds;       /* wall time with writes in flight */
+	double write_seconds;       /* the writer thread's time in the writes: waiting for
+				       the disk, or writing (write_queue_wait_seconds) */
 };
 
 /* Writes a run at fd's current offset (normally a fresh temp file from

@@ -36,8 +36,7 @@ struct write_queue {
 	off_t offset;             /* where the next submitted buffer goes */
 	int error;
 	const char *fault_op;
-	double busy_since;        /* when in_flight last went from 0 to 1 */
-	double busy_seconds;
+	double wait_seconds;      /* in the writes: waiting for them, or writing */
 };
 
 static double monotonic_seconds(void)
@@ -61,12 +60,13 @@ static void write_ring_queue(struct write_queue *queue, struct write_slot *slot,
 	io_uring_prep_write(sqe, queue->fd, slot->data + slot->done, bytes,
 			    slot->offset + slot->done);
 	io_uring_sqe_set_data(sqe, slot);
-	if (queue->in_flight++ == 0)
-		queue->busy_since = monotonic_seconds();
+	queue->in_flight++;
+	/* the kernel may do the write right here: its time is the caller's */
+	double started = monotonic_seconds();
 	int submitted = io_uring_submit(&queue->ring);
+	queue->wait_seconds += monotonic_seconds() - started;
 	if (submitted < 0) {
-		if (--queue->in_flight == 0)
-			queue->busy_seconds += monotonic_seconds() - queue->busy_since;
+		queue->in_flight--;
 		write_slot_fail(queue, slot, submitted);
 	}
 }
@@ -75,16 +75,17 @@ static int write_ring_reap(struct write_queue *queue)
 {
 	struct io_uring_cqe *cqe;
 	int error;
+	double started = monotonic_seconds();
 	do
 		error = io_uring_wait_cqe(&queue->ring, &cqe);
 	while (error == -EINTR);
+	queue->wait_seconds += monotonic_seconds() - started;
 	if (error)
 		return error;
 	struct write_slot *slot = io_uring_cqe_get_data(cqe);
 	int result = cqe->res;
 	io_uring_cqe_seen(&queue->ring, cqe);
-	if (--queue->in_flight == 0)
-		queue->busy_seconds += monotonic_seconds() - queue->busy_since;
+	queue->in_flight--;
 	if (result == -EINTR || result == -EAGAIN) {
 		write_ring_queue(queue, slot, slot->bytes - slot->done);
 		return 0;
@@ -118,7 +119,7 @@ static void write_sync(struct write_queue *queue, struct write_slot *slot, size_
 		slot->done += wrote;
 	}
 	slot->busy = false;
-	queue->busy_seconds += monotonic_seconds() - started;
+	queue->wait_seconds += monotonic_seconds() - started;
 }
 
 int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *fault_op,
@@ -255,9 +256,9 @@ void write_queue_skip(struct write_queue *queue, size_t bytes)
 	queue->offset += (off_t)bytes;
 }
 
-double write_queue_busy_seconds(const struct write_queue *queue)
+double write_queue_wait_seconds(const struct write_queue *queue)
 {
-	return queue->busy_seconds;
+	return queue->wait_seconds;
 }
 
 off_t write_queue_bytes(const struct write_queue *queue)

@@ -32,10 +32,10 @@ off_t write_queue_offset(const struct write_queue *queue);
 /* After a flush, for a caller that wrote bytes at write_queue_offset() itself: the next
  * submitted buffer goes after them. */
 void write_queue_skip(struct write_queue *queue, size_t bytes);
-/* The wall time with at least one write in flight, as this queue's caller saw it
- * complete: the disk's share of the writes (a caller that waits in the queue, or
- * flushes before idling, sees completions when they happen). */
-double write_queue_busy_seconds(const struct write_queue *queue);
+/* The time the caller spent in the writes: waiting for a free buffer or at a flush
+ * (io_uring), or writing (synchronous writes). Writes that kept up with the caller cost
+ * it nothing; a disk slower than the caller shows here as its time. */
+double write_queue_wait_seconds(const struct write_queue *queue);
 /* The bytes submitted so far. */
 off_t write_queue_bytes(const struct write_queue *queue);
 /* Waits for writes in flight (their buffers must outlive them) and frees; the fd stays

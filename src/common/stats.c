@@ -236,6 +236,31 @@ __attribute__((format(printf, 1, 2))) static void stats_line(const char *format,
 	fprintf(stderr, "gpusort: stats: %s%s%s", stats_label, stats_label[0] ? ": " : "", text);
 }
 
+/* How the runs were written: their levels and the rates that chose them. */
+static void stats_print_spill(const struct sort_stats *stats)
+{
+	char levels[256] = "";
+	size_t used = 0;
+	const char *separator = "";
+	for (int level = 0; level < STATS_SPILL_LEVELS && used < sizeof levels; level++) {
+		if (!stats->spill_level_runs[level])
+			continue;
+		int wrote = level == 0
+			? snprintf(levels + used, sizeof levels - used, "%sstored %" PRIu64, separator,
+				   stats->spill_level_runs[level])
+			: snprintf(levels + used, sizeof levels - used, "%sat zstd level %d%s %" PRIu64, separator,
+				   level, level == STATS_SPILL_LEVELS - 1 ? "+" : "", stats->spill_level_runs[level]);
+		used += wrote > 0 ? (size_t)wrote : 0;
+		separator = ", ";
+	}
+	double per_thread = stats->spill_compress_seconds > 0
+		? (double)stats->spill_compressed_bytes / 1048576.0 / stats->spill_compress_seconds : 0;
+	double writes = stats->spill_write_seconds > 0
+		? (double)stats->spill_written_bytes / 1048576.0 / stats->spill_write_seconds : 0;
+	stats_line("runs written %s; compressor %.1f MiB/s per thread x %u threads, temp writes %.1f MiB/s of "
+		   "writer time\n", levels, per_thread, stats->spill_threads, writes);
+}
+
 void stats_print(const struct sort_stats *stats)
 {
 	double total = stats_now() - stats->started;
@@ -255,6 +280,8 @@ void stats_print(const struct sort_stats *stats)
 		stats->records, stats->runs, stats->merge_passes, (double)stats->temp_bytes / 1048576.0,
 		stats->temp_bytes ? (double)stats->temp_raw_bytes / (double)stats->temp_bytes : 0.0,
 		(double)stats->temp_peak_bytes / 1048576.0, total);
+	if (stats->runs)
+		stats_print_spill(stats);
 	if (stats->verified)
 		stats_line("verify %.3f s per thread within the stages above, %" PRIu64
 			" records in and out matched, output in order\n", stats->verify_seconds, stats->verified_records);

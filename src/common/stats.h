@@ -17,6 +17,9 @@ enum stats_stage {
 	STAGE_COUNT
 };
 
+/* zstd levels counted apart in --stats (higher ones count as the last) */
+#define STATS_SPILL_LEVELS 10
+
 struct sort_stats {
 	double seconds[STAGE_COUNT];
 	uint64_t bytes[STAGE_COUNT];
@@ -27,6 +30,15 @@ struct sort_stats {
 	uint64_t temp_raw_bytes;   /* the same before compression */
 	uint64_t temp_live_bytes;  /* temp bytes on disk now (the runs not yet removed) */
 	uint64_t temp_peak_bytes;  /* the most that were on disk at once */
+	/* how runs were written (io/run_level.h): runs per zstd level, index 0 the runs
+	 * stored uncompressed; the compressors' time (all threads added up) on the raw bytes
+	 * they compressed, and the temp directory's time with writes in flight */
+	uint64_t spill_level_runs[STATS_SPILL_LEVELS];
+	uint64_t spill_compressed_bytes;
+	double spill_compress_seconds;
+	unsigned spill_threads;
+	uint64_t spill_written_bytes;
+	double spill_write_seconds;
 	double started;
 	/* --progress on a terminal: a thread redraws the line from progress_done, which
 	 * stats_add's read and write bytes (or the caller) keep up to date */

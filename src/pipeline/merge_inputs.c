@@ -187,7 +187,7 @@ int merge_inputs(const struct record_order *order, const struct options *options
 	block_bytes = block_bytes > INPUT_BLOCK_MAX ? INPUT_BLOCK_MAX : block_bytes;
 	block_bytes = block_bytes < INPUT_BLOCK_MIN ? INPUT_BLOCK_MIN : block_bytes;
 	/* the runs of -m are the inputs copied in (stdin, or an input that is the output) */
-	struct run_list runs = {NULL, 0, 0, 0};
+	struct run_list runs = {NULL, 0, 0, 0, {0}};
 	struct input_source *inputs = calloc(count ? count : 1, sizeof *inputs);
 	struct merge_source *sources = calloc(count ? count : 1, sizeof *sources);
 	int error = inputs && sources ? 0 : -ENOMEM;

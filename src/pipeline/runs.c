@@ -140,6 +140,9 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 	list->count++;
 	struct run_writer_options options;
 	run_options_for(order, &options);
+	if (list->level.level == 0)
+		run_level_init(&list->level);
+	run_level_apply(&list->level, &options);
 	options.threads = list->writer_threads;
 	options.depth = list->writer_depth;
 	memset(sink, 0, sizeof *sink);
@@ -160,6 +163,25 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 	return error;
 }
 
+/* What the run measured: into --stats, and into the choice of the next run's level. */
+static void run_end_stats(struct run_list *list, struct sort_stats *stats, const struct run_file_stats *file_stats)
+{
+	stats->runs++;
+	int level = file_stats->stored ? 0 : file_stats->level;
+	if (level >= STATS_SPILL_LEVELS)
+		level = STATS_SPILL_LEVELS - 1;
+	stats->spill_level_runs[level > 0 ? level : 0]++;
+	if (!file_stats->stored) {
+		stats->spill_compressed_bytes += file_stats->bytes;
+		stats->spill_compress_seconds += file_stats->compress_seconds;
+	}
+	if (file_stats->threads > stats->spill_threads)
+		stats->spill_threads = file_stats->threads;
+	stats->spill_written_bytes += file_stats->file_bytes;
+	stats->spill_write_seconds += file_stats->write_seconds;
+	run_level_update(&list->level, file_stats);
+}
+
 /* Finishes the sink's run and opens it for reading. */
 int run_end(struct run_list *list, struct run_sink *sink, int error)
 {
@@ -178,7 +200,7 @@ int run_end(struct run_list *list, struct run_sink *sink, int error)
 		report_file_error(run->path, error);
 		return error;
 	}
-	sink->stats->runs++;
+	run_end_stats(list, sink->stats, &file_stats);
 	run->file_bytes = file_stats.file_bytes;
 	run->bytes = file_stats.bytes;
 	stats_temp_add(sink->stats, file_stats.file_bytes);
@@ -250,7 +272,7 @@ int merge_passes(const struct record_order *order, struct sort_verify *verify, s
 		 size_t fan_in, size_t block_bytes, struct sort_stats *stats)
 {
 	while (list->count > fan_in) {
-		struct run_list merged = {NULL, 0, list->writer_threads, list->writer_depth};
+		struct run_list merged = {NULL, 0, list->writer_threads, list->writer_depth, list->level};
 		double started = stats_now();
 		uint64_t pass_bytes = run_list_bytes(list);
 		int error = 0;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../../io/run_file.h"
+#include "../../io/run_level.h"
 #include "merge.h"
 #include "../binary/record_items.h"
 #include "../common/stats.h"
@@ -25,9 +26,10 @@ struct run_list {
 	struct run *runs;
 	size_t count;
 	/* how its runs are written: compressor threads and blocks in flight per writer
-	 * (0: run_file's defaults) */
+	 * (0: run_file's defaults), and the level chosen from the runs so far */
 	unsigned writer_threads;
 	unsigned writer_depth;
+	struct run_level level;
 };
 
 /* Collects sorted records into blocks of whole records and appends them to a run file. */

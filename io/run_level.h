@@ -1,0 +1,38 @@
+/* How the next run is written, chosen from what the runs before it measured: the
+ * compressor threads' throughput (raw bytes a second, all of them together) against the
+ * temp directory's (file bytes a second of the writer thread's time in the writes, which
+ * is small while the disk keeps up and the disk's own time once it does not).
+ * A temp directory that takes raw bytes faster than zstd makes them (tmpfs, a page
+ * cache with room) gets stored blocks, until a stored run shows it slower than the
+ * compressor; then zstd for good, at a higher level while the compressor has more than
+ * twice the time the disk leaves it, a lower one (never below RUN_DEFAULT_LEVEL) when
+ * it is the slower of the two. */
+#ifndef GPUSORT_RUN_LEVEL_H
+#define GPUSORT_RUN_LEVEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "run_file.h"
+
+/* Runs smaller than this measure too little to change the choice. */
+#define RUN_LEVEL_MIN_BYTES ((uint64_t)4 << 20)
+/* The highest level chosen: above it zstd slows much more than its ratio grows on
+ * sorted blocks (numbers in run_file.c). */
+#define RUN_LEVEL_MAX 3
+
+struct run_level {
+	int level;                 /* the next run's zstd level */
+	bool stored;               /* the next run stores its blocks */
+	bool stored_too_slow;      /* a stored run wrote slower than zstd compresses */
+	double compress_rate;      /* raw bytes/s of all compressor threads; 0: not measured */
+	double ratio;              /* raw bytes over file bytes, at that level */
+	double write_rate;         /* file bytes/s of the temp directory, as the last run saw */
+};
+
+void run_level_init(struct run_level *choice);
+/* The next run's level and whether it is stored, into options. */
+void run_level_apply(const struct run_level *choice, struct run_writer_options *options);
+/* Learns from a finished run and chooses the next. */
+void run_level_update(struct run_level *choice, const struct run_file_stats *stats);
+
+#endif
