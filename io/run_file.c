@@ -4,6 +4,7 @@
  * demand with per-thread zstd contexts. */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -827,6 +828,16 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
 		}
 	}
 	return bytes;
+}
+
+void run_reader_prefetch(struct run_reader *reader, size_t first, size_t count)
+{
+	if (first >= reader->count || count == 0)
+		return;
+	size_t last = count > reader->count - first ? reader->count - 1 : first + count - 1;
+	uint64_t begin = reader->blocks[first].info.offset;
+	uint64_t end = reader->blocks[last].info.offset + reader->blocks[last].info.compressed_bytes;
+	posix_fadvise(reader->fd, (off_t)begin, (off_t)(end - begin), POSIX_FADV_WILLNEED);
 }
 
 void run_reader_close(struct run_reader *reader)

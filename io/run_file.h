@@ -124,6 +124,11 @@ int run_reader_block_info(const struct run_reader *reader, size_t index,
  * threads at once on one reader (pread, and per-thread zstd contexts). */
 ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buffer,
 			      size_t buffer_bytes);
+/* Asks the kernel to read blocks [first, first + count) (those that exist) into the
+ * page cache in the background (posix_fadvise WILLNEED), so that reading them later
+ * finds them there: a merge asks for each run's next blocks while it merges the current
+ * ones. Advice only: nothing is returned, nothing held in our memory. */
+void run_reader_prefetch(struct run_reader *reader, size_t first, size_t count);
 void run_reader_close(struct run_reader *reader);
 
 #endif

@@ -103,7 +103,7 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 	}
 	stats->merge_passes++;
 	if (!error)
-		error = merge_passes(order, NULL, runs, batch, block_bytes, stats);
+		error = merge_passes(order, NULL, runs, batch, block_bytes, 1, stats);
 	if (!error)
 		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output);
 	return error;

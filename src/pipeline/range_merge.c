@@ -246,6 +246,7 @@ struct slice_source {
 	const uint64_t *starts;
 	size_t block;
 	uint64_t at, end;
+	size_t prefetched;          /* blocks below this were asked for (run_reader_prefetch) */
 	unsigned char *buffer;
 	size_t buffer_bytes;
 };
@@ -273,6 +274,14 @@ static int slice_next(void *context, const unsigned char **records, size_t *len)
 		return -ECANCELED;
 	while (slice->starts[slice->block + 1] <= slice->at)
 		slice->block++;
+	/* the next blocks of the slice start coming from the disk while this one merges */
+	size_t ahead = slice->block + RUN_PREFETCH_BLOCKS + 1;
+	if (slice->prefetched < slice->block + 1)
+		slice->prefetched = slice->block + 1;
+	while (slice->prefetched < ahead && slice->starts[slice->prefetched] < slice->end) {
+		run_reader_prefetch(slice->run->reader, slice->prefetched, 1);
+		slice->prefetched++;
+	}
 	ssize_t bytes = run_reader_read_block(slice->run->reader, slice->block, slice->buffer,
 					      slice->buffer_bytes);
 	if (bytes < 0)
@@ -532,6 +541,7 @@ static int range_worker_run(struct range_merge *merge)
 		struct positional_sink sink = {merge, 0, j};
 		for (size_t r = 0; r < k; r++) {
 			slices[r].block = 0;
+			slices[r].prefetched = 0;
 			slices[r].at = begin[r];
 			slices[r].end = end[r];
 			sink.offset += (off_t)begin[r];

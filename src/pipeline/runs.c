@@ -3,6 +3,7 @@
  * sink or pass by pass into fewer, longer runs. */
 #include "config.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,7 +28,8 @@ void run_list_remove_all(struct run_list *list, struct sort_stats *stats)
 			run_reader_close(run->reader);
 		if (run->fd >= 0)
 			close(run->fd);
-		temp_file_remove(run->path);
+		if (run->path[0])
+			temp_file_remove(run->path);
 		stats_temp_remove(stats, run->file_bytes);
 	}
 	free(list->runs);
@@ -119,15 +121,11 @@ static void run_options_for(const struct record_order *order, struct run_writer_
 	}
 }
 
-/* Starts a new run file and a sink writing into it. */
-int run_begin(struct run_list *list, const struct record_order *order, size_t block_bytes,
-	      struct run_sink *sink, struct sort_stats *stats)
+/* Creates run index's file (its slot already in the list) and a sink writing into it. */
+static int run_create(struct run_list *list, size_t index, const struct record_order *order, size_t block_bytes,
+		      struct run_sink *sink, struct sort_stats *stats)
 {
-	struct run *grown = realloc(list->runs, (list->count + 1) * sizeof *grown);
-	if (!grown)
-		return -ENOMEM;
-	list->runs = grown;
-	struct run *run = &list->runs[list->count];
+	struct run *run = &list->runs[index];
 	run->reader = NULL;
 	run->file_bytes = 0;
 	run->bytes = 0;
@@ -135,9 +133,9 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 	if (run->fd < 0) {
 		int error = run->fd;
 		report_temp_create_error(run->path, error);
+		run->path[0] = '\0';
 		return error;
 	}
-	list->count++;
 	struct run_writer_options options;
 	run_options_for(order, &options);
 	if (list->level.level == 0)
@@ -148,6 +146,7 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 	memset(sink, 0, sizeof *sink);
 	sink->order = order;
 	sink->stats = stats;
+	sink->run_index = index;
 	/* fixed-size records: a whole number of them */
 	if (order->record_size)
 		block_bytes = (block_bytes / order->record_size ? block_bytes / order->record_size : 1) *
@@ -160,6 +159,21 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 		free(sink->block);
 		report_file_error(run->path, error);
 	}
+	return error;
+}
+
+/* Starts a new run file and a sink writing into it. */
+int run_begin(struct run_list *list, const struct record_order *order, size_t block_bytes,
+	      struct run_sink *sink, struct sort_stats *stats)
+{
+	struct run *grown = realloc(list->runs, (list->count + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	list->runs = grown;
+	list->runs[list->count].fd = -1;
+	int error = run_create(list, list->count, order, block_bytes, sink, stats);
+	if (list->runs[list->count].fd >= 0)
+		list->count++;
 	return error;
 }
 
@@ -185,7 +199,7 @@ static void run_end_stats(struct run_list *list, struct sort_stats *stats, const
 /* Finishes the sink's run and opens it for reading. */
 int run_end(struct run_list *list, struct run_sink *sink, int error)
 {
-	struct run *run = &list->runs[list->count - 1];
+	struct run *run = &list->runs[sink->run_index];
 	if (!error)
 		error = run_sink_flush(sink);
 	struct run_file_stats file_stats = {0};
@@ -230,6 +244,11 @@ static int run_source_next(void *context, const unsigned char **records, size_t 
 	*len = 0;
 	if (source->next_block >= run_reader_block_count(source->run->reader))
 		return 0;
+	/* the block after the next one starts coming from the disk while these merge */
+	if (source->next_block == 0)
+		run_reader_prefetch(source->run->reader, 0, RUN_PREFETCH_BLOCKS + 1);
+	else
+		run_reader_prefetch(source->run->reader, source->next_block + RUN_PREFETCH_BLOCKS, 1);
 	ssize_t bytes = run_reader_read_block(source->run->reader, source->next_block++,
 					      source->buffer, source->buffer_bytes);
 	if (bytes < 0) {
@@ -268,24 +287,106 @@ int merge_runs(const struct record_order *order, struct sort_verify *verify, boo
 	return error;
 }
 
+/* One merge pass: groups of fan_in runs of list merged into the runs of merged, one
+ * group per thread at a time; merged holds a slot per group, in group order, so equal
+ * records keep the order of the runs they came from (stability). */
+struct merge_pass {
+	const struct record_order *order;
+	struct sort_verify *verify;
+	struct run_list *list, *merged;
+	size_t fan_in, block_bytes;
+	struct sort_stats *stats;
+	pthread_mutex_t lock;       /* the run files' creation and finishing: merged, stats */
+	size_t next_group;
+	int error;
+};
+
+static int merge_pass_group(struct merge_pass *pass, size_t group)
+{
+	size_t first = group * pass->fan_in, count = pass->list->count;
+	size_t k = count - first < pass->fan_in ? count - first : pass->fan_in;
+	struct run_sink sink;
+	pthread_mutex_lock(&pass->lock);
+	int error = run_create(pass->merged, group, pass->order, pass->block_bytes, &sink, pass->stats);
+	pthread_mutex_unlock(&pass->lock);
+	if (error)
+		return error;
+	error = merge_runs(pass->order, pass->verify, false, pass->list, first, k, pass->block_bytes,
+			   run_sink_write, &sink);
+	pthread_mutex_lock(&pass->lock);
+	error = run_end(pass->merged, &sink, error);
+	pthread_mutex_unlock(&pass->lock);
+	return error;
+}
+
+static void *merge_pass_main(void *context)
+{
+	struct merge_pass *pass = context;
+	pthread_mutex_lock(&pass->lock);
+	while (!pass->error && pass->next_group < pass->merged->count) {
+		size_t group = pass->next_group++;
+		pthread_mutex_unlock(&pass->lock);
+		int error = merge_pass_group(pass, group);
+		pthread_mutex_lock(&pass->lock);
+		if (error && !pass->error)
+			pass->error = error;
+	}
+	pthread_mutex_unlock(&pass->lock);
+	return NULL;
+}
+
+/* One pass over list into merged, on up to threads threads (the caller is one). */
+static int merge_pass_run(struct merge_pass *pass, unsigned threads)
+{
+	size_t groups = pass->merged->count;
+	if (threads > groups)
+		threads = (unsigned)groups;
+	if (threads < 1)
+		threads = 1;
+	pthread_t *helpers = calloc(threads, sizeof *helpers);
+	size_t started = 0;
+	for (unsigned i = 1; helpers && i < threads; i++) {
+		if (pthread_create(&helpers[started], NULL, merge_pass_main, pass) != 0)
+			break;
+		started++;
+	}
+	merge_pass_main(pass);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(helpers[i], NULL);
+	free(helpers);
+	return pass->error;
+}
+
 int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
-		 size_t fan_in, size_t block_bytes, struct sort_stats *stats)
+		 size_t fan_in, size_t block_bytes, unsigned threads, struct sort_stats *stats)
 {
 	while (list->count > fan_in) {
-		struct run_list merged = {NULL, 0, list->writer_threads, list->writer_depth, list->level};
 		double started = stats_now();
 		uint64_t pass_bytes = run_list_bytes(list);
-		int error = 0;
-		for (size_t first = 0; first < list->count && !error; first += fan_in) {
-			size_t k = list->count - first < fan_in ? list->count - first : fan_in;
-			struct run_sink sink;
-			error = run_begin(&merged, order, block_bytes, &sink, stats);
-			if (!error) {
-				error = merge_runs(order, verify, false, list, first, k, block_bytes, run_sink_write,
-						   &sink);
-				error = run_end(&merged, &sink, error);
-			}
+		size_t groups = (list->count + fan_in - 1) / fan_in;
+		unsigned parallel = threads < groups ? threads : (unsigned)groups;
+		if (parallel < 1)
+			parallel = 1;
+		/* the threads share the compressors and the writers' memory */
+		unsigned writer_threads = list->writer_threads / parallel, writer_depth = list->writer_depth / parallel;
+		struct run_list merged = {calloc(groups, sizeof *merged.runs), groups,
+					  list->writer_threads, list->writer_depth, list->level};
+		merged.writer_threads = writer_threads ? writer_threads : 1;
+		merged.writer_depth = writer_depth;
+		int error = merged.runs ? 0 : -ENOMEM;
+		for (size_t g = 0; g < groups && !error; g++)
+			merged.runs[g].fd = -1;
+		if (!error) {
+			struct merge_pass pass = {order, verify, list, &merged, fan_in, block_bytes, stats,
+						  PTHREAD_MUTEX_INITIALIZER, 0, 0};
+			error = merge_pass_run(&pass, parallel);
+			pthread_mutex_destroy(&pass.lock);
+		} else {
+			merged.count = 0;
+			report("%s", strerror(ENOMEM));
 		}
+		merged.writer_threads = list->writer_threads;
+		merged.writer_depth = list->writer_depth;
 		run_list_remove_all(list, stats);
 		*list = merged;
 		stats->merge_passes++;

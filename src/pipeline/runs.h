@@ -14,6 +14,10 @@
 #include "../binary/record_items.h"
 #include "../common/stats.h"
 
+/* A merge reading block b of a run has asked the kernel for blocks up to b + this
+ * (run_reader_prefetch), so the disk works while the merge does. */
+#define RUN_PREFETCH_BLOCKS 2
+
 struct run {
 	char path[PATH_MAX];
 	int fd;
@@ -40,6 +44,7 @@ struct run_sink {
 	size_t block_capacity;
 	size_t block_bytes;
 	size_t filled;
+	size_t run_index;           /* its run in the list */
 	struct sort_stats *stats;
 };
 
@@ -69,8 +74,9 @@ void run_abandon(struct run_sink *sink);
 int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
 	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context);
 
-/* Merges groups of fan_in runs into new runs until no more than fan_in are left. */
+/* Merges groups of fan_in runs into new runs until no more than fan_in are left, up to
+ * threads groups at once (each within the fan-in's memory per thread). */
 int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
-		 size_t fan_in, size_t block_bytes, struct sort_stats *stats);
+		 size_t fan_in, size_t block_bytes, unsigned threads, struct sort_stats *stats);
 
 #endif

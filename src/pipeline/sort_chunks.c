@@ -154,7 +154,7 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 	mode->release(mode->mode); /* the chunks' memory is the merge's now */
 	if (!error)
 		error = merge_passes(order, verify, &list, memory_plan_merge_fan_in(plan, block_bytes), block_bytes,
-				     stats);
+				     plan->threads, stats);
 	if (!error)
 		error = merge_into_output(order, verify, &list, plan, block_bytes, options, stats);
 	run_list_remove_all(&list, stats);
