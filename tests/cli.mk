@@ -15,8 +15,8 @@ EXTRA_DIST += \
 # --key-field: composite keys against the Python oracle, every distribution.
 TESTS += tests/test_composite_keys.sh
 EXTRA_DIST += tests/test_composite_keys.sh
-TESTS += tests/test_external.sh tests/test_faults.sh tests/test_mpi.sh
-EXTRA_DIST += tests/test_external.sh tests/test_faults.sh tests/test_mpi.sh
+TESTS += tests/test_external.sh tests/test_faults.sh tests/test_mpi.sh tests/test_spill_pipeline.sh
+EXTRA_DIST += tests/test_external.sh tests/test_faults.sh tests/test_mpi.sh tests/test_spill_pipeline.sh
 TESTS += tests/test_memory.sh
 EXTRA_DIST += tests/test_memory.sh
 TESTS += tests/test_verify.sh

@@ -48,9 +48,18 @@ static int copy(const char *in_path, const char *out_path)
 	return error ? fail(out_path, error) : 0;
 }
 
-/* The input in BLOCK-byte blocks into a run in dir, then back out to stdout. */
-static int spill(const char *dir, const char *in_path)
+/* The input in BLOCK-byte blocks into a run in dir, then back out to stdout; mode
+ * "stored" stores the blocks uncompressed, "threads" compresses them on three threads
+ * with two blocks held at once, NULL takes the writer's defaults. */
+static int spill(const char *dir, const char *in_path, const char *mode)
 {
+	struct run_writer_options options = {0};
+	if (mode && strcmp(mode, "stored") == 0)
+		options = (struct run_writer_options){.stored = true, .threads = 2};
+	else if (mode && strcmp(mode, "threads") == 0)
+		options = (struct run_writer_options){.threads = 3, .depth = 2};
+	else if (mode)
+		return fail(mode, -EINVAL);
 	temp_files_init(&dir, 1);
 	char run_path[PATH_MAX];
 	struct input_file *in;
@@ -63,7 +72,7 @@ static int spill(const char *dir, const char *in_path)
 	struct run_writer *writer;
 	char *buffer = malloc(BLOCK);
 	ssize_t got = 0;
-	error = run_writer_open(fd, NULL, &writer);
+	error = run_writer_open(fd, &options, &writer);
 	while (!error && (got = input_file_read(in, buffer, BLOCK)) > 0)
 		error = run_writer_append_block(writer, buffer, got, 1, buffer, got < 8 ? got : 8);
 	input_file_close(in);
@@ -121,10 +130,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "copy") == 0)
 		return copy(argv[2], argv[3]);
-	if (argc == 4 && strcmp(argv[1], "spill") == 0)
-		return spill(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "spill") == 0)
+		return spill(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (argc == 4 && strcmp(argv[1], "hold") == 0)
 		return hold(argv[2], argv[3]);
-	fprintf(stderr, "usage: io_tool copy IN OUT | spill DIR IN | hold DIR OUT\n");
+	fprintf(stderr, "usage: io_tool copy IN OUT | spill DIR IN [stored|threads] | hold DIR OUT\n");
 	return 2;
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Injected faults (GPUSORT_FAULT, see io/fault_inject.h) through tests/io_tool: ENOSPC and
 # EIO on the output and on run-file writes and reads fail with status 2 and a message,
-# leave the old output untouched and no temp file behind; short reads and writes still
-# give every byte, with and without io_uring.
+# leave the old output untouched and no temp file behind (run files written with the
+# writer's defaults, stored, and on three threads); short reads and writes still give
+# every byte, with and without io_uring.
 tool=${TESTS_BUILDDIR:-tests}/io_tool
 work=$(mktemp -d "${TMPDIR:-/tmp}/test_io_faults.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -13,7 +14,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
-echo "1..18"
+echo "1..34"
 
 for io in uring sync; do
 	export GPUSORT_IO=$io
@@ -26,18 +27,21 @@ for io in uring sync; do
 		check "$io $fault: status 2, message, old output untouched, no twin" \
 		      '[ $status = 2 ] && grep -q "$why" "$work/err" && cmp -s "$work/old" "$work/out" && ! ls -A "$work" | grep -q gpusort-out'
 	done
-	# run-file writes and reads fail: status 2, the temp dir is empty.
-	for fault in temp_write:ENOSPC temp_write:EIO:3 temp_read:EIO:2; do
-		GPUSORT_FAULT=$fault "$tool" spill "$work/tmp" "$work/in" > "$work/spilled" 2> "$work/err"
-		check "$io $fault: status 2, message, no temp file left" \
-		      '[ $? = 2 ] && [ -s "$work/err" ] && [ -z "$(ls -A "$work/tmp")" ]'
+	# run-file writes and reads fail: status 2, the temp dir is empty; with the writer's
+	# defaults, stored blocks, and three compressor threads two blocks deep.
+	for mode in "" stored threads; do
+		for fault in temp_write:ENOSPC temp_write:EIO:3 temp_read:EIO:2; do
+			GPUSORT_FAULT=$fault "$tool" spill "$work/tmp" "$work/in" $mode > "$work/spilled" 2> "$work/err"
+			check "$io $fault ${mode:-default}: status 2, message, no temp file left" \
+			      '[ $? = 2 ] && [ -s "$work/err" ] && [ -z "$(ls -A "$work/tmp")" ]'
+		done
+		GPUSORT_FAULT=temp_write:SHORT,temp_read:SHORT "$tool" spill "$work/tmp" "$work/in" $mode > "$work/spilled"
+		check "$io short run-file reads and writes ${mode:-default}: spill is exact" \
+		      '[ $? = 0 ] && cmp -s "$work/in" "$work/spilled" && [ -z "$(ls -A "$work/tmp")" ]'
 	done
 	# Short transfers everywhere: every byte still arrives.
 	GPUSORT_FAULT=input_read:SHORT,output_write:SHORT "$tool" copy "$work/in" "$work/out"
 	check "$io short reads and writes: copy is exact" '[ $? = 0 ] && cmp -s "$work/in" "$work/out"'
-	GPUSORT_FAULT=temp_write:SHORT,temp_read:SHORT "$tool" spill "$work/tmp" "$work/in" > "$work/spilled"
-	check "$io short run-file reads and writes: spill is exact" \
-	      '[ $? = 0 ] && cmp -s "$work/in" "$work/spilled" && [ -z "$(ls -A "$work/tmp")" ]'
 	# Input read fails: status 2, old output untouched.
 	cp "$work/old" "$work/out"
 	GPUSORT_FAULT=input_read:EIO:2 "$tool" copy "$work/in" "$work/out" 2> "$work/err"

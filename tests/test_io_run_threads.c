@@ -1,0 +1,212 @@
+/* run_file's writer pipeline and stored blocks: runs of 0, 1, depth - 1, depth,
+ * depth + 1 and 2 * depth + 3 blocks written by 1, 2 and 4 compressor threads, copied or
+ * handed over (run_writer_append_exchange), compressed or stored, come back block for
+ * block in order, with their index entries; a stored block takes its bytes plus an
+ * 8-byte checksum; a flipped byte in a stored block or in its checksum reads as
+ * -EBADMSG while its neighbours still read; a run cut inside a stored block does not
+ * open. Run with and without GPUSORT_IO=sync (test_io_run_threads_sync.sh). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "io/run_file.h"
+#include "tests/distributions.h"
+#include "tests/tap.h"
+
+#define MAX_BLOCKS 64
+#define MAX_BLOCK_BYTES 70000
+
+struct block {
+	unsigned char data[MAX_BLOCK_BYTES];
+	size_t bytes;
+	uint64_t records;
+	unsigned char entry[12];
+	size_t entry_bytes;
+};
+
+static struct block blocks[MAX_BLOCKS];
+static char path[256];
+
+/* Block i: empty now and then, else text-like (compressible) or random bytes. */
+static void make_blocks(uint64_t seed)
+{
+	for (int i = 0; i < MAX_BLOCKS; i++) {
+		struct block *b = &blocks[i];
+		b->bytes = i % 7 == 3 ? 0 : 1 + random_next(&seed) % (MAX_BLOCK_BYTES - 1);
+		for (size_t j = 0; j < b->bytes; j++)
+			b->data[j] = i % 2 ? "0123abc\n"[random_next(&seed) % 8] : (unsigned char)random_next(&seed);
+		b->records = random_next(&seed) % 1000;
+		b->entry_bytes = random_next(&seed) % sizeof b->entry;
+		for (size_t j = 0; j < b->entry_bytes; j++)
+			b->entry[j] = (unsigned char)random_next(&seed);
+	}
+}
+
+static int open_fresh(void)
+{
+	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+}
+
+/* Writes blocks [0, count); exchange: hands each over in a malloc'ed buffer that the
+ * writer swaps for one of its own (and that buffer must be big enough for the next). */
+static int write_run(int fd, const struct run_writer_options *options, int count, bool exchange,
+		     struct run_file_stats *stats)
+{
+	struct run_writer *writer;
+	int error = run_writer_open(fd, options, &writer);
+	if (error)
+		return error;
+	size_t capacity = MAX_BLOCK_BYTES + RUN_BLOCK_SPARE_BYTES;
+	void *mine = exchange ? malloc(capacity) : NULL;
+	for (int i = 0; i < count && !error; i++) {
+		const struct block *b = &blocks[i];
+		if (exchange) {
+			if (capacity < MAX_BLOCK_BYTES) {
+				error = -EPROTO; /* handed back smaller than handed over */
+				break;
+			}
+			memcpy(mine, b->data, b->bytes);
+			/* the entry points into the block handed over, as the run sink's does */
+			error = run_writer_append_exchange(writer, &mine, &capacity, b->bytes, b->records, mine,
+							   b->entry_bytes < b->bytes ? b->entry_bytes : b->bytes);
+		} else {
+			error = run_writer_append_block(writer, b->data, b->bytes, b->records, b->entry,
+							b->entry_bytes);
+		}
+	}
+	free(mine);
+	if (error) {
+		run_writer_abort(writer);
+		return error;
+	}
+	error = run_writer_finish(writer, stats);
+	if (!error && stats->blocks != (uint64_t)count)
+		error = -EPROTO;
+	return error;
+}
+
+/* Every block back, in order, at increasing offsets; stored ones at bytes + 8. */
+static bool read_back(int fd, int count, bool exchange, bool stored)
+{
+	struct run_reader *reader;
+	if (run_reader_open(fd, &reader) != 0)
+		return false;
+	bool good = run_reader_block_count(reader) == (size_t)count;
+	unsigned char *buffer = malloc(MAX_BLOCK_BYTES);
+	uint64_t next_offset = 0;
+	for (int i = 0; i < count && good; i++) {
+		const struct block *b = &blocks[i];
+		struct run_block_info info;
+		const void *entry = exchange ? b->data : b->entry;
+		size_t entry_bytes = exchange && b->bytes < b->entry_bytes ? b->bytes : b->entry_bytes;
+		good = run_reader_block_info(reader, i, &info) == 0 && info.bytes == b->bytes
+		       && info.records == b->records && info.index_entry_bytes == entry_bytes
+		       && memcmp(info.index_entry, entry, entry_bytes) == 0 && info.offset == next_offset
+		       && (!stored || info.compressed_bytes == b->bytes + 8);
+		next_offset = info.offset + info.compressed_bytes;
+		ssize_t got = run_reader_read_block(reader, i, buffer, MAX_BLOCK_BYTES);
+		good = good && got == (ssize_t)b->bytes && memcmp(buffer, b->data, b->bytes) == 0;
+	}
+	free(buffer);
+	run_reader_close(reader);
+	return good;
+}
+
+static void flip_byte(int fd, off_t at)
+{
+	unsigned char byte;
+	if (pread(fd, &byte, 1, at) == 1) {
+		byte ^= 0x21;
+		if (pwrite(fd, &byte, 1, at) != 1)
+			tap_diag("cannot write %s", path);
+	}
+}
+
+static void round_trips(void)
+{
+	const unsigned thread_counts[] = {1, 2, 4};
+	for (size_t t = 0; t < sizeof thread_counts / sizeof *thread_counts; t++) {
+		unsigned threads = thread_counts[t], depth = 2 * threads + 2;
+		const int counts[] = {0, 1, (int)depth - 1, (int)depth, (int)depth + 1, 2 * (int)depth + 3};
+		for (int stored = 0; stored < 2; stored++)
+			for (int exchange = 0; exchange < 2; exchange++) {
+				bool good = true;
+				struct run_file_stats stats = {0};
+				for (size_t c = 0; c < sizeof counts / sizeof *counts && good; c++) {
+					struct run_writer_options options = {.threads = threads, .stored = stored};
+					int fd = open_fresh();
+					good = write_run(fd, &options, counts[c], exchange, &stats) == 0
+					       && stats.stored == (bool)stored && stats.threads == threads
+					       && read_back(fd, counts[c], exchange, stored);
+					if (!good)
+						tap_diag("%d blocks failed", counts[c]);
+					close(fd);
+				}
+				tap_ok(good, "%u thread%s, %s, %s: 0, 1, %u, %u, %u and %u blocks round-trip in order",
+				       threads, threads > 1 ? "s" : "", stored ? "stored" : "zstd",
+				       exchange ? "handed over" : "copied", depth - 1, depth, depth + 1, 2 * depth + 3);
+			}
+	}
+	/* two blocks held at once by four threads: the ring turns over many times */
+	struct run_writer_options narrow = {.threads = 4, .depth = 2, .level = 3};
+	struct run_file_stats stats;
+	int fd = open_fresh();
+	tap_ok(write_run(fd, &narrow, MAX_BLOCKS, false, &stats) == 0 && stats.level == 3
+	       && read_back(fd, MAX_BLOCKS, false, false),
+	       "four threads, two blocks deep, level 3: %d blocks in order", MAX_BLOCKS);
+	close(fd);
+}
+
+static void damaged_stored_blocks(void)
+{
+	struct run_writer_options options = {.stored = true, .threads = 2};
+	struct run_file_stats stats;
+	int fd = open_fresh();
+	int error = write_run(fd, &options, 10, false, &stats);
+	struct run_reader *reader = NULL;
+	if (!error)
+		error = run_reader_open(fd, &reader);
+	tap_ok(!error, "a stored run of 10 blocks opens (%d)", error);
+	if (error) {
+		close(fd);
+		return;
+	}
+	unsigned char *buffer = malloc(MAX_BLOCK_BYTES);
+	struct run_block_info info;
+	run_reader_block_info(reader, 4, &info);
+	flip_byte(fd, (off_t)(info.offset + info.bytes / 2));
+	ssize_t got = run_reader_read_block(reader, 4, buffer, MAX_BLOCK_BYTES);
+	tap_ok(got == -EBADMSG, "a flipped byte in stored block 4: -EBADMSG (%zd)", got);
+	got = run_reader_read_block(reader, 5, buffer, MAX_BLOCK_BYTES);
+	tap_ok(got == (ssize_t)blocks[5].bytes && memcmp(buffer, blocks[5].data, blocks[5].bytes) == 0,
+	       "stored block 5 still reads");
+	flip_byte(fd, (off_t)(info.offset + info.bytes / 2));
+	flip_byte(fd, (off_t)(info.offset + info.bytes + 3));
+	got = run_reader_read_block(reader, 4, buffer, MAX_BLOCK_BYTES);
+	tap_ok(got == -EBADMSG, "a flipped byte in its checksum: -EBADMSG (%zd)", got);
+	flip_byte(fd, (off_t)(info.offset + info.bytes + 3));
+	got = run_reader_read_block(reader, 4, buffer, MAX_BLOCK_BYTES);
+	tap_ok(got == (ssize_t)blocks[4].bytes && memcmp(buffer, blocks[4].data, blocks[4].bytes) == 0,
+	       "restored, it reads again");
+	run_reader_close(reader);
+	if (ftruncate(fd, (off_t)(info.offset + info.bytes)) != 0)
+		tap_diag("cannot truncate %s", path);
+	tap_ok(run_reader_open(fd, &reader) == -EBADMSG, "cut inside stored block 4: -EBADMSG");
+	free(buffer);
+	close(fd);
+}
+
+int main(void)
+{
+	snprintf(path, sizeof path, "%s/test_io_run_threads.%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+		 (int)getpid());
+	make_blocks(11);
+	round_trips();
+	damaged_stored_blocks();
+	unlink(path);
+	return tap_done();
+}

@@ -1,0 +1,4 @@
+#!/bin/sh
+# run_file's writer threads and stored blocks again with io_uring switched off
+# (GPUSORT_IO=sync): the same results.
+GPUSORT_IO=sync exec "${TESTS_BUILDDIR:-tests}/test_io_run_threads"

@@ -1,0 +1,81 @@
+/* run_level: the next run's compression from measured rates. A temp directory faster
+ * than the compressor gets stored blocks; a stored run that wrote slower than the
+ * compressor brings zstd back for good; a compressor with more than twice the time the
+ * disk leaves it climbs a level at a time to RUN_LEVEL_MAX, one slower than the disk
+ * goes back down to RUN_DEFAULT_LEVEL; runs below RUN_LEVEL_MIN_BYTES change nothing. */
+#include "config.h"
+#include <stdio.h>
+#include "io/run_level.h"
+#include "tests/tap.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* A finished run of `bytes` raw bytes: compressed at `ratio` by `threads` threads at
+ * compress_rate (raw MiB/s, all threads), written at write_rate (file MiB/s), or stored. */
+static struct run_file_stats run(double mib, bool stored, int level, double ratio, double compress_rate,
+				 double write_rate)
+{
+	unsigned threads = 2;
+	double bytes = mib * MIB, file = stored ? bytes : bytes / ratio;
+	return (struct run_file_stats){
+		.bytes = (uint64_t)bytes, .file_bytes = (uint64_t)file, .stored = stored,
+		.level = stored ? 0 : level, .threads = threads,
+		.compress_seconds = stored ? 0 : bytes / (compress_rate * MIB) * threads,
+		.write_seconds = file / (write_rate * MIB),
+	};
+}
+
+int main(void)
+{
+	struct run_level choice;
+	struct run_writer_options options = {0};
+
+	run_level_init(&choice);
+	run_level_apply(&choice, &options);
+	tap_ok(options.level == RUN_DEFAULT_LEVEL && !options.stored, "the first run: level %d, compressed",
+	       RUN_DEFAULT_LEVEL);
+
+	struct run_file_stats fast_disk = run(64, false, 1, 1.5, 800, 3000);
+	run_level_update(&choice, &fast_disk);
+	tap_ok(choice.stored, "a disk taking 3000 MiB/s, a compressor making 800: stored");
+	struct run_file_stats stored_fast = run(64, true, 0, 1, 800, 2500);
+	run_level_update(&choice, &stored_fast);
+	tap_ok(choice.stored, "a stored run still writing faster than the compressor: stored again");
+	struct run_file_stats stored_slow = run(64, true, 0, 1, 800, 300);
+	run_level_update(&choice, &stored_slow);
+	run_level_apply(&choice, &options);
+	tap_ok(!options.stored && options.level == 1,
+	       "a stored run writing at 300 MiB/s: back to zstd at the level measured (%d)", options.level);
+	run_level_update(&choice, &fast_disk);
+	tap_ok(!choice.stored, "then a compressed run that never waited for the disk: still zstd");
+
+	run_level_init(&choice);
+	int levels[5];
+	for (int i = 0; i < 5; i++) {
+		struct run_file_stats slow_disk = run(64, false, choice.level, 1.5, 4000, 100);
+		run_level_update(&choice, &slow_disk);
+		levels[i] = choice.level;
+	}
+	tap_ok(levels[0] == 2 && levels[1] == 3 && levels[4] == RUN_LEVEL_MAX && !choice.stored,
+	       "a compressor 25 times faster than a 100 MiB/s disk: levels %d %d %d %d %d", levels[0],
+	       levels[1], levels[2], levels[3], levels[4]);
+	for (int i = 0; i < 4; i++) {
+		struct run_file_stats slow_compressor = run(64, false, choice.level, 1.5, 200, 180);
+		run_level_update(&choice, &slow_compressor);
+		levels[i] = choice.level;
+	}
+	tap_ok(levels[0] == 2 && levels[1] == 1 && levels[3] == RUN_DEFAULT_LEVEL && !choice.stored,
+	       "a compressor slower than the disk takes at its ratio: down to level %d, not stored (%d %d %d %d)",
+	       RUN_DEFAULT_LEVEL, levels[0], levels[1], levels[2], levels[3]);
+
+	run_level_init(&choice);
+	struct run_file_stats tiny = run(1, false, 1, 1.5, 100, 100000);
+	run_level_update(&choice, &tiny);
+	tap_ok(!choice.stored && choice.level == RUN_DEFAULT_LEVEL && choice.compress_rate == 0,
+	       "a run of 1 MiB measures nothing");
+	struct run_file_stats no_wait = run(64, false, 1, 1.5, 800, 1);
+	no_wait.write_seconds = 0;
+	run_level_update(&choice, &no_wait);
+	tap_ok(choice.stored, "a run whose writes never held the writer up: stored next");
+	return tap_done();
+}
