@@ -1,0 +1,65 @@
+#!/bin/sh
+# Out-of-core records, two builds timed in the same run: COUNT 100-byte gensort-style
+# records (bench/gensort_records.c) sorted by a 10-byte key with -S BUDGET and -T DIR,
+# by each build in turn, REPEATS times interleaved. Prints per run the wall time and
+# %CPU (/usr/bin/time), the CPU use of the spill phase (sampled from /proc while runs
+# appear in DIR: from the start until the last new run file), the --stats spill and
+# merge seconds, the runs written and the temp ratio; then each build's best wall time.
+# Usage: bench/records_spill_bench.sh OLD_GPUSORT NEW_GPUSORT [COUNT] [BUDGET] [DIR] [REPEATS]
+#   COUNT 50000000 (5 GB), BUDGET 512M, DIR a fresh directory under $TMPDIR or /tmp,
+#   REPEATS 1. The input, outputs and runs are removed at the end.
+set -e
+old=$1
+new=$2
+count=${3:-50000000}
+budget=${4:-512M}
+base=${5:-${TMPDIR:-/tmp}}
+repeats=${6:-1}
+[ -x "$old" ] && [ -x "$new" ] || { echo "usage: $0 OLD_GPUSORT NEW_GPUSORT [COUNT] [BUDGET] [DIR] [REPEATS]" >&2; exit 2; }
+dir=$(mktemp -d "$base/gpusort-records-bench.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+mkdir "$dir/tmp"
+here=$(dirname "$0")
+cc -O2 -o "$dir/gensort_records" "$here/gensort_records.c"
+"$dir/gensort_records" "$count" 7 > "$dir/input"
+hz=$(getconf CLK_TCK)
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $count records, -S $budget, -T $dir/tmp"
+
+# run NAME BINARY: one sort, sampled; prints one row and keeps the wall time in $dir/NAME.walls
+run() {
+	name=$1
+	binary=$2
+	rm -f "$dir/out"
+	/usr/bin/time -f "%e %P" -o "$dir/time" "$binary" --record-size=100 --key-size=10 -S "$budget" \
+		-T "$dir/tmp" --stats "$dir/input" -o "$dir/out" 2> "$dir/stats" &
+	timer=$!
+	sleep 0.05
+	pid=$(pgrep -P "$timer" | head -1)
+	: > "$dir/samples"
+	while kill -0 "$pid" 2>/dev/null; do
+		ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null) || break
+		echo "$(date +%s.%N) $ticks $(ls "$dir/tmp" | wc -l)" >> "$dir/samples"
+		sleep 0.2
+	done
+	wait "$timer" || { echo "# $name failed:"; sed 's/^/#   /' "$dir/stats"; return 1; }
+	spill_cpu=$(awk -v hz="$hz" '{ t[NR] = $1; c[NR] = $2; if ($3 > most) { most = $3; last = NR } }
+		END { w = t[last] - t[1]; p = (w > 0) ? 100 * (c[last] - c[1]) / hz / w : 0; printf "%.0f%% over %.1f s", p, w }' \
+		"$dir/samples")
+	stage() { awk -v s="$1" '$2 == "stats:" && $3 == s { print $4 }' "$dir/stats"; }
+	ratio=$(sed -n 's/.*compression ratio \([0-9.]*\).*/\1/p' "$dir/stats")
+	written=$(sed -n 's/.*runs written \([^;]*\);.*/\1/p' "$dir/stats")
+	read -r wall cpu < "$dir/time"
+	echo "$wall" >> "$dir/$name.walls"
+	printf '%-4s wall %6.1f s  CPU %5s  spill phase CPU %s  spill %s s  merge %s s  write %s s  temp ratio %s  %s\n' \
+		"$name" "$wall" "$cpu" "$spill_cpu" "$(stage spill)" "$(stage merge)" "$(stage write)" "$ratio" \
+		"${written:+runs: $written}"
+}
+
+for _ in $(seq "$repeats"); do
+	run old "$old"
+	run new "$new"
+done
+best_old=$(sort -n "$dir/old.walls" | head -1)
+best_new=$(sort -n "$dir/new.walls" | head -1)
+echo "best wall: old $best_old s, new $best_new s, new/old $(echo "$best_new $best_old" | awk '{ printf "%.2f", $1 / $2 }')"
