@@ -34,6 +34,12 @@
 #define RUN_FOOTER_BYTES 40
 #define RUN_ENTRY_FIXED_BYTES 40
 #define RUN_WRITE_DEPTH 4
+/* A run's blocks go on to the device this far behind its writes (write_queue_write_behind):
+ * its dirty pages stay within a few tens of MiB, so temp files neither crowd a memory
+ * cgroup nor leave a backlog of writeback for the merge's output to queue behind, and
+ * the disk's real speed is what chooses the next run's level (run_level.h). Far more
+ * than the write queue holds, so the window waited for has been written. */
+#define RUN_WRITE_BEHIND_BYTES ((size_t)16 << 20)
 
 /* ---- shared helpers ---- */
 
@@ -314,6 +320,8 @@ static void *run_write_main(void *context)
 							    job->output_bytes);
 			job->output = buffer;
 		}
+		if (!error)
+			error = write_queue_write_behind(writer->queue, RUN_WRITE_BEHIND_BYTES);
 		pthread_mutex_lock(&writer->lock);
 		job->state = JOB_FREE;
 		writer->written++;
@@ -518,6 +526,9 @@ int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)
 	}
 	if (!error)
 		error = write_queue_flush(writer->queue);
+	/* the whole run on the device: its write time is the disk's, whatever its size */
+	if (!error)
+		error = write_queue_write_behind(writer->queue, 0);
 	writer->stats.file_bytes = write_queue_bytes(writer->queue);
 	writer->stats.write_seconds = write_queue_wait_seconds(writer->queue);
 	if (!error && stats)

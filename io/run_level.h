@@ -1,7 +1,8 @@
 /* How the next run is written, chosen from what the runs before it measured: the
  * compressor threads' throughput (raw bytes a second, all of them together) against the
- * temp directory's (file bytes a second of the writer thread's time in the writes, which
- * is small while the disk keeps up and the disk's own time once it does not).
+ * temp directory's (file bytes a second of the writer thread's time in the writes, the
+ * wait for the device included: run files are written behind, see run_file.c, so a page
+ * cache does not pass for a fast disk).
  * A temp directory that takes raw bytes faster than zstd makes them (tmpfs, a page
  * cache with room) gets stored blocks, until a stored run shows it slower than the
  * compressor; then zstd for good, at a higher level while the compressor has more than

@@ -37,6 +37,8 @@ struct write_queue {
 	int error;
 	const char *fault_op;
 	double wait_seconds;      /* in the writes: waiting for them, or writing */
+	off_t behind_started;     /* write-behind: the device writes started up to here */
+	off_t behind_waited;      /* ... and waited for up to here */
 };
 
 static double monotonic_seconds(void)
@@ -138,6 +140,7 @@ int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *faul
 	queue->seekable = fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))
 			  && here >= 0 && flags >= 0 && !(flags & O_APPEND);
 	queue->start = queue->offset = queue->seekable ? here : 0;
+	queue->behind_started = queue->behind_waited = queue->start;
 	if (depth < 1)
 		depth = 1;
 	queue->use_ring = queue->seekable && depth > 1 && io_ring_init(&queue->ring, depth) == 0;
@@ -254,6 +257,43 @@ off_t write_queue_offset(const struct write_queue *queue)
 void write_queue_skip(struct write_queue *queue, size_t bytes)
 {
 	queue->offset += (off_t)bytes;
+}
+
+/* sync_file_range of [from, to), where the file system has one (not ESPIPE, EINVAL). */
+static int write_queue_sync_range(struct write_queue *queue, off_t from, off_t to, unsigned flags)
+{
+	if (to <= from || sync_file_range(queue->fd, from, to - from, flags) == 0 || errno == ESPIPE
+	    || errno == EINVAL)
+		return 0;
+	return -errno;
+}
+
+int write_queue_write_behind(struct write_queue *queue, size_t window)
+{
+	const unsigned wait = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+	if (!queue->seekable || queue->error)
+		return queue->error;
+	if (window == 0) {
+		/* everything, after a flush */
+		double started = monotonic_seconds();
+		queue->error = write_queue_sync_range(queue, queue->behind_waited, queue->offset, wait);
+		queue->behind_started = queue->behind_waited = queue->offset;
+		queue->wait_seconds += monotonic_seconds() - started;
+		return queue->error;
+	}
+	if (queue->offset - queue->behind_started < (off_t)window)
+		return 0;
+	double started = monotonic_seconds();
+	/* the window before: on the device before we go on */
+	queue->error = write_queue_sync_range(queue, queue->behind_waited, queue->behind_started, wait);
+	queue->behind_waited = queue->behind_started;
+	/* this one: its device writes start now, behind the caller */
+	if (!queue->error)
+		queue->error = write_queue_sync_range(queue, queue->behind_started, queue->offset,
+						      SYNC_FILE_RANGE_WRITE);
+	queue->behind_started = queue->offset;
+	queue->wait_seconds += monotonic_seconds() - started;
+	return queue->error;
 }
 
 double write_queue_wait_seconds(const struct write_queue *queue)

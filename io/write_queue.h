@@ -32,8 +32,16 @@ off_t write_queue_offset(const struct write_queue *queue);
 /* After a flush, for a caller that wrote bytes at write_queue_offset() itself: the next
  * submitted buffer goes after them. */
 void write_queue_skip(struct write_queue *queue, size_t bytes);
-/* The time the caller spent in the writes: waiting for a free buffer or at a flush
- * (io_uring), or writing (synchronous writes). Writes that kept up with the caller cost
+/* Write-behind for a regular file: once more than `window` bytes were submitted since
+ * the last call that acted, waits until the window before (all of it written by now,
+ * when window exceeds the bytes a queue holds) is on the device and starts the device
+ * writes of the newer one (sync_file_range). Dirty pages then stay within about two
+ * windows, and a disk slower than the page cache shows in write_queue_wait_seconds as
+ * the device's own time; on tmpfs it costs nothing. Window 0, after a flush: waits until
+ * everything written is on the device. Returns 0 or a negative errno. */
+int write_queue_write_behind(struct write_queue *queue, size_t window);
+/* The time the caller spent in the writes: waiting for a free buffer, at a flush or for
+ * the write-behind (io_uring), or writing (synchronous writes). Writes that kept up with the caller cost
  * it nothing; a disk slower than the caller shows here as its time. */
 double write_queue_wait_seconds(const struct write_queue *queue);
 /* The bytes submitted so far. */
