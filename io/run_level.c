@@ -1,8 +1,9 @@
-/* The choice of the next run's compression (see run_level.h). The spill of a run takes
- * about max(raw / compress_rate, raw / ratio / write_rate) with zstd and raw / write_rate
- * stored: storing wins exactly when write_rate > compress_rate. A compressed run only
- * shows a lower bound of what the disk would take (it may never have had to wait), so
- * the stored run that measured the disk slower than the compressor has the last word. */
+/* The choice of the next run's compression (see run_level.h). A run costs about
+ * raw / compress_rate + raw / ratio / disk_rate with zstd (spilled at the slower of
+ * compressor and disk, read back at ratio times fewer bytes; decompression is several
+ * times faster than compression), and 2 * raw / disk_rate stored (written and read back
+ * whole): storing wins when disk_rate > (2 - 1 / ratio) * compress_rate, the disk faster
+ * than the compressor by the bytes the merge would read back for it. */
 #include "config.h"
 #include "run_level.h"
 
@@ -33,7 +34,8 @@ void run_level_update(struct run_level *choice, const struct run_file_stats *sta
 	}
 	if (choice->compress_rate <= 0)
 		return;
-	bool faster_disk = choice->write_rate > choice->compress_rate;
+	double ratio = choice->ratio > 1 ? choice->ratio : 1;
+	bool faster_disk = choice->write_rate > (2 - 1 / ratio) * choice->compress_rate;
 	if (stats->stored && !faster_disk)
 		choice->stored_too_slow = true;
 	if (faster_disk && !choice->stored_too_slow) {

@@ -3,9 +3,9 @@
  * temp directory's (file bytes a second of the writer thread's time in the writes, the
  * wait for the device included: run files are written behind, see run_file.c, so a page
  * cache does not pass for a fast disk).
- * A temp directory that takes raw bytes faster than zstd makes them (tmpfs, a page
- * cache with room) gets stored blocks, until a stored run shows it slower than the
- * compressor; then zstd for good, at a higher level while the compressor has more than
+ * A temp directory that takes raw bytes faster than zstd makes them (tmpfs), by enough
+ * to also read back the ratio's worth of bytes the merge saves with zstd (run_level.c),
+ * gets stored blocks, until a stored run shows it slower than that; then zstd for good, at a higher level while the compressor has more than
  * twice the time the disk leaves it, a lower one (never below RUN_DEFAULT_LEVEL) when
  * it is the slower of the two. */
 #ifndef GPUSORT_RUN_LEVEL_H

@@ -1,5 +1,6 @@
 /* run_level: the next run's compression from measured rates. A temp directory faster
- * than the compressor gets stored blocks; a stored run that wrote slower than the
+ * than the compressor by the bytes the merge would read back gets stored blocks, one
+ * faster but not by that much does not; a stored run that wrote slower than the
  * compressor brings zstd back for good; a compressor with more than twice the time the
  * disk leaves it climbs a level at a time to RUN_LEVEL_MAX, one slower than the disk
  * goes back down to RUN_DEFAULT_LEVEL; runs below RUN_LEVEL_MIN_BYTES change nothing. */
@@ -48,6 +49,12 @@ int main(void)
 	       "a stored run writing at 300 MiB/s: back to zstd at the level measured (%d)", options.level);
 	run_level_update(&choice, &fast_disk);
 	tap_ok(!choice.stored, "then a compressed run that never waited for the disk: still zstd");
+
+	run_level_init(&choice);
+	struct run_file_stats not_by_enough = run(64, false, 1, 6, 800, 1000);
+	run_level_update(&choice, &not_by_enough);
+	tap_ok(!choice.stored, "a disk at 1000 MiB/s, a compressor at 800 with ratio 6: zstd (the merge "
+	       "would read 6 times the bytes back)");
 
 	run_level_init(&choice);
 	int levels[5];
