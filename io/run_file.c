@@ -34,12 +34,7 @@
 #define RUN_FOOTER_BYTES 40
 #define RUN_ENTRY_FIXED_BYTES 40
 #define RUN_WRITE_DEPTH 4
-/* A run's blocks go on to the device this far behind its writes (write_queue_write_behind):
- * its dirty pages stay within a few tens of MiB, so temp files neither crowd a memory
- * cgroup nor leave a backlog of writeback for the merge's output to queue behind, and
- * the disk's real speed is what chooses the next run's level (run_level.h). Far more
- * than the write queue holds, so the window waited for has been written. */
-#define RUN_WRITE_BEHIND_BYTES ((size_t)16 << 20)
+
 
 /* ---- shared helpers ---- */
 
@@ -526,7 +521,7 @@ int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)
 	}
 	if (!error)
 		error = write_queue_flush(writer->queue);
-	/* the whole run on the device: its write time is the disk's, whatever its size */
+	/* the rest of the run on its way to the device; the spill does not wait for it */
 	if (!error)
 		error = write_queue_write_behind(writer->queue, 0);
 	writer->stats.file_bytes = write_queue_bytes(writer->queue);

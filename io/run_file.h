@@ -37,6 +37,13 @@
 /* A block handed over (run_writer_append_exchange) in a buffer with this many bytes to
  * spare after it is stored without a copy. */
 #define RUN_BLOCK_SPARE_BYTES 8
+/* A run's blocks go on to the device this far behind its writes (the writer thread
+ * waits for the window before, write_queue_write_behind): its dirty pages stay within a
+ * few windows, so temp files neither crowd a memory cgroup nor leave a backlog of
+ * writeback for the merge's output to queue behind, and a run that wrote two windows
+ * or more has timed the disk itself, not the page cache (run_level.h). Far more than
+ * the write queue holds, so the window waited for has been written. */
+#define RUN_WRITE_BEHIND_BYTES ((size_t)8 << 20)
 /* Bit 7 of an index entry's transform word: the block is stored, not compressed. */
 #define RUN_BLOCK_STORED 0x80u
 

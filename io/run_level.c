@@ -25,14 +25,16 @@ void run_level_update(struct run_level *choice, const struct run_file_stats *sta
 {
 	if (stats->bytes < RUN_LEVEL_MIN_BYTES || stats->file_bytes == 0)
 		return;
-	choice->write_rate = stats->write_seconds > 0 ? (double)stats->file_bytes / stats->write_seconds
-						      : RUN_LEVEL_UNMEASURED_WRITE_RATE;
+	/* shorter runs never waited for the device: they timed the page cache */
+	if (stats->file_bytes >= RUN_LEVEL_MIN_FILE_BYTES)
+		choice->write_rate = stats->write_seconds > 0 ? (double)stats->file_bytes / stats->write_seconds
+							      : RUN_LEVEL_UNMEASURED_WRITE_RATE;
 	if (!stats->stored && stats->compress_seconds > 0) {
 		double threads = stats->threads ? (double)stats->threads : 1.0;
 		choice->compress_rate = (double)stats->bytes / (stats->compress_seconds / threads);
 		choice->ratio = (double)stats->bytes / (double)stats->file_bytes;
 	}
-	if (choice->compress_rate <= 0)
+	if (choice->compress_rate <= 0 || choice->write_rate <= 0)
 		return;
 	double ratio = choice->ratio > 1 ? choice->ratio : 1;
 	bool faster_disk = choice->write_rate > (2 - 1 / ratio) * choice->compress_rate;

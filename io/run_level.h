@@ -1,7 +1,7 @@
 /* How the next run is written, chosen from what the runs before it measured: the
  * compressor threads' throughput (raw bytes a second, all of them together) against the
  * temp directory's (file bytes a second of the writer thread's time in the writes, the
- * wait for the device included: run files are written behind, see run_file.c, so a page
+ * wait for the device included: run files are written behind, see run_file.h, so a page
  * cache does not pass for a fast disk).
  * A temp directory that takes raw bytes faster than zstd makes them (tmpfs), by enough
  * to also read back the ratio's worth of bytes the merge saves with zstd (run_level.c),
@@ -17,6 +17,10 @@
 
 /* Runs smaller than this measure too little to change the choice. */
 #define RUN_LEVEL_MIN_BYTES ((uint64_t)4 << 20)
+/* A run's file must be this long for its write time to be the disk's (two write-behind
+ * windows, see run_file.h); shorter ones leave the disk's rate as it was (unmeasured at
+ * first: no stored blocks until a run has measured it). */
+#define RUN_LEVEL_MIN_FILE_BYTES ((uint64_t)2 * RUN_WRITE_BEHIND_BYTES)
 /* The highest level chosen: above it zstd slows much more than its ratio grows on
  * sorted blocks (numbers in run_file.c). */
 #define RUN_LEVEL_MAX 3

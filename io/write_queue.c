@@ -274,11 +274,10 @@ int write_queue_write_behind(struct write_queue *queue, size_t window)
 	if (!queue->seekable || queue->error)
 		return queue->error;
 	if (window == 0) {
-		/* everything, after a flush */
-		double started = monotonic_seconds();
-		queue->error = write_queue_sync_range(queue, queue->behind_waited, queue->offset, wait);
-		queue->behind_started = queue->behind_waited = queue->offset;
-		queue->wait_seconds += monotonic_seconds() - started;
+		/* the rest, after a flush: its device writes start, nobody waits for them */
+		queue->error = write_queue_sync_range(queue, queue->behind_started, queue->offset,
+						      SYNC_FILE_RANGE_WRITE);
+		queue->behind_started = queue->offset;
 		return queue->error;
 	}
 	if (queue->offset - queue->behind_started < (off_t)window)

@@ -37,8 +37,8 @@ void write_queue_skip(struct write_queue *queue, size_t bytes);
  * when window exceeds the bytes a queue holds) is on the device and starts the device
  * writes of the newer one (sync_file_range). Dirty pages then stay within about two
  * windows, and a disk slower than the page cache shows in write_queue_wait_seconds as
- * the device's own time; on tmpfs it costs nothing. Window 0, after a flush: waits until
- * everything written is on the device. Returns 0 or a negative errno. */
+ * the device's own time; on tmpfs it costs nothing. Window 0, after a flush: starts the
+ * device writes of the rest without waiting. Returns 0 or a negative errno. */
 int write_queue_write_behind(struct write_queue *queue, size_t window);
 /* The time the caller spent in the writes: waiting for a free buffer, at a flush or for
  * the write-behind (io_uring), or writing (synchronous writes). Writes that kept up with the caller cost

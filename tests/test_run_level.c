@@ -51,9 +51,9 @@ int main(void)
 	tap_ok(!choice.stored, "then a compressed run that never waited for the disk: still zstd");
 
 	run_level_init(&choice);
-	struct run_file_stats not_by_enough = run(64, false, 1, 6, 800, 1000);
+	struct run_file_stats not_by_enough = run(256, false, 1, 6, 800, 1000);
 	run_level_update(&choice, &not_by_enough);
-	tap_ok(!choice.stored, "a disk at 1000 MiB/s, a compressor at 800 with ratio 6: zstd (the merge "
+	tap_ok(!choice.stored && choice.write_rate > 0, "a disk at 1000 MiB/s, a compressor at 800 with ratio 6: zstd (the merge "
 	       "would read 6 times the bytes back)");
 
 	run_level_init(&choice);
@@ -80,6 +80,10 @@ int main(void)
 	run_level_update(&choice, &tiny);
 	tap_ok(!choice.stored && choice.level == RUN_DEFAULT_LEVEL && choice.compress_rate == 0,
 	       "a run of 1 MiB measures nothing");
+	struct run_file_stats short_file = run(12, false, 1, 1.5, 800, 100000);
+	run_level_update(&choice, &short_file);
+	tap_ok(!choice.stored && choice.compress_rate > 0 && choice.write_rate == 0,
+	       "a run whose file is 8 MiB times the compressor, not the disk: no stored blocks yet");
 	struct run_file_stats no_wait = run(64, false, 1, 1.5, 800, 1);
 	no_wait.write_seconds = 0;
 	run_level_update(&choice, &no_wait);
