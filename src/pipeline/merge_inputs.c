@@ -114,7 +114,7 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 static int merge_runs_into_one(const struct record_order *order, struct run_list *runs, size_t block_bytes,
 			       struct sort_stats *stats)
 {
-	struct run_list merged = {NULL, 0};
+	struct run_list merged = {NULL, 0, runs->writer_threads, runs->writer_depth, runs->level};
 	struct run_sink sink;
 	double started = stats_now();
 	uint64_t bytes = run_list_bytes(runs);
