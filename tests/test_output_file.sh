@@ -202,7 +202,7 @@ user_cases() {
 				$RUN "$GPUSORT" $(mode_args "$m") -S 1M "$WORK/$m.in" -o "$file"
 			case $fault in
 			temp_write:*) stderr_has "No space left on device" "$m: $fault ($how): the reason is given" ;;
-			*) stderr_has "gpusort: $file: Input/output error" "$m: $fault ($how): the file is named with the reason" ;;
+			*) stderr_has "gpusort: write failed: $file: Input/output error" "$m: $fault ($how): the file is named with the reason" ;;
 			esac
 			check "$m: $fault ($how): the old file is byte-identical" unchanged "$file"
 			check "$m: $fault ($how): no temp file left" no_temp

@@ -157,9 +157,9 @@ if [ "$(id -u)" -eq 0 ] && unshare -m sh -c "mount -t tmpfs -o size=64k tmpfs '$
 			echo old > "$WORK/old"
 			in_small_tmpfs size=256k "$GPUSORT" $dirs $spilling -o "$WORK/old"
 			[ "$(cat "$WORK/status")" = 2 ] &&
-				grep -qx "gpusort: $WORK/full/gpusort\.[A-Za-z0-9]\{6\}: No space left on device" "$WORK/stderr"
+				grep -qx "gpusort: write failed: $WORK/full/gpusort\.[A-Za-z0-9]\{6\}: No space left on device" "$WORK/stderr"
 			tap_result $? "$mode: $dirs filling up: the run file and the reason, exit $(cat "$WORK/status")"
-			grep -qx "gpusort: $WORK/full/gpusort\.[A-Za-z0-9]\{6\}: No space left on device" "$WORK/stderr" ||
+			grep -qx "gpusort: write failed: $WORK/full/gpusort\.[A-Za-z0-9]\{6\}: No space left on device" "$WORK/stderr" ||
 				sed 's/^/#   /' "$WORK/stderr"
 			check "$mode: $dirs filling up: nothing left, the old output kept" \
 				sh -c "test ! -s '$WORK/left' && test -z \"\$(ls -A '$WORK/tmp')\" && test \"\$(cat '$WORK/old')\" = old"

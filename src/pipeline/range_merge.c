@@ -102,7 +102,7 @@ static int run_lower_bound(const struct record_order *order, struct run *run, co
 	size_t block = low - 1;
 	ssize_t bytes = run_reader_read_block(run->reader, block, buffer, buffer_bytes);
 	if (bytes < 0) {
-		report_file_error(run->path, (int)bytes);
+		report_file_failure("read failed", run->path, (int)bytes);
 		return (int)bytes;
 	}
 	*position = starts[block] + block_lower_bound(order, buffer, (size_t)bytes, key);
@@ -251,11 +251,16 @@ struct slice_source {
 	size_t buffer_bytes;
 };
 
-/* Only the first failure is reported; the others are its echo in other threads. */
-static int range_merge_fail(struct range_merge *merge, const char *name, int error)
+/* Only the first failure is reported (what: "read failed", "write failed", or NULL for
+ * neither); the others are its echo in other threads. */
+static int range_merge_fail(struct range_merge *merge, const char *what, const char *name, int error)
 {
-	if (!atomic_exchange(&merge->failed, true))
-		report_file_error(name, error);
+	if (!atomic_exchange(&merge->failed, true)) {
+		if (what)
+			report_file_failure(what, name, error);
+		else
+			report_file_error(name, error);
+	}
 	if (merge->ordered) {
 		pthread_mutex_lock(&merge->ordered->lock);
 		pthread_cond_broadcast(&merge->ordered->changed);
@@ -285,12 +290,12 @@ static int slice_next(void *context, const unsigned char **records, size_t *len)
 	ssize_t bytes = run_reader_read_block(slice->run->reader, slice->block, slice->buffer,
 					      slice->buffer_bytes);
 	if (bytes < 0)
-		return range_merge_fail(slice->merge, slice->run->path, (int)bytes);
+		return range_merge_fail(slice->merge, "read failed", slice->run->path, (int)bytes);
 	uint64_t base = slice->starts[slice->block], stop = slice->starts[slice->block + 1];
 	if (stop > slice->end)
 		stop = slice->end;
 	if ((uint64_t)bytes < stop - base)
-		return range_merge_fail(slice->merge, slice->run->path, -EBADMSG);
+		return range_merge_fail(slice->merge, "read failed", slice->run->path, -EBADMSG);
 	*records = slice->buffer + (slice->at - base);
 	*len = (size_t)(stop - slice->at);
 	slice->at = stop;
@@ -394,7 +399,7 @@ static int positional_write(void *context, const unsigned char *records, size_t 
 		return -ECANCELED;
 	int error = timed_write(merge, records, bytes, sink->offset, true);
 	if (error)
-		return range_merge_fail(merge, merge->name, error);
+		return range_merge_fail(merge, "write failed", merge->name, error);
 	note_edges(merge, sink->range, records, bytes);
 	sink->offset += (off_t)bytes;
 	atomic_fetch_add(&merge->written, bytes);
@@ -415,7 +420,7 @@ static int ordered_write(void *context, const unsigned char *records, size_t byt
 	struct ordered_queues *queues = merge->ordered;
 	struct ordered_block *block = malloc(sizeof *block + bytes);
 	if (!block)
-		return range_merge_fail(merge, "merge", -ENOMEM);
+		return range_merge_fail(merge, NULL, "merge", -ENOMEM);
 	block->next = NULL;
 	block->bytes = bytes;
 	memcpy(block->data, records, bytes);
@@ -466,7 +471,7 @@ static int ordered_write_all(struct range_merge *merge, struct sort_stats *stats
 			pthread_mutex_unlock(&queues->lock);
 			error = timed_write(merge, block->data, block->bytes, 0, false);
 			if (error)
-				range_merge_fail(merge, merge->name, error);
+				range_merge_fail(merge, "write failed", merge->name, error);
 			else
 				atomic_fetch_add(&merge->written, block->bytes);
 			stats_progress_update(stats, (read_bytes + atomic_load(&merge->written)) / 2);
@@ -532,7 +537,7 @@ static int range_worker_run(struct range_merge *merge)
 		sources[r].context = &slices[r];
 	}
 	if (error)
-		range_merge_fail(merge, "merge", error);
+		range_merge_fail(merge, NULL, "merge", error);
 	while (!error && !atomic_load(&merge->failed)) {
 		size_t j = atomic_fetch_add(&merge->next_range, 1);
 		if (j >= merge->plan->ranges)

@@ -64,7 +64,7 @@ int record_output_write(void *context, const unsigned char *records, size_t byte
 	int error = output_file_write(output->file, records, bytes);
 	stats_add(output->stats, STAGE_WRITE, started, bytes);
 	if (error) {
-		report_file_error(output->name, error);
+		report_file_failure("write failed", output->name, error);
 		output->reported = true;
 	}
 	return error;
@@ -101,7 +101,7 @@ int record_output_finish(struct record_output *output, int error)
 	error = output_file_commit(output->file); /* the queued writes finish here */
 	stats_add(output->stats, STAGE_WRITE, started, 0);
 	if (error)
-		report_file_error(output->name, error);
+		report_file_failure("write failed", output->name, error);
 	return error;
 }
 

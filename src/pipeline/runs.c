@@ -208,10 +208,11 @@ int run_end(struct run_list *list, struct run_sink *sink, int error)
 	else
 		run_writer_abort(sink->writer);
 	free(sink->block);
-	if (!error)
-		error = run_reader_open(run->fd, &run->reader);
+	const char *failed = "write failed";
+	if (!error && (error = run_reader_open(run->fd, &run->reader)) != 0)
+		failed = "read failed";
 	if (error) {
-		report_file_error(run->path, error);
+		report_file_failure(failed, run->path, error);
 		return error;
 	}
 	run_end_stats(list, sink->stats, &file_stats);
@@ -252,7 +253,7 @@ static int run_source_next(void *context, const unsigned char **records, size_t 
 	ssize_t bytes = run_reader_read_block(source->run->reader, source->next_block++,
 					      source->buffer, source->buffer_bytes);
 	if (bytes < 0) {
-		report_file_error(source->run->path, (int)bytes);
+		report_file_failure("read failed", source->run->path, (int)bytes);
 		return (int)bytes;
 	}
 	*records = source->buffer;

@@ -23,7 +23,7 @@ static int write_chunk(const struct chunk_mode *mode, const struct record_order 
 	error = mode->emit(mode->mode, 0, true, record_output_write, record_output_sink_at(&output), &output);
 	/* an error of the emit itself (not of a write) still needs its message */
 	if (error && !output.reported)
-		report_file_error(output.name, error);
+		report_file_failure("write failed", output.name, error);
 	error = record_output_finish(&output, error);
 	stats_add_enclosing(stats, STAGE_WRITE, started, recorded, 0);
 	return error;
