@@ -240,6 +240,17 @@ static int run_job_compress(struct run_compressor *compressor, struct run_job *j
 				  &job->output_bytes);
 }
 
+/* A job's step ended (under the lock): keeps the first error, wakes the threads that
+ * wait for a step, and on an error the caller waiting for a free job too. */
+static void run_job_done(struct run_writer *writer, int error)
+{
+	if (error && !writer->error)
+		writer->error = error;
+	pthread_cond_broadcast(&writer->changed);
+	if (error)
+		pthread_cond_broadcast(&writer->queued);
+}
+
 static void *run_compressor_main(void *context)
 {
 	struct run_compressor *compressor = context;
@@ -259,11 +270,7 @@ static void *run_compressor_main(void *context)
 		pthread_mutex_lock(&writer->lock);
 		writer->stats.compress_seconds += seconds;
 		job->state = JOB_COMPRESSED;
-		if (error && !writer->error)
-			writer->error = error;
-		pthread_cond_broadcast(&writer->changed);
-		if (error)
-			pthread_cond_broadcast(&writer->queued);
+		run_job_done(writer, error);
 	}
 	pthread_mutex_unlock(&writer->lock);
 	return NULL;
@@ -320,11 +327,7 @@ static void *run_write_main(void *context)
 		pthread_mutex_lock(&writer->lock);
 		job->state = JOB_FREE;
 		writer->written++;
-		if (error && !writer->error)
-			writer->error = error;
-		pthread_cond_broadcast(&writer->changed);
-		if (error)
-			pthread_cond_broadcast(&writer->queued);
+		run_job_done(writer, error);
 	}
 	pthread_mutex_unlock(&writer->lock);
 	return NULL;

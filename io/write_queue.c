@@ -162,7 +162,8 @@ int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *faul
 	return 0;
 }
 
-int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffer)
+/* The slot the next submit uses, once the write in it (if any) is done. */
+static int next_slot(struct write_queue *queue, struct write_slot **result)
 {
 	struct write_slot *slot = &queue->slots[queue->next];
 	while (slot->busy) {
@@ -170,8 +171,16 @@ int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffe
 		if (error)
 			return error;
 	}
-	if (queue->error)
-		return queue->error;
+	*result = slot;
+	return queue->error;
+}
+
+int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffer)
+{
+	struct write_slot *slot;
+	int error = next_slot(queue, &slot);
+	if (error)
+		return error;
 	if (slot->capacity < min_bytes) {
 		unsigned char *bigger = realloc(slot->data, min_bytes);
 		if (!bigger)
@@ -186,14 +195,10 @@ int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffe
 int write_queue_submit_exchange(struct write_queue *queue, void **buffer, size_t *capacity,
 				size_t bytes)
 {
-	struct write_slot *slot = &queue->slots[queue->next];
-	while (slot->busy) {
-		int error = write_ring_reap(queue);
-		if (error)
-			return error;
-	}
-	if (queue->error)
-		return queue->error;
+	struct write_slot *slot;
+	int error = next_slot(queue, &slot);
+	if (error)
+		return error;
 	unsigned char *mine = slot->data;
 	size_t mine_capacity = slot->capacity;
 	slot->data = *buffer;
