@@ -8,7 +8,12 @@ int engine_choice_open(const struct options *options, int64_t work_bytes, int64_
 {
 	struct sort_engine_config config = options->engine;
 	*small = NULL;
-	if (config.device == SORT_DEVICE_AUTO && work_bytes >= 0 && work_bytes < min_bytes) {
+	/* -m sorts nothing: a GPU opened in the background would only take descriptors
+	 * the merge counts on when few are left (GNU's sort-continue case) */
+	if (config.device == SORT_DEVICE_AUTO && options->merge_only) {
+		config.device = SORT_DEVICE_CPU;
+		*small = "-m merges inputs already sorted: nothing to sort";
+	} else if (config.device == SORT_DEVICE_AUTO && work_bytes >= 0 && work_bytes < min_bytes) {
 		config.device = SORT_DEVICE_CPU;
 		*small = small_reason;
 	}
