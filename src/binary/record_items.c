@@ -478,31 +478,86 @@ static inline int record_key_order(const struct record_layout *layout, const uns
 	return composite_key_compare(layout->fields, layout->field_count, a, b);
 }
 
-/* Neighbours out of order among count records in a row. A key of one bytes field of 8
- * bytes or more decides on its first 8 as one big-endian word where those differ, as
- * nearly all neighbours do, in a loop with the layout read once. */
+/* The full comparison of two neighbours whose first words tie: out of the loop below, so
+ * that the loop keeps its values in registers. */
+__attribute__((noinline)) static bool records_misordered(const struct record_layout *layout,
+							   const unsigned char *a, const unsigned char *b)
+{
+	return record_key_order(layout, a, b) > 0;
+}
+
+/* Neighbours out of order among the count records of a bytes key of 8 bytes or more at
+ * offset: their first 8 as one big-endian word, each loaded once, decide where they
+ * differ, as nearly all neighbours' do. One loop a direction. */
+static inline uint64_t word_keys_disorder(const struct record_layout *layout, const unsigned char *records,
+					  size_t count, size_t offset, const bool descending)
+{
+	const size_t size = layout->record_size;
+	uint64_t disorder = 0, previous;
+	memcpy(&previous, records + offset, 8);
+	previous = __builtin_bswap64(previous);
+	for (const unsigned char *key = records + offset + size, *end = records + offset + count * size; key < end;
+	     key += size) {
+		uint64_t word;
+		memcpy(&word, key, 8);
+		word = __builtin_bswap64(word);
+		if (word != previous)
+			disorder += descending ? previous < word : previous > word;
+		else
+			disorder += records_misordered(layout, key - offset - size, key - offset);
+		previous = word;
+	}
+	return disorder;
+}
+
+/* Neighbours out of order among count records in a row. */
 static uint64_t records_disorder(const struct record_layout *layout, const unsigned char *records, size_t count)
 {
 	const size_t size = layout->record_size;
 	const struct key_field *field = &layout->fields[0];
+	if (count < 2)
+		return 0;
+	if (layout->field_count == 1 && field->type == KEY_BYTES && field->size >= 8)
+		return field->descending ? word_keys_disorder(layout, records, count, field->offset, true)
+					 : word_keys_disorder(layout, records, count, field->offset, false);
 	uint64_t disorder = 0;
-	if (layout->field_count != 1 || field->type != KEY_BYTES || field->size < 8) {
-		for (size_t i = 1; i < count; i++)
-			disorder += record_key_order(layout, records + (i - 1) * size, records + i * size) > 0;
-		return disorder;
-	}
-	const bool reverse = field->descending;
-	const unsigned char *key = records + field->offset;
-	for (size_t i = 1; i < count; i++) {
-		uint64_t x, y;
-		memcpy(&x, key + (i - 1) * size, 8);
-		memcpy(&y, key + i * size, 8);
-		if (x != y)
-			disorder += (__builtin_bswap64(x) > __builtin_bswap64(y)) != reverse;
-		else
-			disorder += record_key_order(layout, records + (i - 1) * size, records + i * size) > 0;
-	}
+	for (size_t i = 1; i < count; i++)
+		disorder += record_key_order(layout, records + (i - 1) * size, records + i * size) > 0;
 	return disorder;
+}
+
+/* The sum of fingerprint_key over positions p & mask, p the low words of count 16-byte
+ * items (their first 8 bytes: items.h's little-endian layout), vectorized. */
+VERIFY_VECTORIZED static uint64_t wide_positions_sum(const unsigned char *items, size_t count, uint64_t mask)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t position;
+		memcpy(&position, items + 16 * i, 8);
+		sum += fingerprint_key(position & mask);
+	}
+	return sum;
+}
+
+/* The same over the low 32 bits of count 8-byte items. */
+VERIFY_VECTORIZED static uint64_t pair_positions_sum(const uint64_t *items, size_t count)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < count; i++)
+		sum += fingerprint_key((uint32_t)items[i]);
+	return sum;
+}
+
+/* fingerprint_add_position of the positions of items [at, at + count) (verify.h). */
+static void positions_fingerprint(enum record_form form, const void *items, size_t at, size_t count,
+				  struct fingerprint *print)
+{
+	print->count += count;
+	if (form == FORM_KEY32_POS32)
+		print->sum += pair_positions_sum((const uint64_t *)items + at, count);
+	else
+		print->sum += wide_positions_sum((const unsigned char *)items + at * sizeof(item_u128), count,
+						 form == FORM_KEY80_POS48 ? 0xffffffffffffULL : ~0ULL);
 }
 
 /* A record of a positional form put out: by its position in an in-memory sort, else by
@@ -514,27 +569,6 @@ static inline void record_fingerprint(const struct record_layout *layout, const 
 		fingerprint_add_position(print, position);
 	else
 		fingerprint_add(print, record + layout->key_span_offset, layout->key_span_size);
-}
-
-/* fingerprint_add_position of the positions of items [at, at + count), one loop a form. */
-static void positions_fingerprint(enum record_form form, const void *items, size_t at, size_t count,
-				  struct fingerprint *print)
-{
-	const uint64_t *pairs = items;
-	const item_u128 *wide = items;
-	switch (form) {
-	case FORM_KEY32_POS32:
-		for (size_t i = at; i < at + count; i++)
-			fingerprint_add_position(print, (uint32_t)pairs[i]);
-		break;
-	case FORM_KEY80_POS48:
-		for (size_t i = at; i < at + count; i++)
-			fingerprint_add_position(print, item_u128_low(wide[i]) & 0xffffffffffffULL);
-		break;
-	default:
-		for (size_t i = at; i < at + count; i++)
-			fingerprint_add_position(print, item_u128_low(wide[i]));
-	}
 }
 
 /* The self-check of gathered records [begin, end) of the job's block. */
@@ -561,18 +595,52 @@ static void gather_check(const struct gather_job *job, size_t begin, size_t end)
 	sort_verify_time(verify, started);
 }
 
+/* A checked gather goes in pieces of about this many bytes, each checked right after it
+ * is gathered, while it is in the core's cache (a whole slice of 100-byte records, 1.6
+ * MB, is not); the check's loops stay out of the gather's (see gather_records). */
+#define CHECK_PIECE_BYTES ((size_t)128 << 10)
+
+/* Copies the records of items [from, to) of the job's block into place. The loop is
+ * bound by the latency of its random reads, and the fewer instructions it takes a
+ * record, the more records' reads are in flight at once: what it reads through job is
+ * read once, as memcpy could change it for all the compiler knows, and the form is
+ * decided out of it. */
+static inline void gather_form(const struct gather_job *job, size_t from, size_t to, const enum record_form form)
+{
+	const size_t size = job->layout->record_size, first = job->first;
+	const unsigned char *records = job->records;
+	const void *items = job->items;
+	unsigned char *out = job->out;
+	for (size_t i = from; i < to; i++)
+		memcpy(out + i * size, records + item_position(form, items, first + i) * size, size);
+}
+
+static void gather_records(const struct gather_job *job, size_t from, size_t to)
+{
+	switch (job->form) {
+	case FORM_KEY32_POS32: gather_form(job, from, to, FORM_KEY32_POS32); break;
+	case FORM_KEY80_POS48: gather_form(job, from, to, FORM_KEY80_POS48); break;
+	default: gather_form(job, from, to, FORM_KEY64_POS64); break;
+	}
+}
+
 static void gather_slice(void *context, size_t slice)
 {
 	struct gather_job *job = context;
 	size_t size = job->layout->record_size;
 	size_t begin = slice * GATHER_SLICE_RECORDS;
 	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
-	for (size_t i = begin; i < end; i++)
-		memcpy(job->out + i * size,
-		       job->records + item_position(job->form, job->items, job->first + i) * size, size);
 	struct sort_verify *verify = job->layout->verify;
-	if (verify && verify->enabled && job->to_output)
-		gather_check(job, begin, end);
+	if (!verify || !verify->enabled || !job->to_output) {
+		gather_records(job, begin, end);
+		return;
+	}
+	size_t piece = CHECK_PIECE_BYTES / size ? CHECK_PIECE_BYTES / size : 1;
+	for (size_t from = begin; from < end; from += piece) {
+		size_t to = end - from > piece ? from + piece : end;
+		gather_records(job, from, to);
+		gather_check(job, from, to);
+	}
 }
 
 /* Every record in item order, gathered into two alternating blocks: the sink writes one
