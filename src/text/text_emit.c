@@ -7,9 +7,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include "../common/verify.h"
 #include "text_compare.h"
 #include "text_emit.h"
@@ -48,14 +45,13 @@ static void measure_chunk(void *context, size_t chunk)
 	size_t begin, end, kept = 0;
 	chunk_lines(job, chunk, &begin, &end);
 	uint64_t bytes = 0;
-	/* an in-memory sort's output lines count by their indices, all of them, here */
+	/* an in-memory sort's output lines, dropped ones too, count by their indices where
+	 * they are checked (gather_chunk); others' dropped lines count by their bytes here */
 	bool by_position = job->verify && job->to_output && job->verify->by_position;
 	struct fingerprint counted = {0, 0};
 	for (size_t i = begin; i < end; i++) {
 		size_t len;
 		const char *line = text_line(job->lines, job->sorted[i], &len);
-		if (by_position)
-			fingerprint_add_position(&counted, job->sorted[i]);
 		if (job->keep) {
 			size_t previous_len;
 			const char *previous = i > 0 ? text_line(job->lines, job->sorted[i - 1], &previous_len) : NULL;
@@ -76,61 +72,129 @@ static void measure_chunk(void *context, size_t chunk)
 		sort_verify_output(job->verify, &counted, 0);
 }
 
-/* The end of the line at line in [line, end): 16 bytes at a time while 16 remain (lines
- * are short, where memchr's call and set-up cost more than the scan), then memchr. */
-static inline const char *line_end(const char *line, const char *end, unsigned char eol)
+/* A checked gather goes in pieces of this many lines, each checked right after it is
+ * gathered, while its lines are in the core's cache; the check's loop stays out of the
+ * gather's, which the latency of its random reads bounds, and where the check's work
+ * would slow it. */
+#define CHECK_PIECE_LINES 1024
+
+/* What the self-check of a chunk carries from one piece to the next: the last line put
+ * out, and what it found. */
+struct gathered_check {
+	const char *previous;
+	size_t previous_len;
+	uint64_t disorder;
+	unsigned char stray; /* not 0: a terminator was not where its line ends */
+	struct fingerprint print;
+};
+
+/* Neighbours that the loops below do not decide on a word: the order's full comparison,
+ * out of those loops, so that they keep their values in registers. */
+__attribute__((noinline)) static bool lines_misordered(const struct text_order *order, const char *previous,
+							 size_t previous_len, const char *line, size_t len)
 {
-#if defined(__SSE2__)
-	const __m128i wanted = _mm_set1_epi8((char)eol);
-	for (; end - line >= 16; line += 16) {
-		unsigned mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)line), wanted));
-		if (mask)
-			return line + __builtin_ctz(mask);
-	}
-#endif
-	return memchr(line, eol, (size_t)(end - line));
+	int compared = text_compare_lines(order, previous, previous_len, line, len);
+	return order->unique ? compared >= 0 : compared > 0;
 }
 
-/* The self-check of a chunk's gathered lines, while they are in cache: each against the
- * one before it in the output (strictly after it under -u), and their fingerprint. The
- * chunk's first line is compared with the line before it in the order. Whole lines in
- * byte order (plain: no keys, no collation) decide on their first 8 bytes as one
- * big-endian word where those differ, as they do for most neighbours; the order's
- * fields are read once, since the comparator's call could change them for all the
- * compiler knows. */
-static void verify_gathered(const struct emit_job *job, size_t begin, const char *start, const char *out)
+/* The self-check of count lines just gathered at out, of the lengths the gather gave
+ * them: each against the one before it in the output (strictly after it under -u), and
+ * each with its terminator right after it, so that the output's lines are these (a line
+ * holds no terminator), found without scanning their bytes. */
+static void check_gathered(const struct emit_job *job, const char *out, const size_t *lengths, size_t count,
+			   struct gathered_check *check)
 {
 	const struct text_order *order = job->order;
-	const bool plain = order->key_count == 0 && order->last_resort && !order->locale.collate,
-		   unique = order->unique,
-		   reverse = order->reverse, by_position = job->verify->by_position;
 	const unsigned char eol = order->eol;
-	uint64_t started = sort_verify_clock(), disorder = 0;
-	struct fingerprint print = {0, 0};
-	const char *previous = NULL;
-	size_t previous_len = 0;
-	if (begin > 0)
-		previous = text_line(job->lines, job->sorted[begin - 1], &previous_len);
-	for (const char *line = start; line < out;) {
-		const char *end = line_end(line, out, eol);
-		size_t len = (size_t)(end - line);
-		uint64_t x, y;
-		if (!previous) {
-		} else if (plain && previous_len >= 8 && len >= 8 &&
-			   (memcpy(&x, previous, 8), memcpy(&y, line, 8), x != y)) {
-			/* out of order when the words' order is not the order's direction */
-			disorder += (__builtin_bswap64(x) < __builtin_bswap64(y)) == reverse;
-		} else {
-			int compared = text_compare_lines(order, previous, previous_len, line, len);
-			disorder += unique ? compared >= 0 : compared > 0;
-		}
-		if (!by_position) /* else measure_chunk counted it */
-			fingerprint_add(&print, line, len);
-		previous = line, previous_len = len;
-		line = end + 1;
+	const char *previous = check->previous, *first = out;
+	size_t previous_len = check->previous_len, k = 0;
+	uint64_t disorder = 0;
+	unsigned char stray = 0;
+	if (!previous && count > 0) { /* the output's first line: none before it */
+		previous = out, previous_len = lengths[0];
+		stray |= (unsigned char)out[previous_len] ^ eol;
+		out += previous_len + 1, k = 1;
 	}
-	sort_verify_output(job->verify, &print, disorder);
-	sort_verify_time(job->verify, started);
+	if (order->key_count == 0 && order->last_resort && !order->locale.collate) {
+		/* whole lines in byte order (no keys, no collation), which their first 8 bytes
+		 * as one big-endian word decide where those differ, as they do for most
+		 * neighbours; complemented under -r, so that a larger word is disorder */
+		const uint64_t flip = order->reverse ? ~0ull : 0;
+		uint64_t previous_word = 0;
+		if (previous_len >= 8) {
+			memcpy(&previous_word, previous, 8);
+			previous_word = __builtin_bswap64(previous_word) ^ flip;
+		}
+		for (; k < count; k++) {
+			size_t len = lengths[k];
+			const char *line = out;
+			out += len + 1;
+			stray |= (unsigned char)line[len] ^ eol;
+			uint64_t word = 0;
+			if (len >= 8) {
+				memcpy(&word, line, 8);
+				word = __builtin_bswap64(word) ^ flip;
+			}
+			if (len >= 8 && previous_len >= 8 && word != previous_word)
+				disorder += previous_word > word;
+			else
+				disorder += lines_misordered(order, previous, previous_len, line, len);
+			previous = line, previous_len = len, previous_word = word;
+		}
+	} else {
+		for (; k < count; k++) {
+			size_t len = lengths[k];
+			const char *line = out;
+			out += len + 1;
+			stray |= (unsigned char)line[len] ^ eol;
+			disorder += lines_misordered(order, previous, previous_len, line, len);
+			previous = line, previous_len = len;
+		}
+	}
+	if (!job->verify->by_position) /* else counted by their indices */
+		for (k = 0; k < count; first += lengths[k] + 1, k++)
+			fingerprint_add(&check->print, first, lengths[k]);
+	check->previous = previous;
+	check->previous_len = previous_len;
+	check->disorder += disorder;
+	check->stray |= stray;
+}
+
+/* Gathers the lines sorted[from, to) to out (under -u the kept ones); returns the end of
+ * what it wrote. With lengths, notes there the length of each line it gathered, and
+ * their count in *count. The loop is bound by the latency of its random reads, and the
+ * fewer instructions it takes a line, the more lines' reads are in flight at once: what
+ * it reads through job is read once, as memcpy could change it for all the compiler
+ * knows. */
+static inline char *gather_lines(const struct emit_job *job, size_t from, size_t to, char *out, size_t *lengths,
+				 size_t *count)
+{
+	const uint64_t *sorted = job->sorted, *starts = job->lines->starts;
+	const char *data = job->lines->data;
+	const unsigned char *keep = job->keep;
+	const char eol = (char)job->order->eol;
+	size_t k = 0;
+	for (size_t i = from; i < to; i++) {
+		if (keep && !keep[i])
+			continue;
+		uint64_t line = sorted[i];
+		size_t len = starts[line + 1] - starts[line] - 1; /* text_line's */
+		memcpy(out, data + starts[line], len);
+		out[len] = eol;
+		out += len + 1;
+		if (lengths)
+			lengths[k++] = len;
+	}
+	if (lengths)
+		*count = k;
+	return out;
+}
+
+/* The lines sorted[0, n) counted by their indices (fingerprint_add_position), in one
+ * vectorized loop. */
+VERIFY_VECTORIZED static void indices_fingerprint(struct fingerprint *print, const uint64_t *sorted, size_t n)
+{
+	fingerprint_add_keys64(print, sorted, n);
 }
 
 /* parallel_for counts from 0: index i is chunk first + i of the round. */
@@ -140,17 +204,29 @@ static void gather_chunk(void *context, size_t index)
 	size_t chunk = job->first + index, begin, end;
 	chunk_lines(job, chunk, &begin, &end);
 	char *start = job->round + (job->offsets[chunk] - job->round_base), *out = start;
-	for (size_t i = begin; i < end; i++) {
-		if (job->keep && !job->keep[i])
-			continue;
-		size_t len;
-		const char *line = text_line(job->lines, job->sorted[i], &len);
-		memcpy(out, line, len);
-		out[len] = (char)job->order->eol;
-		out += len + 1;
+	if (!job->verify || !job->to_output) {
+		out = gather_lines(job, begin, end, out, NULL, NULL);
+	} else {
+		struct gathered_check check = {0};
+		size_t lengths[CHECK_PIECE_LINES];
+		uint64_t spent = 0;
+		/* the chunk's first line comes after the line before it in the order */
+		if (begin > 0)
+			check.previous = text_line(job->lines, job->sorted[begin - 1], &check.previous_len);
+		for (size_t from = begin; from < end; from += CHECK_PIECE_LINES) {
+			size_t to = end - from > CHECK_PIECE_LINES ? from + CHECK_PIECE_LINES : end, kept;
+			char *gathered = out;
+			out = gather_lines(job, from, to, out, lengths, &kept);
+			uint64_t started = sort_verify_clock();
+			check_gathered(job, gathered, lengths, kept, &check);
+			if (job->verify->by_position) /* every line of the order, kept or dropped */
+				indices_fingerprint(&check.print, job->sorted + from, to - from);
+			spent += sort_verify_clock() - started;
+		}
+		/* a terminator out of place makes the output's lines others than those checked */
+		sort_verify_output(job->verify, &check.print, check.disorder + (check.stray != 0));
+		sort_verify_time(job->verify, sort_verify_clock() - spent);
 	}
-	if (job->verify && job->to_output)
-		verify_gathered(job, begin, start, out);
 	if (job->sink_at && out > start && !job->error) {
 		int error = job->sink_at(job->context, (const unsigned char *)start, (size_t)(out - start),
 					 job->offsets[chunk]);
