@@ -21,6 +21,11 @@ TESTS += tests/test_memory.sh
 EXTRA_DIST += tests/test_memory.sh
 TESTS += tests/test_verify.sh
 EXTRA_DIST += tests/test_verify.sh
+# The self-check of in-memory output, piece by piece: bugs planted at every boundary.
+check_PROGRAMS += tests/test_verify_emit
+tests_test_verify_emit_SOURCES = tests/test_verify_emit.c
+tests_test_verify_emit_LDADD = $(TEST_LINK)
+TESTS += tests/test_verify_emit
 # -c and -C of both modes where the check's reader turns a block, and their messages.
 TESTS += tests/test_order_check.sh
 EXTRA_DIST += tests/test_order_check.sh

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The self-check every sort makes (binary and text): on correct sorts --stats reports it matched;
 # a bug planted after the engine (GPUSORT_FAULT=sort_swap / sort_duplicate, see
-# io/fault_inject.h) is caught in memory, spilled, under -u and -r, for bare keys,
+# io/fault_inject.h) is caught in memory, spilled, under -u, -r and -z, for bare keys,
 # records and long byte keys: exit 2, "internal error", the old output untouched and no
 # temp file left; --no-verify lets the same bug through (so it is the check that
 # catches it).
@@ -14,6 +14,7 @@ keygen --type=i64 --count=100003 --record-size=24 --key-offset=8 -o "$WORK/rec"
 keygen --type=u64 --count=50001 --record-size=100 --key-size=12 -o "$WORK/long"
 "$TESTS_BUILDDIR/textgen" 60001 11 > "$WORK/text"
 "$TESTS_BUILDDIR/textgen" 60001 12 4 3 8 > "$WORK/ties"
+tr '\n' '\0' < "$WORK/text" > "$WORK/text0"
 
 untouched() {
 	test "$(cat "$WORK/out")" = "old output" && test -z "$(ls -A "$WORK/tmp")"
@@ -42,8 +43,12 @@ i64 records spilled -r|--type=i64 --record-size=24 --key-offset=8 -r -S 512K $WO
 i64 records -u|--type=i64 --record-size=24 --key-offset=8 -u $WORK/rec
 12-byte keys|--type=bytes --record-size=100 --key-size=12 $WORK/long
 12-byte keys spilled -u|--type=bytes --record-size=100 --key-size=12 -u -S 1M $WORK/long
+10-byte keys -r|--type=bytes --record-size=100 --key-size=10 -r $WORK/long
 text lines|$WORK/text
 text lines with ties -n -u|-n -u $WORK/ties
+text lines -r|-r $WORK/text
+text lines -z|-z $WORK/text0
+short text lines with ties|$WORK/ties
 text lines spilled|-S 100K $WORK/text
 text lines with ties spilled -k2 -u, one thread|-k2 -u -S 100K --parallel=1 $WORK/ties
 LIST
