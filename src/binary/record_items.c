@@ -20,7 +20,8 @@
 #define EMIT_IN_PLACE_BYTES ((size_t)256 << 20)
 /* Records per piece of work handed to a thread when building items or restoring keys. */
 #define SLICE_RECORDS ((size_t)1 << 20)
-/* Records per piece of a gather: small enough to balance, large enough to amortize. */
+/* Records per slice of a gather (one thread's piece of work): small enough to balance,
+ * large enough to amortize. */
 #define GATHER_SLICE_RECORDS ((size_t)16 << 10)
 
 void record_layout_init(struct record_layout *layout, size_t record_size, const struct key_field *fields,
@@ -581,8 +582,12 @@ static void gather_check(const struct gather_job *job, size_t begin, size_t end)
 	const struct record_layout *layout = job->layout;
 	const unsigned char *out = job->out + begin * size;
 	size_t at = job->first + begin, count = end - begin;
-	/* the gathered records in key order, the first after the one before it in the order */
-	if (at > 0)
+	/* the gathered records in key order, the first after the one before it in the order:
+	 * where this thread put it, within the slice; else (another thread's, which may not
+	 * be there yet) in the input */
+	if (begin % GATHER_SLICE_RECORDS != 0)
+		disorder += record_key_order(layout, out - size, out) > 0;
+	else if (at > 0)
 		disorder += record_key_order(layout, job->records + item_position(job->form, job->items, at - 1) * size,
 					     out) > 0;
 	disorder += records_disorder(layout, out, count);
