@@ -6,27 +6,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "input_range.h"
+#include "key_field.h"
 #include "keydef.h"
 #include "../../kernels/sort_engine.h"
 
-enum key_type { KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES };
-
 enum sort_mode { MODE_TEXT, MODE_BINARY };
-
-/* A part of an input: bytes [offset, offset + length) (the distributed sort's share). */
-struct input_range {
-	uint64_t offset, length;
-};
-
-/* One field of a binary key: a typed key at an offset of the record, ascending or
- * descending. A sort's key is a list of them, most significant first (database ORDER
- * BY); --type/--key-offset/--key-size make the list of one. */
-struct key_field {
-	enum key_type type;
-	size_t offset;           /* the field's first byte in the record */
-	size_t size;             /* its bytes: the type's size, or any for bytes */
-	bool descending;         /* largest first; -r is already applied */
-};
 
 struct options {
 	enum sort_mode mode;
@@ -76,9 +61,5 @@ struct options {
 	 * by the distributed sort for a rank's share, never with files0_from) */
 	const struct input_range *input_ranges;
 };
-
-/* The key type's size (4 or 8; 0 for bytes) and its --type name. */
-size_t key_type_size(enum key_type type);
-const char *key_type_name(enum key_type type);
 
 #endif
