@@ -75,7 +75,7 @@ static int order_build(const struct options *options, bool quiet, struct distrib
 		return quiet || binary_record_fits(options, &built->layout) ? 0 : -EINVAL;
 	}
 	char letters[16];
-	int error = text_order_init(&built->text, options, letters, sizeof letters);
+	int error = text_order_init(&built->text, &options->text, options->unique, options->debug, letters, sizeof letters);
 	if (error && !quiet) {
 		if (error == -EINVAL)
 			report("options '-%s' are incompatible", letters);

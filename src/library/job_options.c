@@ -210,7 +210,7 @@ static int build_single_key(const struct gpusort_job *job, struct options *optio
 		options->record_size_option = "--key-offset";
 	else
 		options->record_size_option = job->key.size ? "--key-size" : "--type";
-	key->descending = options->reverse || job->key.descending;
+	key->descending = job->reverse || job->key.descending;
 	return GPUSORT_OK;
 }
 
@@ -233,12 +233,11 @@ static int invalid_field(const struct gpusort_binary_key *field, const char *rea
 	return usage("%s", message);
 }
 
-/* One field of a composite key in records of options->record_size bytes. */
-static int build_key_field(const struct gpusort_binary_key *given, const struct options *options,
+/* One field of a composite key in records of record_size bytes, -r (reverse) applied. */
+static int build_key_field(const struct gpusort_binary_key *given, size_t record_size, bool reverse,
 			   struct key_field *field)
 {
 	char reason[160];
-	size_t record_size = options->record_size;
 	*field = (struct key_field){.type = key_types[given->type], .offset = given->offset, .size = given->size};
 	size_t type_size = key_type_size(field->type);
 	if (field->type != KEY_BYTES && given->size && given->size != type_size) {
@@ -266,7 +265,7 @@ static int build_key_field(const struct gpusort_binary_key *given, const struct 
 		return invalid_field(given, reason);
 	}
 	/* -r reverses the whole order: every field's direction */
-	field->descending = (given->descending != 0) != options->reverse;
+	field->descending = (given->descending != 0) != reverse;
 	return GPUSORT_OK;
 }
 
@@ -281,7 +280,7 @@ static int build_key_fields(const struct gpusort_job *job, struct options *optio
 	options->record_size = job->record_size;
 	options->record_size_option = "--record-size";
 	for (size_t i = 0; i < job->key_field_count; i++) {
-		int code = build_key_field(&job->key_fields[i], options, &options->key_fields[i]);
+		int code = build_key_field(&job->key_fields[i], options->record_size, job->reverse != 0, &options->key_fields[i]);
 		if (code != GPUSORT_OK)
 			return code;
 	}
@@ -311,25 +310,25 @@ static int build_text(const struct gpusort_job *job, struct options *options)
 		return usage("%s", "record size and binary key settings need a binary job (GPUSORT_MODE_BINARY)");
 	for (size_t i = 0; i < sizeof ordering_letters / sizeof ordering_letters[0]; i++)
 		if (job->ordering & ordering_letters[i].bit)
-			key_ordering_set(&options->global_ordering, ordering_letters[i].letter, false);
+			key_ordering_set(&options->text.global_ordering, ordering_letters[i].letter, false);
 	if (job->key_count) {
-		options->keys = calloc(job->key_count, sizeof *options->keys);
-		if (!options->keys)
+		options->text.keys = calloc(job->key_count, sizeof *options->text.keys);
+		if (!options->text.keys)
 			return usage("%s", strerror(ENOMEM));
 	}
 	for (size_t i = 0; i < job->key_count; i++) {
 		const char *reason;
-		if (keydef_parse(job->keys[i], &options->keys[i], &reason) != 0) {
+		if (keydef_parse(job->keys[i], &options->text.keys[i], &reason) != 0) {
 			char message[512];
 			keydef_error_message(job->keys[i], message, sizeof message);
 			report("%s", message);
 			return GPUSORT_ERROR_KEYDEF;
 		}
-		options->key_count++;
+		options->text.count++;
 	}
-	options->field_separator = job->separator;
-	options->zero_terminated = job->zero_terminated != 0;
-	options->stable = job->stable != 0;
+	options->text.field_separator = job->separator;
+	options->text.zero_terminated = job->zero_terminated != 0;
+	options->text.stable = job->stable != 0;
 	options->random_source = job->random_source;
 	options->debug = job->debug != 0;
 	return GPUSORT_OK;
@@ -366,7 +365,7 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 	struct options *options = &built->options;
 	static const enum sort_algorithm algorithms[] = {SORT_BUCKET, SORT_SAMPLE, SORT_RADIX, SORT_BITONIC,
 							 SORT_QUICK};
-	options->reverse = job->reverse != 0;
+	options->text.reverse = job->reverse != 0;
 	options->unique = job->unique != 0;
 	options->check = job->check == GPUSORT_CHECK_DIAGNOSE ? 'c' : job->check == GPUSORT_CHECK_QUIET ? 'C' : 0;
 	options->merge_only = job->merge != 0;
@@ -419,7 +418,7 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 
 	struct options *options = &built->options;
 	options->mode = job.mode == GPUSORT_MODE_BINARY ? MODE_BINARY : MODE_TEXT;
-	options->field_separator = -1;
+	options->text.field_separator = -1;
 	code = build_common(&job, built);
 	if (code == GPUSORT_OK)
 		code = options->mode == MODE_BINARY ? build_binary(&job, options) : build_text(&job, options);
@@ -450,7 +449,7 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 
 void job_options_free(struct job_options *built)
 {
-	free(built->options.keys);
+	free(built->options.text.keys);
 	free(built->options.key_fields);
 	free(built->options.temp_dirs);
 	free(built->options.inputs);

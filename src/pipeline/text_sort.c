@@ -268,7 +268,7 @@ int text_sort_run(const struct options *options)
 {
 	char letters[16];
 	struct text_order order;
-	int err = text_order_init(&order, options, letters, sizeof letters);
+	int err = text_order_init(&order, &options->text, options->unique, options->debug, letters, sizeof letters);
 	if (err == -EINVAL) {
 		report("options '-%s' are incompatible", letters);
 		return 2;
@@ -279,7 +279,7 @@ int text_sort_run(const struct options *options)
 	}
 	/* GNU's order: the incompatible options above, the notes, then the salt */
 	if (options->debug)
-		text_debug_notes(options, &order);
+		text_debug_notes(&options->text, &order);
 	if (text_order_is_random(&order) && salt_random_order(options, &order) != 0) {
 		text_order_free(&order);
 		return 2;

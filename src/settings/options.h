@@ -23,12 +23,7 @@ struct options {
 	const char *record_size_option; /* the option that set the record size, for messages */
 
 	/* text keys */
-	struct keydef *keys;
-	size_t key_count;
-	struct key_ordering global_ordering;
-	int field_separator;     /* -t: a byte, or -1 for blank-to-nonblank transitions */
-	bool zero_terminated;    /* -z */
-	bool stable;             /* -s */
+	struct text_keys text;
 	const char *files0_from;
 	const char *random_source; /* --random-source: the salt of -R; NULL: getrandom() */
 	/* -R's salt itself (TEXT_RANDOM_SALT_BYTES bytes), over random_source: the ranks of
@@ -36,7 +31,6 @@ struct options {
 	const unsigned char *random_salt;
 
 	/* common */
-	bool reverse;            /* -r (global) */
 	bool unique;             /* -u */
 	int check;               /* 0, 'c' (report disorder) or 'C' (silent) */
 	bool merge_only;         /* -m */

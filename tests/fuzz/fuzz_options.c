@@ -145,9 +145,9 @@ static void check_accepted(const struct options *o, char **argv, int argc)
 {
 	require(o->mode == MODE_TEXT || o->mode == MODE_BINARY);
 	if (o->mode == MODE_BINARY) {
-		require(o->key_count == 0);
-		require(!key_ordering_any(&o->global_ordering));
-		require(o->field_separator == -1 && !o->zero_terminated);
+		require(o->text.count == 0);
+		require(!key_ordering_any(&o->text.global_ordering));
+		require(o->text.field_separator == -1 && !o->text.zero_terminated);
 		require(o->record_size >= 1 && o->key_field_count >= 1 && o->key_fields);
 		/* every field of the key lies in the record and has its type's size */
 		for (size_t i = 0; i < o->key_field_count; i++) {
@@ -159,22 +159,22 @@ static void check_accepted(const struct options *o, char **argv, int argc)
 		}
 	} else {
 		require(o->record_size == 0 && o->key_field_count == 0);
-		require(o->field_separator >= -1 && o->field_separator <= 255);
-		for (size_t i = 0; i < o->key_count; i++)
-			check_key(&o->keys[i]);
+		require(o->text.field_separator >= -1 && o->text.field_separator <= 255);
+		for (size_t i = 0; i < o->text.count; i++)
+			check_key(&o->text.keys[i]);
 		/* The effective order: built, or refused for clashing letters only. */
 		struct text_order order;
 		char letters[32] = "";
-		int error = text_order_init(&order, o, letters, sizeof letters);
+		int error = text_order_init(&order, &o->text, o->unique, o->debug, letters, sizeof letters);
 		if (error == 0) {
-			require(order.key_count >= o->key_count && order.key_count <= o->key_count + 1);
+			require(order.key_count >= o->text.count && order.key_count <= o->text.count + 1);
 			for (size_t i = 0; i < order.key_count; i++) {
 				char again[32];
 				require(!key_ordering_conflict(&order.keys[i].ordering, again, sizeof again));
 				require(order.keys[i].start_field >= 1 && order.keys[i].start_char >= 1);
 			}
-			require(order.separator == o->field_separator);
-			require(order.eol == (o->zero_terminated ? '\0' : '\n'));
+			require(order.separator == o->text.field_separator);
+			require(order.eol == (o->text.zero_terminated ? '\0' : '\n'));
 			text_order_free(&order);
 		} else {
 			require(error == -EINVAL && letters[0] && strlen(letters) >= 2);
@@ -207,12 +207,12 @@ static void check_same(const struct options *a, const struct options *b)
 		require(a->key_fields[i].type == b->key_fields[i].type && a->key_fields[i].offset == b->key_fields[i].offset
 			&& a->key_fields[i].size == b->key_fields[i].size
 			&& a->key_fields[i].descending == b->key_fields[i].descending);
-	require(a->key_count == b->key_count);
-	for (size_t i = 0; i < a->key_count; i++)
-		require(same_key(&a->keys[i], &b->keys[i]));
-	require(same_ordering(&a->global_ordering, &b->global_ordering));
-	require(a->field_separator == b->field_separator && a->zero_terminated == b->zero_terminated
-		&& a->stable == b->stable && a->reverse == b->reverse && a->unique == b->unique
+	require(a->text.count == b->text.count);
+	for (size_t i = 0; i < a->text.count; i++)
+		require(same_key(&a->text.keys[i], &b->text.keys[i]));
+	require(same_ordering(&a->text.global_ordering, &b->text.global_ordering));
+	require(a->text.field_separator == b->text.field_separator && a->text.zero_terminated == b->text.zero_terminated
+		&& a->text.stable == b->text.stable && a->text.reverse == b->text.reverse && a->unique == b->unique
 		&& a->check == b->check && a->merge_only == b->merge_only);
 	require(a->files0_from == b->files0_from && a->output == b->output);
 	require(a->memory_budget == b->memory_budget);
