@@ -70,7 +70,7 @@ static int order_build(const struct options *options, bool quiet, struct distrib
 {
 	memset(built, 0, sizeof *built);
 	if (options->mode == MODE_BINARY) {
-		record_layout_from_options(options, &built->layout);
+		record_layout_from_key(&options->binary, &built->layout);
 		record_order_binary(&built->order, &built->layout, options->unique);
 		return quiet || binary_record_fits(options, &built->layout) ? 0 : -EINVAL;
 	}

@@ -173,15 +173,15 @@ static int build_single_key(const struct gpusort_job *job, struct options *optio
 	key->type = key_types[job->key.type];
 	key->offset = job->key.offset;
 	key->size = job->key.size;
-	options->record_size = job->record_size;
+	options->binary.record_size = job->record_size;
 	size_t type_size = key_type_size(key->type);
 	if (key->type == KEY_BYTES) {
 		if (!job->key.size) {
 			if (!job->record_size)
 				return usage("%s", "--type=bytes needs --key-size or --record-size");
-			if (key->offset >= options->record_size)
+			if (key->offset >= options->binary.record_size)
 				return usage("%s", "the key offset is not inside the record");
-			key->size = options->record_size - key->offset;
+			key->size = options->binary.record_size - key->offset;
 		}
 	} else {
 		if (job->key.size && key->size != type_size) {
@@ -195,21 +195,21 @@ static int build_single_key(const struct gpusort_job *job, struct options *optio
 	if (!job->record_size) {
 		if (key->offset > SIZE_MAX - key->size)
 			return usage("%s", "the key offset is too large");
-		options->record_size = key->offset + key->size;
+		options->binary.record_size = key->offset + key->size;
 	}
-	if (key->offset > options->record_size || key->size > options->record_size - key->offset) {
+	if (key->offset > options->binary.record_size || key->size > options->binary.record_size - key->offset) {
 		char message[160];
 		snprintf(message, sizeof message, "the key (offset %zu, size %zu) extends beyond the record (size %zu)",
-			 key->offset, key->size, options->record_size);
+			 key->offset, key->size, options->binary.record_size);
 		return usage("%s", message);
 	}
 	/* The option that made records this big, for "records of N bytes do not fit". */
 	if (job->record_size)
-		options->record_size_option = "--record-size";
+		options->binary.record_size_option = "--record-size";
 	else if (key->offset > key->size)
-		options->record_size_option = "--key-offset";
+		options->binary.record_size_option = "--key-offset";
 	else
-		options->record_size_option = job->key.size ? "--key-size" : "--type";
+		options->binary.record_size_option = job->key.size ? "--key-size" : "--type";
 	key->descending = job->reverse || job->key.descending;
 	return GPUSORT_OK;
 }
@@ -277,10 +277,10 @@ static int build_key_fields(const struct gpusort_job *job, struct options *optio
 		return usage("%s", "--key-field cannot be combined with --type, --key-offset or --key-size");
 	if (!job->record_size)
 		return usage("%s", "--key-field needs --record-size");
-	options->record_size = job->record_size;
-	options->record_size_option = "--record-size";
+	options->binary.record_size = job->record_size;
+	options->binary.record_size_option = "--record-size";
 	for (size_t i = 0; i < job->key_field_count; i++) {
-		int code = build_key_field(&job->key_fields[i], options->record_size, job->reverse != 0, &options->key_fields[i]);
+		int code = build_key_field(&job->key_fields[i], options->binary.record_size, job->reverse != 0, &options->binary.fields[i]);
 		if (code != GPUSORT_OK)
 			return code;
 	}
@@ -294,13 +294,13 @@ static int build_binary(const struct gpusort_job *job, struct options *options)
 	if (code != GPUSORT_OK)
 		return code;
 	size_t count = job->key_field_count ? job->key_field_count : 1;
-	options->key_fields = calloc(count, sizeof *options->key_fields);
-	if (!options->key_fields)
+	options->binary.fields = calloc(count, sizeof *options->binary.fields);
+	if (!options->binary.fields)
 		return usage("%s", strerror(ENOMEM));
-	options->key_field_count = count;
+	options->binary.field_count = count;
 	if (job->key_field_count)
 		return build_key_fields(job, options);
-	return build_single_key(job, options, &options->key_fields[0]);
+	return build_single_key(job, options, &options->binary.fields[0]);
 }
 
 static int build_text(const struct gpusort_job *job, struct options *options)
@@ -450,7 +450,7 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 void job_options_free(struct job_options *built)
 {
 	free(built->options.text.keys);
-	free(built->options.key_fields);
+	free(built->options.binary.fields);
 	free(built->options.temp_dirs);
 	free(built->options.inputs);
 	free(built->names);

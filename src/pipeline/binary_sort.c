@@ -48,7 +48,7 @@ bool binary_record_fits(const struct options *options, const struct record_layou
 	if (layout->record_size <= limit)
 		return true;
 	report("%s: records of %zu bytes do not fit the memory budget of %zu bytes (-S)",
-	       options->record_size_option, layout->record_size, budget);
+	       options->binary.record_size_option, layout->record_size, budget);
 	return false;
 }
 
@@ -184,7 +184,7 @@ int binary_sort_run(const struct options *options)
 	const char *small = NULL;
 	int status = 2;
 
-	record_layout_from_options(options, &layout);
+	record_layout_from_key(&options->binary, &layout);
 	record_order_binary(&order, &layout, options->unique);
 	const struct check_sizes sizes = {options, &layout};
 	/* -m merges inputs it takes as sorted and -c only reads: neither sorts anything */

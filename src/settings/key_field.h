@@ -19,6 +19,14 @@ struct key_field {
 	bool descending;         /* largest first; -r is already applied */
 };
 
+/* A binary key of fixed-size records, as a job gives it. */
+struct binary_key {
+	size_t record_size;      /* bytes per record */
+	struct key_field *fields; /* the key, most significant field first; at least one */
+	size_t field_count;
+	const char *record_size_option; /* the option that set the record size, for messages */
+};
+
 /* The key type's size (4 or 8; 0 for bytes) and its --type name (defined in
  * src/binary/key_image.c). */
 size_t key_type_size(enum key_type type);

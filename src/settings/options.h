@@ -17,10 +17,7 @@ struct options {
 	enum sort_mode mode;
 
 	/* binary records */
-	size_t record_size;      /* bytes per record */
-	struct key_field *key_fields; /* the key, most significant field first; at least one */
-	size_t key_field_count;
-	const char *record_size_option; /* the option that set the record size, for messages */
+	struct binary_key binary;
 
 	/* text keys */
 	struct text_keys text;

@@ -148,17 +148,17 @@ static void check_accepted(const struct options *o, char **argv, int argc)
 		require(o->text.count == 0);
 		require(!key_ordering_any(&o->text.global_ordering));
 		require(o->text.field_separator == -1 && !o->text.zero_terminated);
-		require(o->record_size >= 1 && o->key_field_count >= 1 && o->key_fields);
+		require(o->binary.record_size >= 1 && o->binary.field_count >= 1 && o->binary.fields);
 		/* every field of the key lies in the record and has its type's size */
-		for (size_t i = 0; i < o->key_field_count; i++) {
-			const struct key_field *field = &o->key_fields[i];
+		for (size_t i = 0; i < o->binary.field_count; i++) {
+			const struct key_field *field = &o->binary.fields[i];
 			require(field->size >= 1);
-			require(field->offset <= o->record_size && field->size <= o->record_size - field->offset);
+			require(field->offset <= o->binary.record_size && field->size <= o->binary.record_size - field->offset);
 			if (field->type != KEY_BYTES)
 				require(field->size == key_type_size(field->type));
 		}
 	} else {
-		require(o->record_size == 0 && o->key_field_count == 0);
+		require(o->binary.record_size == 0 && o->binary.field_count == 0);
 		require(o->text.field_separator >= -1 && o->text.field_separator <= 255);
 		for (size_t i = 0; i < o->text.count; i++)
 			check_key(&o->text.keys[i]);
@@ -201,12 +201,12 @@ static void check_accepted(const struct options *o, char **argv, int argc)
 /* Two parses of one argv give the same options. */
 static void check_same(const struct options *a, const struct options *b)
 {
-	require(a->mode == b->mode && a->record_size == b->record_size);
-	require(a->key_field_count == b->key_field_count);
-	for (size_t i = 0; i < a->key_field_count; i++)
-		require(a->key_fields[i].type == b->key_fields[i].type && a->key_fields[i].offset == b->key_fields[i].offset
-			&& a->key_fields[i].size == b->key_fields[i].size
-			&& a->key_fields[i].descending == b->key_fields[i].descending);
+	require(a->mode == b->mode && a->binary.record_size == b->binary.record_size);
+	require(a->binary.field_count == b->binary.field_count);
+	for (size_t i = 0; i < a->binary.field_count; i++)
+		require(a->binary.fields[i].type == b->binary.fields[i].type && a->binary.fields[i].offset == b->binary.fields[i].offset
+			&& a->binary.fields[i].size == b->binary.fields[i].size
+			&& a->binary.fields[i].descending == b->binary.fields[i].descending);
 	require(a->text.count == b->text.count);
 	for (size_t i = 0; i < a->text.count; i++)
 		require(same_key(&a->text.keys[i], &b->text.keys[i]));
