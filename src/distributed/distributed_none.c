@@ -9,7 +9,7 @@ bool distributed_launched(void)
 	return false;
 }
 
-int distributed_sort_run(const struct options *options)
+int distributed_sort_run(const struct sort_job *options)
 {
 	(void)options;
 	report("built without MPI: configure --with-mpi for the distributed sort");

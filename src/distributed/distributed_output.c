@@ -13,7 +13,7 @@
 #include "../../io/fault_inject.h"
 #include "../../io/output_file.h"
 
-int distributed_output_open(const struct cluster *cluster, const struct options *options,
+int distributed_output_open(const struct cluster *cluster, const struct sort_job *options,
 			    struct distributed_output *output)
 {
 	char twin[PATH_MAX] = "";

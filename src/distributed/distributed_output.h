@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cluster.h"
-#include "../settings/options.h"
+#include "../pipeline/sort_job.h"
 
 struct output_file;
 
@@ -24,7 +24,7 @@ struct distributed_output {
 
 /* Opens the output on rank 0 and the twin on every rank; returns the agreed error
  * (reported by the rank that met it). */
-int distributed_output_open(const struct cluster *cluster, const struct options *options,
+int distributed_output_open(const struct cluster *cluster, const struct sort_job *options,
 			    struct distributed_output *output);
 
 /* Positional: length bytes at offset of the output (faults injected as output_write);

@@ -66,7 +66,7 @@ struct distributed_order {
 	bool salted;
 };
 
-static int order_build(const struct options *options, bool quiet, struct distributed_order *built)
+static int order_build(const struct sort_job *options, bool quiet, struct distributed_order *built)
 {
 	memset(built, 0, sizeof *built);
 	if (options->mode == MODE_BINARY) {
@@ -97,7 +97,7 @@ struct shared_inputs {
 	const char **names;
 };
 
-static int inputs_resolve(const struct cluster *cluster, const struct options *options, struct shared_inputs *inputs)
+static int inputs_resolve(const struct cluster *cluster, const struct sort_job *options, struct shared_inputs *inputs)
 {
 	memset(inputs, 0, sizeof *inputs);
 	uint64_t length = 0;
@@ -149,7 +149,7 @@ static void inputs_free(const struct cluster *cluster, struct shared_inputs *inp
 }
 
 /* This rank's memory budget: -S, or the default shared by the ranks of this machine. */
-static size_t rank_budget(const struct cluster *cluster, const struct options *options)
+static size_t rank_budget(const struct cluster *cluster, const struct sort_job *options)
 {
 	if (options->memory_budget)
 		return options->memory_budget;
@@ -158,7 +158,7 @@ static size_t rank_budget(const struct cluster *cluster, const struct options *o
 }
 
 /* This rank's threads: --parallel, or the machine's cores shared by its ranks. */
-static unsigned rank_threads(const struct cluster *cluster, const struct options *options)
+static unsigned rank_threads(const struct cluster *cluster, const struct sort_job *options)
 {
 	if (options->engine.threads)
 		return options->engine.threads;
@@ -168,12 +168,12 @@ static unsigned rank_threads(const struct cluster *cluster, const struct options
 }
 
 /* Sorts this rank's share with the ordinary pipeline into the temp file path. */
-static int local_sort(const struct cluster *cluster, const struct options *options, const struct input_share *share,
+static int local_sort(const struct cluster *cluster, const struct sort_job *options, const struct input_share *share,
 		      const struct distributed_order *built, const char *path)
 {
 	if (share->count == 0)
 		return 0; /* an empty share: the empty temp file is its run */
-	struct options local = *options;
+	struct sort_job local = *options;
 	local.inputs = share->names;
 	local.input_count = share->count;
 	local.input_ranges = share->ranges;
@@ -192,7 +192,7 @@ static int local_sort(const struct cluster *cluster, const struct options *optio
 	local.engine.threads = rank_threads(cluster, options);
 	local.engine.auto_device = (unsigned)cluster->local_rank;
 	local.engine.auto_device_ranks = (unsigned)cluster->local_size;
-	int status = local.mode == MODE_BINARY ? binary_sort_run(&local) : text_sort_run(&local);
+	int status = sort_job_run(&local);
 	return status ? -EIO : 0;
 }
 
@@ -267,16 +267,16 @@ static int merge_range(const struct cluster *cluster, const struct record_order 
 
 /* -c, -C and -m read their inputs in order, and --debug annotates the output: rank 0
  * does the work, the others wait. */
-static int on_rank_zero(const struct cluster *cluster, const struct options *options)
+static int on_rank_zero(const struct cluster *cluster, const struct sort_job *options)
 {
 	int status = 0;
 	if (cluster->rank == 0)
-		status = options->mode == MODE_BINARY ? binary_sort_run(options) : text_sort_run(options);
+		status = sort_job_run(options);
 	cluster_broadcast(cluster, &status, sizeof status, 0);
 	return status;
 }
 
-static int distributed_sort(const struct cluster *cluster, const struct options *options)
+static int distributed_sort(const struct cluster *cluster, const struct sort_job *options)
 {
 	bool root = cluster->rank == 0;
 	struct rank_figures figures = {0};
@@ -433,7 +433,7 @@ out:
 	return error ? 2 : 0;
 }
 
-int distributed_sort_run(const struct options *options)
+int distributed_sort_run(const struct sort_job *options)
 {
 	struct cluster cluster;
 	if (cluster_join(&cluster) != 0)

@@ -1,7 +1,7 @@
-/* A struct gpusort_job checked and turned into the pipeline's struct options (see
+/* A struct gpusort_job checked and turned into the pipeline's struct sort_job (see
  * job_options.h). The consistency checks and their words are the command's usage
  * errors, in the order the command has always made them, so that the command, which
- * only fills a job, says exactly what it said when it built struct options itself. */
+ * only fills a job, says exactly what it said when it built its option set itself. */
 #include "config.h"
 #include <errno.h>
 #include <stdint.h>
@@ -168,7 +168,7 @@ static int refuse_text_settings(const struct gpusort_job *job)
 
 /* The one key of --type, --key-offset and --key-size, with the command's defaults and
  * its words for what does not fit together (once options.c's finish_binary). */
-static int build_single_key(const struct gpusort_job *job, struct options *options, struct key_field *key)
+static int build_single_key(const struct gpusort_job *job, struct sort_job *options, struct key_field *key)
 {
 	key->type = key_types[job->key.type];
 	key->offset = job->key.offset;
@@ -271,7 +271,7 @@ static int build_key_field(const struct gpusort_binary_key *given, size_t record
 
 /* A composite key (--key-field): it needs the record size, and is the key, so the
  * single key's options must keep their defaults. */
-static int build_key_fields(const struct gpusort_job *job, struct options *options)
+static int build_key_fields(const struct gpusort_job *job, struct sort_job *options)
 {
 	if (job->key.type != GPUSORT_KEY_U32 || job->key.offset || job->key.size || job->key.descending)
 		return usage("%s", "--key-field cannot be combined with --type, --key-offset or --key-size");
@@ -288,7 +288,7 @@ static int build_key_fields(const struct gpusort_job *job, struct options *optio
 }
 
 /* The binary layout from the key, or key fields, and the record size. */
-static int build_binary(const struct gpusort_job *job, struct options *options)
+static int build_binary(const struct gpusort_job *job, struct sort_job *options)
 {
 	int code = refuse_text_settings(job);
 	if (code != GPUSORT_OK)
@@ -303,7 +303,7 @@ static int build_binary(const struct gpusort_job *job, struct options *options)
 	return build_single_key(job, options, &options->binary.fields[0]);
 }
 
-static int build_text(const struct gpusort_job *job, struct options *options)
+static int build_text(const struct gpusort_job *job, struct sort_job *options)
 {
 	if (job->record_size || job->key.offset || job->key.size || job->key.descending ||
 	    job->key.type != GPUSORT_KEY_U32 || job->key_field_count)
@@ -337,7 +337,7 @@ static int build_text(const struct gpusort_job *job, struct options *options)
 /* Inputs as the pipeline names them: descriptors as /dev/fd/N ("-" for 0). */
 static int build_inputs(const struct gpusort_job *job, struct job_options *built)
 {
-	struct options *options = &built->options;
+	struct sort_job *options = &built->sort_job;
 	if (!job->input_count)
 		return GPUSORT_OK;
 	options->inputs = calloc(job->input_count, sizeof *options->inputs);
@@ -362,7 +362,7 @@ static int build_inputs(const struct gpusort_job *job, struct job_options *built
 
 static int build_common(const struct gpusort_job *job, struct job_options *built)
 {
-	struct options *options = &built->options;
+	struct sort_job *options = &built->sort_job;
 	static const enum sort_algorithm algorithms[] = {SORT_BUCKET, SORT_SAMPLE, SORT_RADIX, SORT_BITONIC,
 							 SORT_QUICK};
 	options->text.reverse = job->reverse != 0;
@@ -416,7 +416,7 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 	if (code != GPUSORT_OK)
 		return code;
 
-	struct options *options = &built->options;
+	struct sort_job *options = &built->sort_job;
 	options->mode = job.mode == GPUSORT_MODE_BINARY ? MODE_BINARY : MODE_TEXT;
 	options->text.field_separator = -1;
 	code = build_common(&job, built);
@@ -449,10 +449,10 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 
 void job_options_free(struct job_options *built)
 {
-	free(built->options.text.keys);
-	free(built->options.binary.fields);
-	free(built->options.temp_dirs);
-	free(built->options.inputs);
+	free(built->sort_job.text.keys);
+	free(built->sort_job.binary.fields);
+	free(built->sort_job.temp_dirs);
+	free(built->sort_job.inputs);
 	free(built->names);
 	memset(built, 0, sizeof *built);
 }

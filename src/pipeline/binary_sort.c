@@ -42,7 +42,7 @@ int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *la
 	return 0;
 }
 
-bool binary_record_fits(const struct options *options, const struct record_layout *layout)
+bool binary_record_fits(const struct sort_job *options, const struct record_layout *layout)
 {
 	size_t budget, limit = memory_plan_record_limit(options, &budget);
 	if (layout->record_size <= limit)
@@ -156,7 +156,7 @@ static bool binary_buffers(struct binary_chunks *chunks, struct memory_plan *pla
 /* -c and -m judge the record size against -S as a sort does: when an input holds a
  * record. */
 struct check_sizes {
-	const struct options *options;
+	const struct sort_job *options;
 	const struct record_layout *layout;
 };
 
@@ -172,7 +172,7 @@ static bool check_record_fits(const void *arg)
  * what its 16 cores take for that many items. --device=N still asks for the GPU. */
 #define BINARY_GPU_MIN_ITEM_BYTES ((int64_t)256 << 20)
 
-int binary_sort_run(const struct options *options)
+int binary_sort_run(const struct sort_job *options)
 {
 	struct record_layout layout;
 	struct sort_stats stats;

@@ -3,7 +3,7 @@
 #include "engine_choice.h"
 #include "../common/report.h"
 
-int engine_choice_open(const struct options *options, int64_t work_bytes, int64_t min_bytes,
+int engine_choice_open(const struct sort_job *options, int64_t work_bytes, int64_t min_bytes,
 		       const char *small_reason, struct sort_engine **engine, const char **small)
 {
 	struct sort_engine_config config = options->engine;
@@ -30,7 +30,7 @@ int engine_choice_open(const struct options *options, int64_t work_bytes, int64_
 	return error;
 }
 
-void engine_choice_note(const struct options *options, struct sort_engine *engine, const char *small,
+void engine_choice_note(const struct sort_job *options, struct sort_engine *engine, const char *small,
 			struct sort_stats *stats)
 {
 	stats->engine = sort_engine_describe(engine);

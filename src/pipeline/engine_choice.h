@@ -5,18 +5,18 @@
 
 #include <stdint.h>
 #include "../common/stats.h"
-#include "../settings/options.h"
+#include "sort_job.h"
 #include "../../kernels/sort_engine.h"
 
 /* Opens the engine; with --device=auto and work_bytes (-1: unknown) below min_bytes,
  * the CPU's, *small then saying why (small_reason). Reports a failure with the
  * driver's own reason. Returns 0 or a negative errno. */
-int engine_choice_open(const struct options *options, int64_t work_bytes, int64_t min_bytes,
+int engine_choice_open(const struct sort_job *options, int64_t work_bytes, int64_t min_bytes,
 		       const char *small_reason, struct sort_engine **engine, const char **small);
 
 /* What the engine turned out to be (--device=auto opens the GPU while the input is
  * read), for --stats and --verbose. */
-void engine_choice_note(const struct options *options, struct sort_engine *engine, const char *small,
+void engine_choice_note(const struct sort_job *options, struct sort_engine *engine, const char *small,
 			struct sort_stats *stats);
 
 #endif

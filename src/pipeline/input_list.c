@@ -12,7 +12,7 @@
 
 static const char *const standard_input[] = { "-" };
 
-int input_list_resolve(const struct options *options, struct input_list *inputs)
+int input_list_resolve(const struct sort_job *options, struct input_list *inputs)
 {
 	memset(inputs, 0, sizeof *inputs);
 	if (!options->files0_from) {

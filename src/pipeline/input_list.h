@@ -4,7 +4,7 @@
 #define GPUSORT_INPUT_LIST_H
 
 #include <stddef.h>
-#include "../settings/options.h"
+#include "sort_job.h"
 
 struct input_list {
 	const char **names;
@@ -15,7 +15,7 @@ struct input_list {
 
 /* Returns 0, or 2 after reporting what was wrong with the list as GNU sort words it
  * (also a list of several names under -c or -C). */
-int input_list_resolve(const struct options *options, struct input_list *list);
+int input_list_resolve(const struct sort_job *options, struct input_list *list);
 void input_list_free(struct input_list *list);
 
 #endif

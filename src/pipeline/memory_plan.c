@@ -43,7 +43,7 @@ size_t memory_plan_read_ahead(size_t budget)
 	return read_ahead;
 }
 
-static size_t binary_budget(const struct options *options)
+static size_t binary_budget(const struct sort_job *options)
 {
 	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
 	return budget < MINIMUM_BUDGET ? MINIMUM_BUDGET : budget;
@@ -54,14 +54,14 @@ static size_t chunk_budget_of(size_t budget)
 	return budget - budget / 8;
 }
 
-size_t memory_plan_record_limit(const struct options *options, size_t *budget)
+size_t memory_plan_record_limit(const struct sort_job *options, size_t *budget)
 {
 	*budget = binary_budget(options);
 	/* a chunk holds at least one record and the one read after it */
 	return chunk_budget_of(*budget) / 2;
 }
 
-void memory_plan_binary(const struct options *options, const struct record_layout *layout,
+void memory_plan_binary(const struct sort_job *options, const struct record_layout *layout,
 			const struct sort_engine *engine, int64_t total_bytes, struct memory_plan *plan)
 {
 	size_t budget = binary_budget(options);
@@ -106,7 +106,7 @@ void memory_plan_binary(const struct options *options, const struct record_layou
 /* A text chunk holds at least this much (more than -S when that is tiny). */
 #define TEXT_CHUNK_MIN ((size_t)64 << 10)
 
-void memory_plan_text(const struct options *options, int64_t total_bytes, struct memory_plan *plan)
+void memory_plan_text(const struct sort_job *options, int64_t total_bytes, struct memory_plan *plan)
 {
 	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
 	/* Per line a chunk also needs a start (8 bytes) and an item (16), and its text

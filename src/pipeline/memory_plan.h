@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../../kernels/sort_engine.h"
-#include "../settings/options.h"
+#include "sort_job.h"
 #include "../binary/record_items.h"
 
 struct memory_plan {
@@ -31,15 +31,15 @@ size_t memory_plan_read_ahead(size_t budget);
 
 /* The largest record the budget holds (sets *budget to the budget): binary mode checks
  * the record size against it before it plans or allocates anything. */
-size_t memory_plan_record_limit(const struct options *options, size_t *budget);
+size_t memory_plan_record_limit(const struct sort_job *options, size_t *budget);
 
 /* Plans run formation for total_bytes of input (-1 when unknown), and sets the input
  * read-ahead for inputs read from now on. */
-void memory_plan_binary(const struct options *options, const struct record_layout *layout,
+void memory_plan_binary(const struct sort_job *options, const struct record_layout *layout,
 			const struct sort_engine *engine, int64_t total_bytes, struct memory_plan *plan);
 
 /* Plans run formation for total_bytes of text (-1 when unknown). */
-void memory_plan_text(const struct options *options, int64_t total_bytes, struct memory_plan *plan);
+void memory_plan_text(const struct sort_job *options, int64_t total_bytes, struct memory_plan *plan);
 
 /* The merge: run blocks small enough that threads x fan-in blocks fit half the budget
  * (expected_runs 0 when unknown), and the fan-in those blocks allow, at most

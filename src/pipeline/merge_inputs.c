@@ -179,7 +179,7 @@ static int merge_inputs_into_runs(const struct record_order *order, struct input
 	return error;
 }
 
-int merge_inputs(const struct record_order *order, const struct options *options, const char *const *names,
+int merge_inputs(const struct record_order *order, const struct sort_job *options, const char *const *names,
 		 size_t count, bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
 {
 	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();

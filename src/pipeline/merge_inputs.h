@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../settings/options.h"
+#include "sort_job.h"
 #include "record_order.h"
 #include "../common/stats.h"
 
@@ -15,7 +15,7 @@
  * the file's name. More inputs than options->batch_size (--batch-size) are merged in
  * passes through temporary runs, as GNU sort does, with the same output. Returns the
  * exit status: 0, or 2. */
-int merge_inputs(const struct record_order *order, const struct options *options, const char *const *names,
+int merge_inputs(const struct record_order *order, const struct sort_job *options, const char *const *names,
 		 size_t count, bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats);
 
 #endif

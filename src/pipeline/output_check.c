@@ -4,7 +4,7 @@
 #include "../common/report.h"
 #include "../../io/output_file.h"
 
-int output_check(const struct options *options)
+int output_check(const struct sort_job *options)
 {
 	if (options->output_to_fd)
 		return 0; /* a descriptor the caller opened: writable or not, it is theirs */
@@ -16,7 +16,7 @@ int output_check(const struct options *options)
 	return 0;
 }
 
-int output_open(const struct options *options, struct output_file **file)
+int output_open(const struct sort_job *options, struct output_file **file)
 {
 	int error = options->output_to_fd ? output_file_open_fd(options->output_fd, file)
 					    : output_file_open(options->output, file);

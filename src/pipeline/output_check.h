@@ -5,15 +5,15 @@
 #ifndef GPUSORT_OUTPUT_CHECK_H
 #define GPUSORT_OUTPUT_CHECK_H
 
-#include "../settings/options.h"
+#include "sort_job.h"
 
 /* 0 when the output named by -o (if any) may be written, else reports why and returns
  * the exit status 2. */
-int output_check(const struct options *options);
+int output_check(const struct sort_job *options);
 
 struct output_file;
 /* Opens the output the options name (io/output_file.h); reports a failure by name and
  * returns its negative errno. */
-int output_open(const struct options *options, struct output_file **file);
+int output_open(const struct sort_job *options, struct output_file **file);
 
 #endif

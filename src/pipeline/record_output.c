@@ -11,7 +11,7 @@
 #include "../common/report.h"
 #include "../common/verify.h"
 
-int record_output_open(struct record_output *output, const struct record_order *order, const struct options *options,
+int record_output_open(struct record_output *output, const struct record_order *order, const struct sort_job *options,
 		       struct sort_stats *stats)
 {
 	*output = (struct record_output){.name = report_output_name(options->output), .stats = stats};
@@ -105,7 +105,7 @@ int record_output_finish(struct record_output *output, int error)
 	return error;
 }
 
-int record_output_empty(const struct options *options, struct sort_stats *stats)
+int record_output_empty(const struct sort_job *options, struct sort_stats *stats)
 {
 	struct record_output output;
 	int error = record_output_open(&output, NULL, options, stats);

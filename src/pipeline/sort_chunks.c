@@ -12,7 +12,7 @@
 /* The whole input was one chunk, sorted: it goes to the output. The write stage is all
  * of it: opening, putting the records out, writing, commit. */
 static int write_chunk(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
-		       const struct options *options, struct sort_stats *stats)
+		       const struct sort_job *options, struct sort_stats *stats)
 {
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	struct record_output output;
@@ -107,7 +107,7 @@ static int form_runs(const struct chunk_mode *mode, const struct record_order *o
 
 /* The last merge, of every run into the output. */
 static int merge_into_output(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
-			     const struct memory_plan *plan, size_t block_bytes, const struct options *options,
+			     const struct memory_plan *plan, size_t block_bytes, const struct sort_job *options,
 			     struct sort_stats *stats)
 {
 	struct record_output output;
@@ -134,7 +134,7 @@ static int merge_into_output(const struct record_order *order, struct sort_verif
 
 int sort_chunks(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
 		struct sort_engine *engine, const struct memory_plan *plan, size_t block_bytes,
-		const struct options *options, struct sort_stats *stats)
+		const struct sort_job *options, struct sort_stats *stats)
 {
 	int more = mode->fill(mode->mode, 0), error;
 	if (more < 0)

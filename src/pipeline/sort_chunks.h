@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include "../common/record_sink.h"
 #include "../common/stats.h"
-#include "../settings/options.h"
+#include "sort_job.h"
 #include "../../kernels/sort_engine.h"
 #include "memory_plan.h"
 #include "record_order.h"
@@ -43,6 +43,6 @@ struct chunk_mode {
  * the exit status. */
 int sort_chunks(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
 		struct sort_engine *engine, const struct memory_plan *plan, size_t block_bytes,
-		const struct options *options, struct sort_stats *stats);
+		const struct sort_job *options, struct sort_stats *stats);
 
 #endif

@@ -178,7 +178,7 @@ static int64_t inputs_size(const struct input_list *inputs)
 
 /* Sorts (or merges, -m) the inputs once the order and the list are known; returns the
  * exit status. */
-static int sort_text(const struct options *options, const struct text_order *order, const struct input_list *inputs,
+static int sort_text(const struct sort_job *options, const struct text_order *order, const struct input_list *inputs,
 		     struct sort_stats *stats)
 {
 	struct sort_engine *engine = NULL;
@@ -231,7 +231,7 @@ out:
 	return status;
 }
 
-int text_sort_read_salt(const struct options *options, unsigned char *salt)
+int text_sort_read_salt(const struct sort_job *options, unsigned char *salt)
 {
 	bool open_failed;
 	const char *name = options->random_source;
@@ -253,7 +253,7 @@ int text_sort_read_salt(const struct options *options, unsigned char *salt)
 
 /* A random order's salt: the options' own, or as text_sort_read_salt reads it. Returns
  * 0 or the exit status 2. */
-static int salt_random_order(const struct options *options, struct text_order *order)
+static int salt_random_order(const struct sort_job *options, struct text_order *order)
 {
 	unsigned char salt[TEXT_RANDOM_SALT_BYTES];
 	if (options->random_salt)
@@ -264,7 +264,7 @@ static int salt_random_order(const struct options *options, struct text_order *o
 	return 0;
 }
 
-int text_sort_run(const struct options *options)
+int text_sort_run(const struct sort_job *options)
 {
 	char letters[16];
 	struct text_order order;

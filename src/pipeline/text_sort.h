@@ -2,14 +2,14 @@
 #ifndef GPUSORT_TEXT_SORT_H
 #define GPUSORT_TEXT_SORT_H
 
-#include "../settings/options.h"
+#include "sort_job.h"
 
 /* Returns the exit status: 0, 1 (disorder under -c/-C) or 2 (trouble, reported). */
-int text_sort_run(const struct options *options);
+int text_sort_run(const struct sort_job *options);
 
 /* -R's salt (TEXT_RANDOM_SALT_BYTES bytes, text/text_random.h) as the options say:
  * --random-source's first bytes, or the kernel's; GNU sort's words when that fails.
  * Returns 0 or the exit status 2. */
-int text_sort_read_salt(const struct options *options, unsigned char *salt);
+int text_sort_read_salt(const struct sort_job *options, unsigned char *salt);
 
 #endif

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "src/settings/keydef.h"
-#include "src/settings/options.h"
+#include "src/pipeline/sort_job.h"
 #include "tests/fuzz/command_line.h"
 #include "src/common/size_parse.h"
 #include "src/text/text_order.h"
@@ -141,7 +141,7 @@ static void check_size_text(const char *text)
 	}
 }
 
-static void check_accepted(const struct options *o, char **argv, int argc)
+static void check_accepted(const struct sort_job *o, char **argv, int argc)
 {
 	require(o->mode == MODE_TEXT || o->mode == MODE_BINARY);
 	if (o->mode == MODE_BINARY) {
@@ -199,7 +199,7 @@ static void check_accepted(const struct options *o, char **argv, int argc)
 }
 
 /* Two parses of one argv give the same options. */
-static void check_same(const struct options *a, const struct options *b)
+static void check_same(const struct sort_job *a, const struct sort_job *b)
 {
 	require(a->mode == b->mode && a->binary.record_size == b->binary.record_size);
 	require(a->binary.field_count == b->binary.field_count);
@@ -257,14 +257,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int status = parse_command_line(argc, argv, &first);
 	require(status == 0 || status == 1 || status == 2);
 	if (status == 0)
-		check_accepted(&first.built.options, original, argc);
+		check_accepted(&first.built.sort_job, original, argc);
 	char *permuted[MAX_ARGS + 2];
 	memcpy(permuted, argv, sizeof permuted);
 	memcpy(argv, original, sizeof original);
 	int again = parse_command_line(argc, argv, &second);
 	require(again == status);
 	if (status == 0) {
-		check_same(&first.built.options, &second.built.options);
+		check_same(&first.built.sort_job, &second.built.sort_job);
 		/* getopt_long only permutes: the same strings, in some order */
 		for (int i = 0; i < argc; i++)
 			require(inside_argv(permuted[i], original, argc));

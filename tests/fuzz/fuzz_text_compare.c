@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "src/settings/keydef.h"
-#include "src/settings/options.h"
+#include "src/pipeline/sort_job.h"
 #include "tests/fuzz/command_line.h"
 #include "src/text/text_compare.h"
 #include "src/text/text_fields.h"
@@ -471,7 +471,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(owned, argv, sizeof owned);
 
 	struct parsed_command_line parsed;
-	const struct options *options = &parsed.built.options;
+	const struct sort_job *options = &parsed.built.sort_job;
 	struct text_order order;
 	char letters[32];
 	bool have_order = false;

@@ -1,19 +1,22 @@
-/* What a sort job asks for, as the pipeline reads it: built by the library from a
- * struct gpusort_job (src/library/job_options.c), validated there. */
-#ifndef GPUSORT_OPTIONS_H
-#define GPUSORT_OPTIONS_H
+/* The pipeline's entry: a sort job, what it asks for as the library built it from a
+ * struct gpusort_job (src/library/job_options.c, validated there), and the one call
+ * that runs it. Only the drivers (this entry, binary_sort.c and text_sort.c) and the
+ * rooms above the pipeline see the whole job; each stage below takes the few values it
+ * uses. */
+#ifndef GPUSORT_SORT_JOB_H
+#define GPUSORT_SORT_JOB_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "input_range.h"
-#include "key_field.h"
-#include "keydef.h"
+#include "../settings/input_range.h"
+#include "../settings/key_field.h"
+#include "../settings/keydef.h"
 #include "../../kernels/sort_engine.h"
 
 enum sort_mode { MODE_TEXT, MODE_BINARY };
 
-struct options {
+struct sort_job {
 	enum sort_mode mode;
 
 	/* binary records */
@@ -52,5 +55,9 @@ struct options {
 	 * by the distributed sort for a rank's share, never with files0_from) */
 	const struct input_range *input_ranges;
 };
+
+/* Runs the job in this process: the sort of its mode (or -c check, or -m merge).
+ * Returns the exit status: 0, 1 (disorder under -c/-C) or 2 (trouble, reported). */
+int sort_job_run(const struct sort_job *job);
 
 #endif
