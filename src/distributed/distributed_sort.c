@@ -180,8 +180,7 @@ static int local_sort(const struct cluster *cluster, const struct sort_job *opti
 	local.files0_from = NULL;
 	if (built->salted)
 		local.random_salt = built->salt;
-	local.output = path;
-	local.output_to_fd = false;
+	local.output = (struct output_target){.name = path};
 	/* --stats: each rank's pipeline says its stages, its runs among them */
 	local.progress = false;
 	char label[32];
@@ -308,7 +307,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	}
 	if (!error && (error = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0)
 		report("temporary directory: %s", strerror(-error));
-	if (!error && root && output_check(options))
+	if (!error && root && output_check(&options->output))
 		error = -EACCES;
 	if ((error = cluster_agree(cluster, error)) != 0 || (error = inputs_resolve(cluster, options, &inputs)) != 0)
 		goto out;
@@ -366,7 +365,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	/* 4. the merge of this rank's range: straight into the output at its offset when
 	 * the range's size is known (without -u, every record received is written) and the
 	 * output is a file every rank can write, else into a piece put in place after */
-	if ((error = distributed_output_open(cluster, options, &output)) != 0)
+	if ((error = distributed_output_open(cluster, &options->output, &output)) != 0)
 		goto out;
 	phase = seconds_now();
 	uint64_t incoming = 0;

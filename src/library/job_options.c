@@ -389,14 +389,14 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 		options->temp_dir_count = job->temp_dir_count;
 	}
 	if (job->output) {
-		options->output = job->output;
+		options->output.name = job->output;
 	} else if (job->output_fd != 1) {
 		/* stdout stays "standard output" in messages; another descriptor is named as
 		 * the file it reads through */
 		snprintf(built->output_name, sizeof built->output_name, "/dev/fd/%d", job->output_fd);
-		options->output = built->output_name;
-		options->output_to_fd = true;
-		options->output_fd = job->output_fd;
+		options->output.name = built->output_name;
+		options->output.to_fd = true;
+		options->output.fd = job->output_fd;
 	}
 	return build_inputs(job, built);
 }

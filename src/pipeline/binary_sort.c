@@ -197,7 +197,7 @@ int binary_sort_run(const struct sort_job *options)
 		report("temporary directory: %s", strerror(-error));
 		return 2;
 	}
-	if (!options->check && output_check(options))
+	if (!options->check && output_check(&options->output))
 		return 2;
 	if (input_list_resolve(options, &inputs) != 0)
 		return 2;
@@ -214,7 +214,7 @@ int binary_sort_run(const struct sort_job *options)
 	if (empty < 0 || (!empty && !options->merge_only && !binary_record_fits(options, &layout)))
 		goto out;
 	if (empty) {
-		status = record_output_empty(options, &stats) ? 2 : 0;
+		status = record_output_empty(&options->output, &stats) ? 2 : 0;
 		goto out;
 	}
 	int64_t total_bytes = record_reader_total_bytes(reader), item_bytes = -1;

@@ -231,10 +231,10 @@ int merge_inputs(const struct record_order *order, const struct sort_job *option
 		error = merge_inputs_into_runs(order, inputs, sources, count, input_file_descriptors_free(count + 2),
 					       options->batch_size, block_bytes, &runs, stats);
 	if (!error && !any_record) /* nothing to merge: nor memory to take */
-		error = record_output_empty(options, stats);
+		error = record_output_empty(&options->output, stats);
 	else if (!error) {
 		struct record_output output;
-		error = record_output_open(&output, order, options, stats);
+		error = record_output_open(&output, order, &options->output, stats);
 		if (!error) {
 			double started = stats_now(), recorded = stats_seconds_recorded(stats);
 			uint64_t read_before = stats->bytes[STAGE_READ];

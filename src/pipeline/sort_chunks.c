@@ -16,7 +16,7 @@ static int write_chunk(const struct chunk_mode *mode, const struct record_order 
 {
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	struct record_output output;
-	int error = record_output_open(&output, order, options, stats);
+	int error = record_output_open(&output, order, &options->output, stats);
 	if (error)
 		return error;
 	output.verify = verify;
@@ -111,7 +111,7 @@ static int merge_into_output(const struct record_order *order, struct sort_verif
 			     struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, order, options, stats);
+	int error = record_output_open(&output, order, &options->output, stats);
 	if (error)
 		return error;
 	output.verify = verify;

@@ -13,6 +13,7 @@
 #include "../settings/key_field.h"
 #include "../settings/keydef.h"
 #include "../../kernels/sort_engine.h"
+#include "output_check.h"
 
 enum sort_mode { MODE_TEXT, MODE_BINARY };
 
@@ -34,9 +35,7 @@ struct sort_job {
 	bool unique;             /* -u */
 	int check;               /* 0, 'c' (report disorder) or 'C' (silent) */
 	bool merge_only;         /* -m */
-	const char *output;      /* -o; NULL means stdout */
-	bool output_to_fd;       /* write to output_fd (a job's descriptor) in place of -o, */
-	int output_fd;           /* which then only names it in messages */
+	struct output_target output; /* -o, or standard output, or a job's descriptor */
 	size_t memory_budget;    /* -S in bytes; 0: a default fraction of physical memory */
 	size_t batch_size;       /* --batch-size: the most runs or inputs one merge takes;
 	                            0: as many as the memory plan allows */

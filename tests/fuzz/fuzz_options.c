@@ -182,7 +182,7 @@ static void check_accepted(const struct sort_job *o, char **argv, int argc)
 	}
 	require(o->check == 0 || o->check == 'c' || o->check == 'C');
 	if (o->check)
-		require(o->input_count <= 1 && !o->output);
+		require(o->input_count <= 1 && !o->output.name);
 	if (o->files0_from)
 		require(o->input_count == 0 && inside_argv(o->files0_from, argv, argc));
 	require(o->engine.threads <= 4096);
@@ -194,8 +194,8 @@ static void check_accepted(const struct sort_job *o, char **argv, int argc)
 		require(inside_argv(o->inputs[i], argv, argc));
 	for (size_t i = 0; i < o->temp_dir_count; i++)
 		require(inside_argv(o->temp_dirs[i], argv, argc));
-	if (o->output)
-		require(inside_argv(o->output, argv, argc));
+	if (o->output.name)
+		require(inside_argv(o->output.name, argv, argc));
 }
 
 /* Two parses of one argv give the same options. */
@@ -214,7 +214,7 @@ static void check_same(const struct sort_job *a, const struct sort_job *b)
 	require(a->text.field_separator == b->text.field_separator && a->text.zero_terminated == b->text.zero_terminated
 		&& a->text.stable == b->text.stable && a->text.reverse == b->text.reverse && a->unique == b->unique
 		&& a->check == b->check && a->merge_only == b->merge_only);
-	require(a->files0_from == b->files0_from && a->output == b->output);
+	require(a->files0_from == b->files0_from && a->output.name == b->output.name);
 	require(a->memory_budget == b->memory_budget);
 	require(a->engine.device == b->engine.device && a->engine.threads == b->engine.threads
 		&& a->engine.gpu_memory == b->engine.gpu_memory
