@@ -103,7 +103,7 @@ static int inputs_resolve(const struct cluster *cluster, const struct sort_job *
 	uint64_t length = 0;
 	int error = 0;
 	if (cluster->rank == 0) {
-		error = input_list_resolve(options, &inputs->list) ? -EINVAL : 0;
+		error = input_list_resolve(&options->inputs, options->check, &inputs->list) ? -EINVAL : 0;
 		for (size_t i = 0; !error && i < inputs->list.count; i++)
 			length += strlen(inputs->list.names[i]) + 1;
 	}
@@ -174,10 +174,7 @@ static int local_sort(const struct cluster *cluster, const struct sort_job *opti
 	if (share->count == 0)
 		return 0; /* an empty share: the empty temp file is its run */
 	struct sort_job local = *options;
-	local.inputs = share->names;
-	local.input_count = share->count;
-	local.input_ranges = share->ranges;
-	local.files0_from = NULL;
+	local.inputs = (struct input_spec){.names = share->names, .count = share->count, .ranges = share->ranges};
 	if (built->salted)
 		local.random_salt = built->salt;
 	local.output = (struct output_target){.name = path};

@@ -340,23 +340,23 @@ static int build_inputs(const struct gpusort_job *job, struct job_options *built
 	struct sort_job *options = &built->sort_job;
 	if (!job->input_count)
 		return GPUSORT_OK;
-	options->inputs = calloc(job->input_count, sizeof *options->inputs);
+	options->inputs.names = calloc(job->input_count, sizeof *options->inputs.names);
 	built->names = calloc(job->input_count, sizeof "/dev/fd/" + 3 * sizeof(int));
-	if (!options->inputs || !built->names)
+	if (!options->inputs.names || !built->names)
 		return usage("%s", strerror(ENOMEM));
 	for (size_t i = 0; i < job->input_count; i++) {
 		const struct gpusort_input *input = &job->inputs[i];
 		if (input->name) {
-			options->inputs[i] = input->name;
+			options->inputs.names[i] = input->name;
 		} else if (input->fd == 0) {
-			options->inputs[i] = "-";
+			options->inputs.names[i] = "-";
 		} else {
 			char *name = built->names + i * (sizeof "/dev/fd/" + 3 * sizeof(int));
 			sprintf(name, "/dev/fd/%d", input->fd);
-			options->inputs[i] = name;
+			options->inputs.names[i] = name;
 		}
 	}
-	options->input_count = job->input_count;
+	options->inputs.count = job->input_count;
 	return GPUSORT_OK;
 }
 
@@ -369,7 +369,7 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 	options->unique = job->unique != 0;
 	options->check = job->check == GPUSORT_CHECK_DIAGNOSE ? 'c' : job->check == GPUSORT_CHECK_QUIET ? 'C' : 0;
 	options->merge_only = job->merge != 0;
-	options->files0_from = job->files0_from;
+	options->inputs.files0_from = job->files0_from;
 	options->memory_budget = job->memory_budget;
 	options->batch_size = job->batch_size;
 	options->engine.device = job->device == GPUSORT_DEVICE_AUTO ? SORT_DEVICE_AUTO
@@ -428,17 +428,17 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 		code = usage("options '-%s --debug' are incompatible", letters);
 	}
 	/* named by the check's letter, -c or -C, as GNU sort names them */
-	if (code == GPUSORT_OK && options->check && options->input_count > 1) {
+	if (code == GPUSORT_OK && options->check && options->inputs.count > 1) {
 		char format[] = "extra operand '%s' not allowed with -?";
 		format[sizeof format - 2] = (char)options->check;
-		code = usage(format, options->inputs[1]);
+		code = usage(format, options->inputs.names[1]);
 	}
 	if (code == GPUSORT_OK && options->check && job.output) {
 		char letters[] = {(char)options->check, 'o', '\0'};
 		code = usage("options '-%s' are incompatible", letters);
 	}
-	if (code == GPUSORT_OK && options->files0_from && options->input_count > 0) {
-		code = usage("extra operand '%s'", options->inputs[0]);
+	if (code == GPUSORT_OK && options->inputs.files0_from && options->inputs.count > 0) {
+		code = usage("extra operand '%s'", options->inputs.names[0]);
 		/* GNU's second line, without the program's name */
 		fputs("file operands cannot be combined with --files0-from\n", stderr);
 	}
@@ -452,7 +452,7 @@ void job_options_free(struct job_options *built)
 	free(built->sort_job.text.keys);
 	free(built->sort_job.binary.fields);
 	free(built->sort_job.temp_dirs);
-	free(built->sort_job.inputs);
+	free(built->sort_job.inputs.names);
 	free(built->names);
 	memset(built, 0, sizeof *built);
 }

@@ -199,7 +199,7 @@ int binary_sort_run(const struct sort_job *options)
 	}
 	if (!options->check && output_check(&options->output))
 		return 2;
-	if (input_list_resolve(options, &inputs) != 0)
+	if (input_list_resolve(&options->inputs, options->check, &inputs) != 0)
 		return 2;
 	if (options->check) {
 		status = order_check(&order, inputs.names[0], options->check, check_record_fits, &sizes);

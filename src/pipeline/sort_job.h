@@ -9,10 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../settings/input_range.h"
 #include "../settings/key_field.h"
 #include "../settings/keydef.h"
 #include "../../kernels/sort_engine.h"
+#include "input_list.h"
 #include "output_check.h"
 
 enum sort_mode { MODE_TEXT, MODE_BINARY };
@@ -25,7 +25,6 @@ struct sort_job {
 
 	/* text keys */
 	struct text_keys text;
-	const char *files0_from;
 	const char *random_source; /* --random-source: the salt of -R; NULL: getrandom() */
 	/* -R's salt itself (TEXT_RANDOM_SALT_BYTES bytes), over random_source: the ranks of
 	 * a distributed sort share rank 0's; NULL: read it as random_source says */
@@ -47,12 +46,7 @@ struct sort_job {
 	bool progress;           /* --progress */
 	bool verbose;            /* --verbose */
 	bool debug;              /* --debug: GNU sort's notes, and each output line annotated */
-
-	const char **inputs;     /* in order; none means stdin ("-") */
-	size_t input_count;
-	/* NULL: every input whole; else the part of inputs[i] to read, for each i (set
-	 * by the distributed sort for a rank's share, never with files0_from) */
-	const struct input_range *input_ranges;
+	struct input_spec inputs;
 };
 
 /* Runs the job in this process: the sort of its mode (or -c check, or -m merge).

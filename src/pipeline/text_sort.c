@@ -288,7 +288,7 @@ int text_sort_run(const struct sort_job *options)
 	stats_begin(&stats);
 	struct input_list inputs = {0};
 	int status = 2;
-	if ((options->check || !output_check(&options->output)) && (status = input_list_resolve(options, &inputs)) == 0) {
+	if ((options->check || !output_check(&options->output)) && (status = input_list_resolve(&options->inputs, options->check, &inputs)) == 0) {
 		if (options->check) {
 			struct record_order lines;
 			record_order_text(&lines, &order);

@@ -182,16 +182,16 @@ static void check_accepted(const struct sort_job *o, char **argv, int argc)
 	}
 	require(o->check == 0 || o->check == 'c' || o->check == 'C');
 	if (o->check)
-		require(o->input_count <= 1 && !o->output.name);
-	if (o->files0_from)
-		require(o->input_count == 0 && inside_argv(o->files0_from, argv, argc));
+		require(o->inputs.count <= 1 && !o->output.name);
+	if (o->inputs.files0_from)
+		require(o->inputs.count == 0 && inside_argv(o->inputs.files0_from, argv, argc));
 	require(o->engine.threads <= 4096);
 	require(o->engine.device == SORT_DEVICE_AUTO || o->engine.device == SORT_DEVICE_CPU
 		|| (o->engine.device >= 0 && o->engine.device < 1024));
 	require(strcmp(sort_algorithm_name(o->engine.algorithm), "unknown") != 0);
-	require(o->input_count == 0 || o->inputs);
-	for (size_t i = 0; i < o->input_count; i++)
-		require(inside_argv(o->inputs[i], argv, argc));
+	require(o->inputs.count == 0 || o->inputs.names);
+	for (size_t i = 0; i < o->inputs.count; i++)
+		require(inside_argv(o->inputs.names[i], argv, argc));
 	for (size_t i = 0; i < o->temp_dir_count; i++)
 		require(inside_argv(o->temp_dirs[i], argv, argc));
 	if (o->output.name)
@@ -214,14 +214,14 @@ static void check_same(const struct sort_job *a, const struct sort_job *b)
 	require(a->text.field_separator == b->text.field_separator && a->text.zero_terminated == b->text.zero_terminated
 		&& a->text.stable == b->text.stable && a->text.reverse == b->text.reverse && a->unique == b->unique
 		&& a->check == b->check && a->merge_only == b->merge_only);
-	require(a->files0_from == b->files0_from && a->output.name == b->output.name);
+	require(a->inputs.files0_from == b->inputs.files0_from && a->output.name == b->output.name);
 	require(a->memory_budget == b->memory_budget);
 	require(a->engine.device == b->engine.device && a->engine.threads == b->engine.threads
 		&& a->engine.gpu_memory == b->engine.gpu_memory
 		&& a->engine.algorithm == b->engine.algorithm);
-	require(a->input_count == b->input_count && a->temp_dir_count == b->temp_dir_count);
-	for (size_t i = 0; i < a->input_count; i++)
-		require(a->inputs[i] == b->inputs[i]);
+	require(a->inputs.count == b->inputs.count && a->temp_dir_count == b->temp_dir_count);
+	for (size_t i = 0; i < a->inputs.count; i++)
+		require(a->inputs.names[i] == b->inputs.names[i]);
 	for (size_t i = 0; i < a->temp_dir_count; i++)
 		require(a->temp_dirs[i] == b->temp_dirs[i]);
 }

@@ -476,7 +476,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char letters[32];
 	bool have_order = false;
 	if (parse_command_line(argc, argv, &parsed) == 0 && options->mode == MODE_TEXT
-	    && options->input_count == 0 && !options->files0_from
+	    && options->inputs.count == 0 && !options->inputs.files0_from
 	    && text_order_init(&order, &options->text, options->unique, options->debug, letters, sizeof letters) == 0)
 		have_order = true;
 
