@@ -72,7 +72,7 @@ static int order_build(const struct sort_job *options, bool quiet, struct distri
 	if (options->mode == MODE_BINARY) {
 		record_layout_from_key(&options->binary, &built->layout);
 		record_order_binary(&built->order, &built->layout, options->unique);
-		return quiet || binary_record_fits(options, &built->layout) ? 0 : -EINVAL;
+		return quiet || binary_record_fits(&options->memory, options->binary.record_size_option, &built->layout) ? 0 : -EINVAL;
 	}
 	char letters[16];
 	int error = text_order_init(&built->text, &options->text, options->unique, options->debug, letters, sizeof letters);
@@ -151,8 +151,8 @@ static void inputs_free(const struct cluster *cluster, struct shared_inputs *inp
 /* This rank's memory budget: -S, or the default shared by the ranks of this machine. */
 static size_t rank_budget(const struct cluster *cluster, const struct sort_job *options)
 {
-	if (options->memory_budget)
-		return options->memory_budget;
+	if (options->memory.budget)
+		return options->memory.budget;
 	size_t budget = memory_budget_default() / (size_t)cluster->local_size;
 	return budget > ((size_t)16 << 20) ? budget : (size_t)16 << 20;
 }
@@ -183,7 +183,7 @@ static int local_sort(const struct cluster *cluster, const struct sort_job *opti
 	char label[32];
 	snprintf(label, sizeof label, "rank %d", cluster->rank);
 	stats_set_label(label);
-	local.memory_budget = rank_budget(cluster, options);
+	local.memory.budget = rank_budget(cluster, options);
 	/* the machine's cores shared by its ranks, and its GPUs: one per local rank */
 	local.engine.threads = rank_threads(cluster, options);
 	local.engine.auto_device = (unsigned)cluster->local_rank;

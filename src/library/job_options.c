@@ -370,8 +370,8 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 	options->check = job->check == GPUSORT_CHECK_DIAGNOSE ? 'c' : job->check == GPUSORT_CHECK_QUIET ? 'C' : 0;
 	options->merge_only = job->merge != 0;
 	options->inputs.files0_from = job->files0_from;
-	options->memory_budget = job->memory_budget;
-	options->batch_size = job->batch_size;
+	options->memory.budget = job->memory_budget;
+	options->memory.batch_size = job->batch_size;
 	options->engine.device = job->device == GPUSORT_DEVICE_AUTO ? SORT_DEVICE_AUTO
 				 : job->device == GPUSORT_DEVICE_CPU ? SORT_DEVICE_CPU : job->device;
 	options->engine.threads = job->threads;

@@ -42,13 +42,14 @@ int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *la
 	return 0;
 }
 
-bool binary_record_fits(const struct sort_job *options, const struct record_layout *layout)
+bool binary_record_fits(const struct memory_limits *limits, const char *record_size_option,
+			const struct record_layout *layout)
 {
-	size_t budget, limit = memory_plan_record_limit(options, &budget);
+	size_t budget, limit = memory_plan_record_limit(limits, &budget);
 	if (layout->record_size <= limit)
 		return true;
 	report("%s: records of %zu bytes do not fit the memory budget of %zu bytes (-S)",
-	       options->binary.record_size_option, layout->record_size, budget);
+	       record_size_option, layout->record_size, budget);
 	return false;
 }
 
@@ -163,7 +164,7 @@ struct check_sizes {
 static bool check_record_fits(const void *arg)
 {
 	const struct check_sizes *sizes = arg;
-	return binary_record_fits(sizes->options, sizes->layout);
+	return binary_record_fits(&sizes->options->memory, sizes->options->binary.record_size_option, sizes->layout);
 }
 
 /* With --device=auto, an input whose items (the keys as the engine sorts them) come to
@@ -211,7 +212,7 @@ int binary_sort_run(const struct sort_job *options)
 	/* Sizes are judged against the input before anything is planned, and no input
 	 * costs nothing whatever the sizes. (-m judges each of its inputs itself.) */
 	int empty = options->merge_only ? 0 : record_reader_empty(reader);
-	if (empty < 0 || (!empty && !options->merge_only && !binary_record_fits(options, &layout)))
+	if (empty < 0 || (!empty && !options->merge_only && !binary_record_fits(&options->memory, options->binary.record_size_option, &layout)))
 		goto out;
 	if (empty) {
 		status = record_output_empty(&options->output, &stats) ? 2 : 0;
@@ -227,11 +228,11 @@ int binary_sort_run(const struct sort_job *options)
 		goto out;
 	layout.pool = sort_engine_thread_pool(engine);
 	if (options->merge_only) {
-		status = merge_inputs(&order, options, inputs.names, inputs.count, check_record_fits, &sizes, &stats);
+		status = merge_inputs(&order, &options->memory, &options->output, inputs.names, inputs.count, check_record_fits, &sizes, &stats);
 		goto out;
 	}
 	verify.expected = total_bytes >= 0 ? total_bytes / (int64_t)layout.record_size : -1;
-	memory_plan_binary(options, &layout, engine, total_bytes, &plan);
+	memory_plan_binary(&options->memory, &options->engine, &layout, engine, total_bytes, &plan);
 	struct binary_chunks chunks = {.layout = &layout, .engine = engine, .reader = reader, .plan = &plan,
 				       .unique = options->unique, .stats = &stats};
 	if (binary_buffers(&chunks, &plan)) {

@@ -7,13 +7,15 @@
 #include "sort_job.h"
 #include "../binary/record_items.h"
 #include "../common/stats.h"
+#include "memory_plan.h"
 
 /* Runs the whole binary sort (or -c check, or -m merge); returns the exit status. */
 int binary_sort_run(const struct sort_job *options);
 
 /* Whether a record fits the memory budget at all (checked once the input is known to
- * hold one); if not, reports which option made it that big. */
-bool binary_record_fits(const struct sort_job *options, const struct record_layout *layout);
+ * hold one); if not, reports which option made it that big (record_size_option). */
+bool binary_record_fits(const struct memory_limits *limits, const char *record_size_option,
+			const struct record_layout *layout);
 
 /* Sorts one chunk: builds items (in records for in-place forms, else in items_buffer),
  * sorts them on the engine and finishes prefix ties. Returns 0 or a negative errno. */

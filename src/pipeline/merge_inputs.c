@@ -179,10 +179,11 @@ static int merge_inputs_into_runs(const struct record_order *order, struct input
 	return error;
 }
 
-int merge_inputs(const struct record_order *order, const struct sort_job *options, const char *const *names,
-		 size_t count, bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
+int merge_inputs(const struct record_order *order, const struct memory_limits *limits,
+		 const struct output_target *target, const char *const *names, size_t count,
+		 bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
 {
-	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
+	size_t budget = limits->budget ? limits->budget : memory_budget_default();
 	size_t block_bytes = budget / 4 / (count ? count : 1);
 	block_bytes = block_bytes > INPUT_BLOCK_MAX ? INPUT_BLOCK_MAX : block_bytes;
 	block_bytes = block_bytes < INPUT_BLOCK_MIN ? INPUT_BLOCK_MIN : block_bytes;
@@ -229,23 +230,23 @@ int merge_inputs(const struct record_order *order, const struct sort_job *option
 		error = -EFBIG;
 	if (!error && lazily)
 		error = merge_inputs_into_runs(order, inputs, sources, count, input_file_descriptors_free(count + 2),
-					       options->batch_size, block_bytes, &runs, stats);
+					       limits->batch_size, block_bytes, &runs, stats);
 	if (!error && !any_record) /* nothing to merge: nor memory to take */
-		error = record_output_empty(&options->output, stats);
+		error = record_output_empty(target, stats);
 	else if (!error) {
 		struct record_output output;
-		error = record_output_open(&output, order, &options->output, stats);
+		error = record_output_open(&output, order, target, stats);
 		if (!error) {
 			double started = stats_now(), recorded = stats_seconds_recorded(stats);
 			uint64_t read_before = stats->bytes[STAGE_READ];
 			/* -m takes its inputs as sorted: nothing to check (verify off) */
 			size_t failed = 0;
-			bool in_passes = lazily || (options->batch_size && count > options->batch_size);
+			bool in_passes = lazily || (limits->batch_size && count > limits->batch_size);
 			if (lazily)
 				error = merge_runs(order, NULL, true, &runs, 0, runs.count, block_bytes,
 						   record_output_write, &output);
 			else if (in_passes)
-				error = merge_inputs_in_passes(order, sources, count, options->batch_size, block_bytes,
+				error = merge_inputs_in_passes(order, sources, count, limits->batch_size, block_bytes,
 							       &runs, &output, stats);
 			else
 				error = merge_records(order, NULL, sources, count, true, block_bytes, record_output_write,

@@ -13,6 +13,7 @@
 #include "../settings/keydef.h"
 #include "../../kernels/sort_engine.h"
 #include "input_list.h"
+#include "memory_plan.h"
 #include "output_check.h"
 
 enum sort_mode { MODE_TEXT, MODE_BINARY };
@@ -35,9 +36,7 @@ struct sort_job {
 	int check;               /* 0, 'c' (report disorder) or 'C' (silent) */
 	bool merge_only;         /* -m */
 	struct output_target output; /* -o, or standard output, or a job's descriptor */
-	size_t memory_budget;    /* -S in bytes; 0: a default fraction of physical memory */
-	size_t batch_size;       /* --batch-size: the most runs or inputs one merge takes;
-	                            0: as many as the memory plan allows */
+	struct memory_limits memory; /* -S, --batch-size */
 	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp */
 	size_t temp_dir_count;
 	struct sort_engine_config engine;

@@ -198,12 +198,12 @@ static int sort_text(const struct sort_job *options, const struct text_order *or
 	if (err)
 		goto out;
 	if (options->merge_only) {
-		status = merge_inputs(&lines, options, inputs->names, inputs->count, NULL, NULL, stats);
+		status = merge_inputs(&lines, &options->memory, &options->output, inputs->names, inputs->count, NULL, NULL, stats);
 		goto out;
 	}
 	stats_progress_start(stats, options->progress, total);
 	struct memory_plan plan;
-	memory_plan_text(options, total, &plan);
+	memory_plan_text(&options->memory, &options->engine, total, &plan);
 	struct text_chunks chunks = {.order = order, .engine = engine, .pool = pool, .verify = &verify, .stats = stats,
 				     .inputs = inputs, .chunk_bytes = plan.chunk_bytes};
 	for (int i = 0; i < 2; i++)

@@ -215,7 +215,7 @@ static void check_same(const struct sort_job *a, const struct sort_job *b)
 		&& a->text.stable == b->text.stable && a->text.reverse == b->text.reverse && a->unique == b->unique
 		&& a->check == b->check && a->merge_only == b->merge_only);
 	require(a->inputs.files0_from == b->inputs.files0_from && a->output.name == b->output.name);
-	require(a->memory_budget == b->memory_budget);
+	require(a->memory.budget == b->memory.budget);
 	require(a->engine.device == b->engine.device && a->engine.threads == b->engine.threads
 		&& a->engine.gpu_memory == b->engine.gpu_memory
 		&& a->engine.algorithm == b->engine.algorithm);
