@@ -223,7 +223,7 @@ int binary_sort_run(const struct sort_job *options)
 		size_t n = (size_t)total_bytes / layout.record_size;
 		item_bytes = (int64_t)n * record_form_width(record_form_choose(&layout, n));
 	}
-	if (engine_choice_open(options, item_bytes, BINARY_GPU_MIN_ITEM_BYTES,
+	if (engine_choice_open(&options->engine, options->merge_only, item_bytes, BINARY_GPU_MIN_ITEM_BYTES,
 			       "items below 256 MiB: the CPU threads finish before a GPU would start", &engine, &small) < 0)
 		goto out;
 	layout.pool = sort_engine_thread_pool(engine);
@@ -246,7 +246,7 @@ int binary_sort_run(const struct sort_job *options)
 out:
 	stats_progress_finish(&stats, status == 0);
 	if (engine)
-		engine_choice_note(options, engine, small, &stats);
+		engine_choice_note(options->verbose, engine, small, &stats);
 	stats.verified = verify.enabled && status == 0;
 	stats.verify_seconds = sort_verify_seconds(&verify, plan.threads);
 	stats.verified_records = atomic_load(&verify.input_count);

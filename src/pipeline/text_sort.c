@@ -190,7 +190,7 @@ static int sort_text(const struct sort_job *options, const struct text_order *or
 	sort_verify_init(&verify, !options->no_verify && !options->merge_only);
 	int64_t total = inputs_size(inputs);
 	const char *small = NULL;
-	int status = 2, err = engine_choice_open(options, total, TEXT_GPU_MIN_BYTES,
+	int status = 2, err = engine_choice_open(&options->engine, options->merge_only, total, TEXT_GPU_MIN_BYTES,
 						 "input below 1 GiB: the CPU threads finish before a GPU would start",
 						 &engine, &small);
 	if (!err && (err = thread_pool_create(options->engine.threads, &pool)) != 0)
@@ -221,7 +221,7 @@ static int sort_text(const struct sort_job *options, const struct text_order *or
 	stats->verified_records = atomic_load(&verify.input_count);
 out:
 	if (engine)
-		engine_choice_note(options, engine, small, stats);
+		engine_choice_note(options->verbose, engine, small, stats);
 	if (options->stats && status != 2)
 		stats_print(stats);
 	if (pool)
