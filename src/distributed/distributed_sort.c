@@ -302,7 +302,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 			built.salted = true;
 		}
 	}
-	if (!error && (error = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0)
+	if (!error && (error = temp_files_init(options->runs.temp_dirs, options->runs.temp_dir_count)) != 0)
 		report("temporary directory: %s", strerror(-error));
 	if (!error && root && output_check(&options->output))
 		error = -EACCES;

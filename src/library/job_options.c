@@ -382,11 +382,11 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 	options->progress = job->progress != 0;
 	options->verbose = job->verbose != 0;
 	if (job->temp_dir_count) {
-		options->temp_dirs = calloc(job->temp_dir_count, sizeof *options->temp_dirs);
-		if (!options->temp_dirs)
+		options->runs.temp_dirs = calloc(job->temp_dir_count, sizeof *options->runs.temp_dirs);
+		if (!options->runs.temp_dirs)
 			return usage("%s", strerror(ENOMEM));
-		memcpy(options->temp_dirs, job->temp_dirs, job->temp_dir_count * sizeof *options->temp_dirs);
-		options->temp_dir_count = job->temp_dir_count;
+		memcpy(options->runs.temp_dirs, job->temp_dirs, job->temp_dir_count * sizeof *options->runs.temp_dirs);
+		options->runs.temp_dir_count = job->temp_dir_count;
 	}
 	if (job->output) {
 		options->output.name = job->output;
@@ -451,7 +451,7 @@ void job_options_free(struct job_options *built)
 {
 	free(built->sort_job.text.keys);
 	free(built->sort_job.binary.fields);
-	free(built->sort_job.temp_dirs);
+	free(built->sort_job.runs.temp_dirs);
 	free(built->sort_job.inputs.names);
 	free(built->names);
 	memset(built, 0, sizeof *built);

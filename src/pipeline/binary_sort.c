@@ -193,7 +193,7 @@ int binary_sort_run(const struct sort_job *options)
 	sort_verify_init(&verify, !options->no_verify && !options->merge_only && !options->check);
 	layout.verify = &verify;
 	stats_begin(&stats);
-	int error = temp_files_init(options->temp_dirs, options->temp_dir_count);
+	int error = temp_files_init(options->runs.temp_dirs, options->runs.temp_dir_count);
 	if (error) {
 		report("temporary directory: %s", strerror(-error));
 		return 2;
@@ -228,7 +228,7 @@ int binary_sort_run(const struct sort_job *options)
 		goto out;
 	layout.pool = sort_engine_thread_pool(engine);
 	if (options->merge_only) {
-		status = merge_inputs(&order, &options->memory, &options->output, inputs.names, inputs.count, check_record_fits, &sizes, &stats);
+		status = merge_inputs(&order, &options->memory, &options->runs, &options->output, inputs.names, inputs.count, check_record_fits, &sizes, &stats);
 		goto out;
 	}
 	verify.expected = total_bytes >= 0 ? total_bytes / (int64_t)layout.record_size : -1;
@@ -240,7 +240,7 @@ int binary_sort_run(const struct sort_job *options)
 		size_t runs = total_bytes > 0 ? (size_t)total_bytes / layout.record_size / plan.chunk_records + 1 : 0;
 		const struct chunk_mode mode = {&chunks, binary_fill, binary_carry, binary_sort, binary_emit, binary_release};
 		status = sort_chunks(&mode, &order, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
-				     options, &stats);
+				     &options->runs, &options->output, &stats);
 	}
 	binary_release(&chunks);
 out:

@@ -114,7 +114,7 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 static int merge_runs_into_one(const struct record_order *order, struct run_list *runs, size_t block_bytes,
 			       struct sort_stats *stats)
 {
-	struct run_list merged = {NULL, 0, runs->writer_threads, runs->writer_depth, runs->level};
+	struct run_list merged = {NULL, 0, runs->writer_threads, runs->writer_depth, runs->level, runs->settings};
 	struct run_sink sink;
 	double started = stats_now();
 	uint64_t bytes = run_list_bytes(runs);
@@ -180,7 +180,7 @@ static int merge_inputs_into_runs(const struct record_order *order, struct input
 }
 
 int merge_inputs(const struct record_order *order, const struct memory_limits *limits,
-		 const struct output_target *target, const char *const *names, size_t count,
+		 const struct run_settings *settings, const struct output_target *target, const char *const *names, size_t count,
 		 bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
 {
 	size_t budget = limits->budget ? limits->budget : memory_budget_default();
@@ -188,7 +188,7 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 	block_bytes = block_bytes > INPUT_BLOCK_MAX ? INPUT_BLOCK_MAX : block_bytes;
 	block_bytes = block_bytes < INPUT_BLOCK_MIN ? INPUT_BLOCK_MIN : block_bytes;
 	/* the runs of -m are the inputs copied in (stdin, or an input that is the output) */
-	struct run_list runs = {NULL, 0, 0, 0, {0}};
+	struct run_list runs = {NULL, 0, 0, 0, {0}, settings};
 	struct input_source *inputs = calloc(count ? count : 1, sizeof *inputs);
 	struct merge_source *sources = calloc(count ? count : 1, sizeof *sources);
 	int error = inputs && sources ? 0 : -ENOMEM;

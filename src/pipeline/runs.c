@@ -371,7 +371,7 @@ int merge_passes(const struct record_order *order, struct sort_verify *verify, s
 		/* the threads share the compressors and the writers' memory */
 		unsigned writer_threads = list->writer_threads / parallel, writer_depth = list->writer_depth / parallel;
 		struct run_list merged = {calloc(groups, sizeof *merged.runs), groups,
-					  list->writer_threads, list->writer_depth, list->level};
+					  list->writer_threads, list->writer_depth, list->level, list->settings};
 		merged.writer_threads = writer_threads ? writer_threads : 1;
 		merged.writer_depth = writer_depth;
 		int error = merged.runs ? 0 : -ENOMEM;

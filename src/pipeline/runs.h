@@ -26,6 +26,14 @@ struct run {
 	uint64_t bytes;      /* its records' bytes, uncompressed */
 };
 
+/* What a job says of its runs, the temp files a sort spills to and merges from. Every
+ * run list carries it (and the lists merged from it), so that a setting added here
+ * reaches the run writer and reader without a new parameter on the way. */
+struct run_settings {
+	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp (temp_files_init) */
+	size_t temp_dir_count;
+};
+
 struct run_list {
 	struct run *runs;
 	size_t count;
@@ -34,6 +42,7 @@ struct run_list {
 	unsigned writer_threads;
 	unsigned writer_depth;
 	struct run_level level;
+	const struct run_settings *settings; /* the job's */
 };
 
 /* Collects sorted records into blocks of whole records and appends them to a run file. */

@@ -15,6 +15,7 @@
 #include "input_list.h"
 #include "memory_plan.h"
 #include "output_check.h"
+#include "runs.h"
 
 enum sort_mode { MODE_TEXT, MODE_BINARY };
 
@@ -37,8 +38,7 @@ struct sort_job {
 	bool merge_only;         /* -m */
 	struct output_target output; /* -o, or standard output, or a job's descriptor */
 	struct memory_limits memory; /* -S, --batch-size */
-	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp */
-	size_t temp_dir_count;
+	struct run_settings runs; /* -T */
 	struct sort_engine_config engine;
 	bool stats;              /* --stats */
 	bool no_verify;          /* --no-verify: skip the self-check of the sort */

@@ -198,7 +198,7 @@ static int sort_text(const struct sort_job *options, const struct text_order *or
 	if (err)
 		goto out;
 	if (options->merge_only) {
-		status = merge_inputs(&lines, &options->memory, &options->output, inputs->names, inputs->count, NULL, NULL, stats);
+		status = merge_inputs(&lines, &options->memory, &options->runs, &options->output, inputs->names, inputs->count, NULL, NULL, stats);
 		goto out;
 	}
 	stats_progress_start(stats, options->progress, total);
@@ -210,8 +210,8 @@ static int sort_text(const struct sort_job *options, const struct text_order *or
 		text_lines_init(&chunks.buffers[i].lines, order->eol);
 	size_t runs = total > 0 ? (size_t)total / plan.chunk_bytes + 1 : 0;
 	const struct chunk_mode mode = {&chunks, text_fill, text_carry, text_sort, text_emit, text_release};
-	status = sort_chunks(&mode, &lines, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs), options,
-			     stats);
+	status = sort_chunks(&mode, &lines, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
+			     &options->runs, &options->output, stats);
 	text_release(&chunks);
 	if (chunks.file)
 		input_file_close(chunks.file);
@@ -293,7 +293,7 @@ int text_sort_run(const struct sort_job *options)
 			struct record_order lines;
 			record_order_text(&lines, &order);
 			status = order_check(&lines, inputs.names[0], options->check, NULL, NULL);
-		} else if ((err = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0) {
+		} else if ((err = temp_files_init(options->runs.temp_dirs, options->runs.temp_dir_count)) != 0) {
 			report("temporary directory: %s", strerror(-err));
 			status = 2;
 		} else {

@@ -192,8 +192,8 @@ static void check_accepted(const struct sort_job *o, char **argv, int argc)
 	require(o->inputs.count == 0 || o->inputs.names);
 	for (size_t i = 0; i < o->inputs.count; i++)
 		require(inside_argv(o->inputs.names[i], argv, argc));
-	for (size_t i = 0; i < o->temp_dir_count; i++)
-		require(inside_argv(o->temp_dirs[i], argv, argc));
+	for (size_t i = 0; i < o->runs.temp_dir_count; i++)
+		require(inside_argv(o->runs.temp_dirs[i], argv, argc));
 	if (o->output.name)
 		require(inside_argv(o->output.name, argv, argc));
 }
@@ -219,11 +219,11 @@ static void check_same(const struct sort_job *a, const struct sort_job *b)
 	require(a->engine.device == b->engine.device && a->engine.threads == b->engine.threads
 		&& a->engine.gpu_memory == b->engine.gpu_memory
 		&& a->engine.algorithm == b->engine.algorithm);
-	require(a->inputs.count == b->inputs.count && a->temp_dir_count == b->temp_dir_count);
+	require(a->inputs.count == b->inputs.count && a->runs.temp_dir_count == b->runs.temp_dir_count);
 	for (size_t i = 0; i < a->inputs.count; i++)
 		require(a->inputs.names[i] == b->inputs.names[i]);
-	for (size_t i = 0; i < a->temp_dir_count; i++)
-		require(a->temp_dirs[i] == b->temp_dirs[i]);
+	for (size_t i = 0; i < a->runs.temp_dir_count; i++)
+		require(a->runs.temp_dirs[i] == b->runs.temp_dirs[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
