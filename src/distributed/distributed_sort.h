@@ -18,6 +18,6 @@ bool distributed_launched(void);
 /* Runs the job on every rank (-c, -C and -m on rank 0 alone, the others waiting);
  * returns the exit status, the same on every rank: 0, 1 (disorder under -c/-C) or 2
  * (trouble, reported once by the rank that met it). */
-int distributed_sort_run(const struct sort_job *options);
+int distributed_sort_run(const struct sort_job *job);
 
 #endif

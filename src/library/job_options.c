@@ -280,7 +280,8 @@ static int build_key_fields(const struct gpusort_job *job, struct sort_job *opti
 	options->binary.record_size = job->record_size;
 	options->binary.record_size_option = "--record-size";
 	for (size_t i = 0; i < job->key_field_count; i++) {
-		int code = build_key_field(&job->key_fields[i], options->binary.record_size, job->reverse != 0, &options->binary.fields[i]);
+		int code = build_key_field(&job->key_fields[i], options->binary.record_size, job->reverse != 0,
+					   &options->binary.fields[i]);
 		if (code != GPUSORT_OK)
 			return code;
 	}

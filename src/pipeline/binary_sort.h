@@ -4,13 +4,15 @@
 
 #include <stdbool.h>
 #include "../../kernels/sort_engine.h"
-#include "sort_job.h"
 #include "../binary/record_items.h"
 #include "../common/stats.h"
 #include "memory_plan.h"
 
-/* Runs the whole binary sort (or -c check, or -m merge); returns the exit status. */
-int binary_sort_run(const struct sort_job *options);
+struct sort_job;
+
+/* Runs the job's whole binary sort (or -c check, or -m merge); returns the exit
+ * status. The entry's (sort_job.h). */
+int binary_sort_run(const struct sort_job *job);
 
 /* Whether a record fits the memory budget at all (checked once the input is known to
  * hold one); if not, reports which option made it that big (record_size_option). */
