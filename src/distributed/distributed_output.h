@@ -22,8 +22,8 @@ struct distributed_output {
 	const char *name;         /* for messages */
 };
 
-/* Opens the output the target names on rank 0 and the twin on every rank; returns the agreed error
- * (reported by the rank that met it). */
+/* Opens the output the target names on rank 0 and the twin on every rank; returns the
+ * agreed error (reported by the rank that met it). */
 int distributed_output_open(const struct cluster *cluster, const struct output_target *target,
 			    struct distributed_output *output);
 

@@ -35,9 +35,9 @@ struct record_output {
 	size_t shown_size;
 };
 
-/* Opens the output the target names; reports and returns a negative errno on failure. order (NULL for
- * none) says whether records are written as they are or annotated (--debug), which
- * writes them in order, never at offsets. */
+/* Opens the output the target names; reports and returns a negative errno on failure.
+ * order (NULL for none) says whether records are written as they are or annotated
+ * (--debug), which writes them in order, never at offsets. */
 int record_output_open(struct record_output *output, const struct record_order *order,
 		       const struct output_target *target, struct sort_stats *stats);
 
