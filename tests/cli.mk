@@ -3,12 +3,14 @@ TESTS += \
 	tests/test_cli_options.sh \
 	tests/test_cli_binary.sh \
 	tests/test_cli_errors.sh \
+	tests/test_name_quoting.sh \
 	tests/test_cli_usage.sh \
 	tests/test_cli_abbreviations.sh
 EXTRA_DIST += \
 	tests/test_cli_options.sh \
 	tests/test_cli_binary.sh \
 	tests/test_cli_errors.sh \
+	tests/test_name_quoting.sh \
 	tests/test_cli_usage.sh \
 	tests/test_cli_abbreviations.sh \
 	tests/binary_oracle.py
