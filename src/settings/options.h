@@ -62,6 +62,8 @@ struct options {
 	size_t batch_size;       /* --batch-size: the most runs or inputs one merge takes;
 	                            0: as many as the memory plan allows */
 	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp */
+	const char *compress_program; /* --compress-program: temp files through PROG and
+	                            PROG -d; NULL: zstd blocks in-process */
 	size_t temp_dir_count;
 	struct sort_engine_config engine;
 	bool stats;              /* --stats */
