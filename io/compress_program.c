@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "compress_program.h"
+#include "fault_inject.h"
 
 extern char **environ;
 
@@ -33,6 +34,9 @@ int compress_child_start(const char *program, bool decompress, int file_fd, stru
 	pthread_once(&children_once, children_prepare);
 	child->pid = 0;
 	child->pipe_fd = -1;
+	int fault = fault_inject(decompress ? "decompress_start" : "compress_start");
+	if (fault < 0)
+		return fault;
 	int ends[2];
 	if (pipe2(ends, O_CLOEXEC) != 0)
 		return -errno;
