@@ -217,6 +217,12 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 static void run_end_stats(struct run_list *list, struct sort_stats *stats, const struct run_file_stats *file_stats)
 {
 	stats->runs++;
+	if (list->compress_program) {
+		stats->spill_program_runs++;
+		stats->spill_written_bytes += file_stats->bytes;
+		stats->spill_write_seconds += file_stats->write_seconds;
+		return;
+	}
 	int level = file_stats->stored ? 0 : file_stats->level;
 	if (level >= STATS_SPILL_LEVELS)
 		level = STATS_SPILL_LEVELS - 1;
