@@ -79,6 +79,14 @@ LC_ALL=C sort -r "$WORK/text" >"$WORK/expected"
 "$GPUSORT" -S 1M -r --parallel=1 --compress-program="$PROG" "$WORK/text" -o "$WORK/got"
 check "text -r on one thread: as the system sort" cmp "$WORK/expected" "$WORK/got"
 check "text -r on one thread: each run read once" each_run_read_once 4
+# --stats counts the runs PROG wrote.
+rm -f "$CALLS"
+"$GPUSORT" -S 1M --stats --compress-program="$PROG" "$WORK/ties" -o "$WORK/got" 2>"$WORK/stats"
+written=$(sed -n 's/.*runs written through the compress program \([0-9]*\),.*/\1/p' "$WORK/stats")
+set -- $(calls)
+test -n "$written" && [ "$written" -eq "$1" ]
+tap_result $? "--stats: runs written through PROG ($written) as many as its calls ($1)"
+
 # A piped run holds no descriptor between its writing and its merge, and a merge's
 # fan-in is held to the descriptors free (a pipe per run): a dozen are enough.
 rm -f "$CALLS"
