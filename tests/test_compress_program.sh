@@ -79,6 +79,17 @@ LC_ALL=C sort -r "$WORK/text" >"$WORK/expected"
 "$GPUSORT" -S 1M -r --parallel=1 --compress-program="$PROG" "$WORK/text" -o "$WORK/got"
 check "text -r on one thread: as the system sort" cmp "$WORK/expected" "$WORK/got"
 check "text -r on one thread: each run read once" each_run_read_once 4
+# Started with SIGCHLD ignored (the kernel would reap the children before gpusort could
+# see how they ended), and beside a child the shell started before gpusort was exec'ed
+# (not one of gpusort's: never waited for in place of one), as GNU's tests start sort.
+rm -f "$CALLS"
+(trap '' CHLD; exec "$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/ties" -o "$WORK/got")
+check "SIGCHLD ignored by the parent: the sorted text" cmp "$WORK/expected.ties" "$WORK/got"
+check "SIGCHLD ignored: each run read once" each_run_read_once 4
+( (sleep 1; exec false) & exec "$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/ties" -o "$WORK/got")
+tap_result $? "a child started before gpusort: not taken for one of gpusort's"
+check "a child started before gpusort: the sorted text" cmp "$WORK/expected.ties" "$WORK/got"
+
 # --stats counts the runs PROG wrote.
 rm -f "$CALLS"
 "$GPUSORT" -S 1M --stats --compress-program="$PROG" "$WORK/ties" -o "$WORK/got" 2>"$WORK/stats"
