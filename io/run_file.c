@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,15 @@ static int run_index_add(struct run_writer *writer, const struct run_job *job, u
 static void *run_write_main(void *context)
 {
 	struct run_writer *writer = context;
+	if (writer->options.stream) {
+		/* a pipe whose reader (PROG) went away: -EPIPE, for the caller to see how PROG
+		 * ended, not a SIGPIPE that ends the sort; held off on this thread alone, and
+		 * one left pending goes with the thread */
+		sigset_t pipe_signal;
+		sigemptyset(&pipe_signal);
+		sigaddset(&pipe_signal, SIGPIPE);
+		pthread_sigmask(SIG_BLOCK, &pipe_signal, NULL);
+	}
 	pthread_mutex_lock(&writer->lock);
 	for (;;) {
 		struct run_job *job = &writer->jobs[writer->written % writer->depth];
@@ -369,6 +379,12 @@ static int run_cctx_create(const struct run_writer_options *options, ZSTD_CCtx *
 static int run_writer_start(struct run_writer *writer, int fd)
 {
 	struct run_writer_options *options = &writer->options;
+	if (options->stream) {
+		/* PROG compresses: blocks go to it as they are, one thread storing them */
+		options->stored = true;
+		options->transform = RUN_TRANSFORM_NONE;
+		options->threads = 1;
+	}
 	if (options->level == 0)
 		options->level = RUN_DEFAULT_LEVEL;
 	if (options->element_bytes == 0)
@@ -537,6 +553,31 @@ int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)
 	return error;
 }
 
+static int run_reader_adopt_index(unsigned char *index, size_t index_bytes, size_t count, uint64_t stream_bytes,
+				  struct run_reader **result);
+
+int run_writer_finish_stream(struct run_writer *writer, struct run_file_stats *stats,
+			     struct run_reader **reader)
+{
+	*reader = NULL;
+	run_writer_join(writer);
+	int error = writer->error;
+	if (!error)
+		error = write_queue_flush(writer->queue);
+	writer->stats.file_bytes = write_queue_bytes(writer->queue);
+	writer->stats.write_seconds = write_queue_wait_seconds(writer->queue);
+	if (!error) {
+		/* the reader takes the index's memory */
+		error = run_reader_adopt_index(writer->index, writer->index_bytes, writer->stats.blocks,
+					       writer->stats.file_bytes, reader);
+		writer->index = NULL;
+	}
+	if (!error && stats)
+		*stats = writer->stats;
+	run_writer_abort(writer);
+	return error;
+}
+
 void run_writer_abort(struct run_writer *writer)
 {
 	if (!writer)
@@ -576,6 +617,9 @@ struct run_block {
 
 struct run_reader {
 	int fd;
+	bool stream;                /* blocks come in order from fd (a pipe) */
+	size_t next_block;          /* a stream's next block, */
+	uint64_t stream_offset;     /* and the bytes read of it so far */
 	size_t count;
 	struct run_block *blocks;
 	unsigned char *index;       /* the decompressed index; entries point into it */
@@ -765,6 +809,28 @@ int run_reader_open(int fd, struct run_reader **result)
 	return 0;
 }
 
+static int run_reader_adopt_index(unsigned char *index, size_t index_bytes, size_t count, uint64_t stream_bytes,
+				  struct run_reader **result)
+{
+	struct run_reader *reader = calloc(1, sizeof *reader);
+	if (!reader) {
+		free(index);
+		return -ENOMEM;
+	}
+	reader->fd = -1;
+	reader->stream = true;
+	reader->index = index;
+	reader->count = count;
+	reader->blocks = calloc(count ? count : 1, sizeof *reader->blocks);
+	int error = reader->blocks ? run_index_parse(reader, index_bytes, stream_bytes) : -ENOMEM;
+	if (error) {
+		run_reader_close(reader);
+		return error;
+	}
+	*result = reader;
+	return 0;
+}
+
 size_t run_reader_block_count(const struct run_reader *reader)
 {
 	return reader->count;
@@ -802,6 +868,52 @@ static ssize_t run_read_stored(struct run_reader *reader, const struct run_block
 	return error ? error : (ssize_t)bytes;
 }
 
+/* read all of it from a stream; a stream that ends early is damaged (-EBADMSG). */
+static int run_stream_read(int fd, void *buffer, size_t bytes)
+{
+	unsigned char *p = buffer;
+	size_t have = 0;
+	while (have < bytes) {
+		int fault = fault_inject("temp_read");
+		if (fault < 0)
+			return fault;
+		size_t want = bytes - have;
+		if (fault == FAULT_SHORT && want > 1)
+			want /= 2;
+		ssize_t got = read(fd, p + have, want);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return -EBADMSG;
+		have += got;
+	}
+	return 0;
+}
+
+/* The stream's next block (stored: its bytes, then their checksum) into buffer. */
+static ssize_t run_read_streamed(struct run_reader *reader, size_t index, const struct run_block *block,
+				 void *buffer)
+{
+	if (reader->fd < 0 || index != reader->next_block)
+		return -ESPIPE;
+	if (!block->stored || block->info.offset != reader->stream_offset)
+		return -EBADMSG;
+	size_t bytes = block->info.bytes;
+	unsigned char sum[8];
+	int error = run_stream_read(reader->fd, buffer, bytes);
+	if (!error)
+		error = run_stream_read(reader->fd, sum, sizeof sum);
+	if (!error && get_u64(sum) != block_checksum(buffer, bytes))
+		error = -EBADMSG;
+	if (error)
+		return error;
+	reader->next_block++;
+	reader->stream_offset += bytes + sizeof sum;
+	return (ssize_t)bytes;
+}
+
 ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buffer,
 			      size_t buffer_bytes)
 {
@@ -811,6 +923,8 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
 	size_t bytes = block->info.bytes, compressed = block->info.compressed_bytes;
 	if (buffer_bytes < bytes)
 		return -ENOBUFS;
+	if (reader->stream)
+		return run_read_streamed(reader, index, block, buffer);
 	if (block->stored)
 		return run_read_stored(reader, block, buffer);
 	struct run_thread_scratch *scratch = run_scratch();
@@ -841,12 +955,38 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
 
 void run_reader_prefetch(struct run_reader *reader, size_t first, size_t count)
 {
-	if (first >= reader->count || count == 0)
+	if (reader->stream || first >= reader->count || count == 0)
 		return;
 	size_t last = count > reader->count - first ? reader->count - 1 : first + count - 1;
 	uint64_t begin = reader->blocks[first].info.offset;
 	uint64_t end = reader->blocks[last].info.offset + reader->blocks[last].info.compressed_bytes;
 	posix_fadvise(reader->fd, (off_t)begin, (off_t)(end - begin), POSIX_FADV_WILLNEED);
+}
+
+void run_reader_stream_begin(struct run_reader *reader, int fd)
+{
+	reader->fd = fd;
+	reader->next_block = 0;
+	reader->stream_offset = 0;
+}
+
+int run_reader_stream_end(struct run_reader *reader)
+{
+	unsigned char extra;
+	int error = reader->next_block == reader->count ? 0 : -EBADMSG;
+	if (!error) {
+		ssize_t got;
+		while ((got = read(reader->fd, &extra, 1)) < 0 && errno == EINTR)
+			;
+		error = got < 0 ? -errno : got > 0 ? -EBADMSG : 0;
+	}
+	reader->fd = -1;
+	return error;
+}
+
+bool run_reader_is_stream(const struct run_reader *reader)
+{
+	return reader->stream;
 }
 
 void run_reader_close(struct run_reader *reader)

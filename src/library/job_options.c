@@ -373,6 +373,7 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 	options->inputs.files0_from = job->files0_from;
 	options->memory.budget = job->memory_budget;
 	options->memory.batch_size = job->batch_size;
+	options->runs.compress_program = job->compress_program;
 	options->engine.device = job->device == GPUSORT_DEVICE_AUTO ? SORT_DEVICE_AUTO
 				 : job->device == GPUSORT_DEVICE_CPU ? SORT_DEVICE_CPU : job->device;
 	options->engine.threads = job->threads;

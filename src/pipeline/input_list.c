@@ -25,7 +25,7 @@ int input_list_resolve(const struct input_spec *spec, int check, struct input_li
 	struct input_file *file;
 	int err = input_file_open(list, &file);
 	if (err) {
-		report("open failed: %s: %s", list, strerror(-err));
+		report_file_failure("open failed", list, err);
 		return 2;
 	}
 	struct text_lines text;

@@ -103,9 +103,10 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 	}
 	stats->merge_passes++;
 	if (!error)
-		error = merge_passes(order, NULL, runs, batch, block_bytes, 1, stats);
+		error = merge_passes(order, NULL, runs, run_list_fan_in(runs, batch, 1), block_bytes, 1, stats);
 	if (!error)
-		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output);
+		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output,
+				   NULL);
 	return error;
 }
 
@@ -119,9 +120,14 @@ static int merge_runs_into_one(const struct record_order *order, struct run_list
 	double started = stats_now();
 	uint64_t bytes = run_list_bytes(runs);
 	int error = run_begin(&merged, order, block_bytes, &sink, stats);
-	if (!error)
-		error = run_end(&merged, &sink,
-				merge_runs(order, NULL, false, runs, 0, runs->count, block_bytes, run_sink_write, &sink));
+	if (!error) {
+		size_t failed;
+		error = merge_runs(order, NULL, false, runs, 0, runs->count, block_bytes, run_sink_write, &sink, &failed);
+		if (error && failed < runs->count)
+			run_abandon(&sink); /* the run that failed has said why */
+		else
+			error = run_end(&merged, &sink, error);
+	}
 	run_list_remove_all(runs, stats);
 	*runs = merged;
 	stats->merge_passes++;
@@ -244,7 +250,7 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 			bool in_passes = lazily || (limits->batch_size && count > limits->batch_size);
 			if (lazily)
 				error = merge_runs(order, NULL, true, &runs, 0, runs.count, block_bytes,
-						   record_output_write, &output);
+						   record_output_write, &output, NULL);
 			else if (in_passes)
 				error = merge_inputs_in_passes(order, sources, count, limits->batch_size, block_bytes,
 							       &runs, &output, stats);

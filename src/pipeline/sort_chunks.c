@@ -118,12 +118,13 @@ static int merge_into_output(const struct record_order *order, struct sort_verif
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	error = -ENOTSUP;
 	/* the ranges are written at their offsets: not where lines are annotated */
-	if (plan->threads > 1 && !output.annotated)
+	/* nor where runs come back through `PROG -d`, from their start only */
+	if (plan->threads > 1 && !output.annotated && !run_list_program(list))
 		error = range_merge_into(order, verify, list, plan, output.file, output.name, stats);
 	if (error == -ENOTSUP) {
 		size_t output_bytes = memory_plan_merge_output_bytes(plan);
 		error = merge_runs(order, verify, true, list, 0, list->count,
-				   output_bytes > block_bytes ? output_bytes : block_bytes, record_output_write, &output);
+				   output_bytes > block_bytes ? output_bytes : block_bytes, record_output_write, &output, NULL);
 	}
 	stats->merge_passes++;
 	error = record_output_finish(&output, error);
@@ -153,8 +154,9 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 	error = form_runs(mode, order, plan, block_bytes, &list, more, stats);
 	mode->release(mode->mode); /* the chunks' memory is the merge's now */
 	if (!error)
-		error = merge_passes(order, verify, &list, memory_plan_merge_fan_in(plan, block_bytes), block_bytes,
-				     plan->threads, stats);
+		error = merge_passes(order, verify, &list,
+				     run_list_fan_in(&list, memory_plan_merge_fan_in(plan, block_bytes), plan->threads),
+				     block_bytes, plan->threads, stats);
 	if (!error)
 		error = merge_into_output(order, verify, &list, plan, block_bytes, target, stats);
 	run_list_remove_all(&list, stats);

@@ -241,7 +241,7 @@ int text_sort_read_salt(const char *random_source, unsigned char *salt)
 	if (err) {
 		char quoted[4096 + 64];
 		if (open_failed)
-			report("open failed: %s: %s", name, strerror(-err));
+			report_file_failure("open failed", name, err);
 		else if (!name)
 			report("getrandom: %s", strerror(-err));
 		else if (err == -ENODATA)
