@@ -670,8 +670,10 @@ static struct run_thread_scratch *run_scratch(void)
 	return scratch;
 }
 
-/* pread all of it; a file that ends early is damaged (-EBADMSG). */
-static int run_pread(int fd, void *buffer, size_t bytes, uint64_t offset)
+/* Reads all of it, at offset (pread), or from a stream's current place (read) for
+ * RUN_STREAM; a file or stream that ends early is damaged (-EBADMSG). */
+#define RUN_STREAM UINT64_MAX
+static int run_read_full(int fd, void *buffer, size_t bytes, uint64_t offset)
 {
 	unsigned char *p = buffer;
 	size_t have = 0;
@@ -682,7 +684,7 @@ static int run_pread(int fd, void *buffer, size_t bytes, uint64_t offset)
 		size_t want = bytes - have;
 		if (fault == FAULT_SHORT && want > 1)
 			want /= 2;
-		ssize_t got = pread(fd, p + have, want, offset + have);
+		ssize_t got = offset == RUN_STREAM ? read(fd, p + have, want) : pread(fd, p + have, want, offset + have);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
@@ -762,7 +764,7 @@ static int run_reader_load(struct run_reader *reader)
 		return -EBADMSG;
 	unsigned char footer[RUN_FOOTER_BYTES];
 	uint64_t footer_offset = st.st_size - RUN_FOOTER_BYTES;
-	int error = run_pread(reader->fd, footer, sizeof footer, footer_offset);
+	int error = run_read_full(reader->fd, footer, sizeof footer, footer_offset);
 	if (error)
 		return error;
 	uint64_t index_offset = get_u64(footer + 8), index_frame = get_u64(footer + 16);
@@ -774,7 +776,7 @@ static int run_reader_load(struct run_reader *reader)
 	unsigned char *frame = malloc(index_frame ? index_frame : 1);
 	if (!frame)
 		return -ENOMEM;
-	error = run_pread(reader->fd, frame, index_frame, index_offset);
+	error = run_read_full(reader->fd, frame, index_frame, index_offset);
 	unsigned long long index_bytes = error ? 0 : ZSTD_getFrameContentSize(frame, index_frame);
 	if (!error && (index_bytes == ZSTD_CONTENTSIZE_UNKNOWN || index_bytes == ZSTD_CONTENTSIZE_ERROR
 		       || index_bytes < reader->count * RUN_ENTRY_FIXED_BYTES
@@ -855,41 +857,19 @@ int run_reader_block_info(const struct run_reader *reader, size_t index,
 	return 0;
 }
 
-/* A stored block straight into the caller's buffer, then its checksum. */
-static ssize_t run_read_stored(struct run_reader *reader, const struct run_block *block, void *buffer)
+/* A stored block straight into the caller's buffer, then its checksum: at the block's
+ * offset, or from the stream's current place (offset RUN_STREAM). */
+static ssize_t run_read_stored(struct run_reader *reader, const struct run_block *block, uint64_t offset,
+			       void *buffer)
 {
 	size_t bytes = block->info.bytes;
 	unsigned char sum[8];
-	int error = run_pread(reader->fd, buffer, bytes, block->info.offset);
+	int error = run_read_full(reader->fd, buffer, bytes, offset);
 	if (!error)
-		error = run_pread(reader->fd, sum, sizeof sum, block->info.offset + bytes);
+		error = run_read_full(reader->fd, sum, sizeof sum, offset == RUN_STREAM ? offset : offset + bytes);
 	if (!error && get_u64(sum) != block_checksum(buffer, bytes))
 		error = -EBADMSG;
 	return error ? error : (ssize_t)bytes;
-}
-
-/* read all of it from a stream; a stream that ends early is damaged (-EBADMSG). */
-static int run_stream_read(int fd, void *buffer, size_t bytes)
-{
-	unsigned char *p = buffer;
-	size_t have = 0;
-	while (have < bytes) {
-		int fault = fault_inject("temp_read");
-		if (fault < 0)
-			return fault;
-		size_t want = bytes - have;
-		if (fault == FAULT_SHORT && want > 1)
-			want /= 2;
-		ssize_t got = read(fd, p + have, want);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (got == 0)
-			return -EBADMSG;
-		have += got;
-	}
-	return 0;
 }
 
 /* The stream's next block (stored: its bytes, then their checksum) into buffer. */
@@ -900,18 +880,12 @@ static ssize_t run_read_streamed(struct run_reader *reader, size_t index, const 
 		return -ESPIPE;
 	if (!block->stored || block->info.offset != reader->stream_offset)
 		return -EBADMSG;
-	size_t bytes = block->info.bytes;
-	unsigned char sum[8];
-	int error = run_stream_read(reader->fd, buffer, bytes);
-	if (!error)
-		error = run_stream_read(reader->fd, sum, sizeof sum);
-	if (!error && get_u64(sum) != block_checksum(buffer, bytes))
-		error = -EBADMSG;
-	if (error)
-		return error;
+	ssize_t bytes = run_read_stored(reader, block, RUN_STREAM, buffer);
+	if (bytes < 0)
+		return bytes;
 	reader->next_block++;
-	reader->stream_offset += bytes + sizeof sum;
-	return (ssize_t)bytes;
+	reader->stream_offset += (uint64_t)bytes + sizeof(uint64_t); /* and its checksum */
+	return bytes;
 }
 
 ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buffer,
@@ -926,7 +900,7 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
 	if (reader->stream)
 		return run_read_streamed(reader, index, block, buffer);
 	if (block->stored)
-		return run_read_stored(reader, block, buffer);
+		return run_read_stored(reader, block, block->info.offset, buffer);
 	struct run_thread_scratch *scratch = run_scratch();
 	if (!scratch)
 		return -ENOMEM;
@@ -934,7 +908,7 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
 	if (!error && block->transform != RUN_TRANSFORM_NONE)
 		error = grow(&scratch->plain, &scratch->plain_capacity, bytes);
 	if (!error)
-		error = run_pread(reader->fd, scratch->compressed, compressed, block->info.offset);
+		error = run_read_full(reader->fd, scratch->compressed, compressed, block->info.offset);
 	if (error)
 		return error;
 	void *target = block->transform == RUN_TRANSFORM_NONE ? buffer : scratch->plain;

@@ -215,16 +215,8 @@ check "damaged -m runs: old output untouched, nothing left" untouched
 # once gpusort is gone (its PROGs see their input end, or their reader gone).
 for signal in INT TERM; do
 	fresh_output
-	(cat "$WORK/keys"; sleep 3) 2>/dev/null |
-		SLOW=1 env --default-signal="$signal" "$GPUSORT" --type=u64 -S 512K --compress-program="$PROG" \
-			-o "$WORK/out" 2>/dev/null &
-	pid=$!
-	sleep 1
-	kill -$signal $pid 2>/dev/null
-	wait $pid
-	status=$?
-	test $status -gt 128
-	tap_result $? "SIG$signal mid-sort: killed by the signal (status $status)"
+	kill_mid_sort $signal "$WORK/keys" 1 SLOW=1 "$GPUSORT" --type=u64 -S 512K --compress-program="$PROG" \
+		-o "$WORK/out"
 	for i in 1 2 3 4 5 6 7 8 9 10; do running || break; sleep 0.3; done
 	check "SIG$signal: old output untouched, no temp file left, no PROG running" untouched
 done
