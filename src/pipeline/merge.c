@@ -217,11 +217,13 @@ static inline int last_relation(const struct record_order *order, const struct l
 	return record_compare(order, last_bytes(last), last->len, record, len);
 }
 
-/* Merged records gathered into blocks for the sink. */
+/* Merged records gathered into blocks for the sink, or handed over whole to the block
+ * sink. */
 struct output_block {
 	unsigned char *bytes;
 	size_t used, capacity, count;
 	record_sink sink;
+	record_block_sink block_sink;
 	void *context;
 };
 
@@ -229,7 +231,8 @@ static int output_flush(struct output_block *out)
 {
 	if (out->count == 0)
 		return 0;
-	int error = out->sink(out->context, out->bytes, out->used, out->count);
+	int error = out->block_sink ? out->block_sink(out->context, &out->bytes, &out->capacity, out->used, out->count)
+				    : out->sink(out->context, out->bytes, out->used, out->count);
 	out->used = out->count = 0;
 	return error;
 }
@@ -264,6 +267,14 @@ int merge_records(const struct record_order *order, struct sort_verify *verify, 
 		  size_t k, bool to_output, size_t block_bytes, record_sink sink, void *sink_context,
 		  size_t *failed)
 {
+	return merge_records_by_block(order, verify, sources, k, to_output, block_bytes, sink, NULL, sink_context,
+				      failed);
+}
+
+int merge_records_by_block(const struct record_order *order, struct sort_verify *verify,
+			   struct merge_source *sources, size_t k, bool to_output, size_t block_bytes,
+			   record_sink sink, record_block_sink block_sink, void *sink_context, size_t *failed)
+{
 	if (verify && !verify->enabled)
 		verify = NULL;
 	struct fingerprint print = {0, 0};
@@ -277,7 +288,7 @@ int merge_records(const struct record_order *order, struct sort_verify *verify, 
 	tree.cursors = calloc(tree.leaves, sizeof *tree.cursors);
 	tree.keys = calloc(tree.leaves, sizeof *tree.keys);
 	tree.nodes = calloc(tree.leaves, sizeof *tree.nodes);
-	struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink, sink_context};
+	struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink, block_sink, sink_context};
 	struct last_record last = {NULL, NULL, 0, 0, 0, false};
 	int error = (!tree.cursors || !tree.keys || !tree.nodes || !out.bytes) ? -ENOMEM : 0;
 	size_t failing = k;

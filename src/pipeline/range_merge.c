@@ -406,6 +406,28 @@ static int queued_write(struct write_queue *queue, const unsigned char *records,
 	return write_queue_submit(queue, bytes);
 }
 
+
+/* A merged block handed to the thread's write queue whole: the queue writes it and
+ * gives back a free one, so the block is not copied on its way to the kernel. */
+static int positional_write_block(void *context, unsigned char **block, size_t *capacity, size_t bytes,
+				  size_t count)
+{
+	(void)count;
+	struct positional_sink *sink = context;
+	struct range_merge *merge = sink->merge;
+	if (atomic_load(&merge->failed))
+		return -ECANCELED;
+	note_edges(merge, sink->range, *block, bytes);
+	void *buffer = *block;
+	int error = write_queue_submit_exchange(sink->queue, &buffer, capacity, bytes);
+	*block = buffer;
+	if (error)
+		return range_merge_fail(merge, "write failed", merge->name, error);
+	sink->offset += (off_t)bytes;
+	atomic_fetch_add(&merge->written, bytes);
+	return 0;
+}
+
 static int positional_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
 	(void)count;
@@ -585,8 +607,9 @@ static int range_worker_run(struct range_merge *merge)
 			if (!error)
 				ordered_range_done(merge, j);
 		} else {
-			error = merge_records(merge->order, merge->verify, sources, k, true,
-					      merge->output_bytes, positional_write, &sink, NULL);
+			error = merge_records_by_block(merge->order, merge->verify, sources, k, true, merge->output_bytes,
+						       positional_write, queue ? positional_write_block : NULL, &sink,
+						       NULL);
 		}
 	}
 	if (queue) {
