@@ -107,6 +107,7 @@ enum run_job_state { JOB_FREE, JOB_QUEUED, JOB_COMPRESSING, JOB_COMPRESSED };
 struct run_job {
 	enum run_job_state state;
 	unsigned char *input;       /* the block as handed over */
+	const unsigned char *lent;  /* or the caller's, where it lies (run_writer_append_lent) */
 	size_t input_capacity;
 	size_t bytes;
 	uint64_t records;
@@ -140,6 +141,8 @@ struct run_writer {
 	size_t depth;
 	uint64_t appended;          /* jobs handed over */
 	uint64_t taken;             /* jobs taken by a compressor */
+	uint64_t compressed;        /* jobs a compressor is done with */
+	unsigned compressing;       /* jobs a compressor is at now */
 	uint64_t written;           /* jobs whose write is queued */
 	bool closing;
 	int error;                  /* the first error; stops every thread */
@@ -207,6 +210,17 @@ static int run_compress_frame(ZSTD_CCtx *cctx, unsigned char **output, size_t *c
 static int run_job_store(struct run_job *job)
 {
 	unsigned char sum[8];
+	if (job->lent) {
+		int error = grow_empty(&job->output, &job->output_capacity, job->bytes + sizeof sum);
+		if (error)
+			return error;
+		memcpy(job->output, job->lent, job->bytes);
+		put_u64(sum, block_checksum(job->output, job->bytes));
+		memcpy(job->output + job->bytes, sum, sizeof sum);
+		job->output_bytes = job->bytes + sizeof sum;
+		job->transform_word = RUN_BLOCK_STORED;
+		return 0;
+	}
 	put_u64(sum, block_checksum(job->input, job->bytes));
 	if (job->input_capacity >= job->bytes + sizeof sum) {
 		unsigned char *p = job->output;
@@ -234,10 +248,16 @@ static int run_job_compress(struct run_compressor *compressor, struct run_job *j
 		return run_job_store(job);
 	size_t bytes = job->bytes;
 	enum run_transform transform = run_block_transform(writer, bytes);
-	const void *source = job->input;
+	const void *source = job->lent ? job->lent : job->input;
 	if (transform != RUN_TRANSFORM_NONE) {
 		size_t width = writer->options.element_bytes;
 		int error = grow(&compressor->scratch, &compressor->scratch_capacity, bytes);
+		/* the delta transform changes the block: a lent one is copied first */
+		if (!error && job->lent) {
+			error = grow_empty(&job->input, &job->input_capacity, bytes);
+			if (!error)
+				memcpy(job->input, job->lent, bytes);
+		}
 		if (error)
 			return error;
 		if (transform == RUN_TRANSFORM_DELTA)
@@ -273,12 +293,16 @@ static void *run_compressor_main(void *context)
 			break;
 		struct run_job *job = &writer->jobs[writer->taken++ % writer->depth];
 		job->state = JOB_COMPRESSING;
+		writer->compressing++;
 		pthread_mutex_unlock(&writer->lock);
 		double started = run_now();
 		int error = run_job_compress(compressor, job);
 		double seconds = run_now() - started;
 		pthread_mutex_lock(&writer->lock);
 		writer->stats.compress_seconds += seconds;
+		job->lent = NULL;
+		writer->compressed++;
+		writer->compressing--;
 		job->state = JOB_COMPRESSED;
 		run_job_done(writer, error);
 	}
@@ -454,7 +478,7 @@ int run_writer_open(int fd, const struct run_writer_options *options,
 
 /* Hands a block to the compressors: a copy of data, or (exchange) the caller's buffer
  * itself, swapped for the slot's free one. */
-static int run_writer_hand_over(struct run_writer *writer, const void *data, void **exchange,
+static int run_writer_hand_over(struct run_writer *writer, const void *data, bool lend, void **exchange,
 				size_t *capacity, size_t bytes, uint64_t records,
 				const void *index_entry, size_t entry_bytes)
 {
@@ -475,7 +499,10 @@ static int run_writer_hand_over(struct run_writer *writer, const void *data, voi
 	if (entry_bytes)
 		memcpy(job->entry, index_entry, entry_bytes);
 	job->entry_bytes = entry_bytes;
-	if (exchange) {
+	job->lent = NULL;
+	if (lend) {
+		job->lent = data;
+	} else if (exchange) {
 		size_t handed = *capacity;
 		error = grow_empty(&job->input, &job->input_capacity, handed);
 		if (error)
@@ -505,14 +532,32 @@ static int run_writer_hand_over(struct run_writer *writer, const void *data, voi
 int run_writer_append_block(struct run_writer *writer, const void *data, size_t bytes,
 			    uint64_t records, const void *index_entry, size_t entry_bytes)
 {
-	return run_writer_hand_over(writer, data, NULL, NULL, bytes, records, index_entry, entry_bytes);
+	return run_writer_hand_over(writer, data, false, NULL, NULL, bytes, records, index_entry, entry_bytes);
+}
+
+int run_writer_append_lent(struct run_writer *writer, const void *data, size_t bytes, uint64_t records,
+			   const void *index_entry, size_t entry_bytes)
+{
+	return run_writer_hand_over(writer, data, true, NULL, NULL, bytes, records, index_entry, entry_bytes);
+}
+
+int run_writer_wait_lent(struct run_writer *writer)
+{
+	pthread_mutex_lock(&writer->lock);
+	/* after an error the blocks not yet taken are never read, those being compressed
+	 * still are */
+	while (writer->compressing > 0 || (!writer->error && writer->compressed < writer->appended))
+		pthread_cond_wait(&writer->changed, &writer->lock);
+	int error = writer->error;
+	pthread_mutex_unlock(&writer->lock);
+	return error;
 }
 
 int run_writer_append_exchange(struct run_writer *writer, void **block, size_t *capacity,
 			       size_t bytes, uint64_t records, const void *index_entry,
 			       size_t entry_bytes)
 {
-	return run_writer_hand_over(writer, NULL, block, capacity, bytes, records, index_entry, entry_bytes);
+	return run_writer_hand_over(writer, NULL, false, block, capacity, bytes, records, index_entry, entry_bytes);
 }
 
 int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)

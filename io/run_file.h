@@ -122,6 +122,14 @@ int run_writer_append_block(struct run_writer *writer, const void *data, size_t 
 int run_writer_append_exchange(struct run_writer *writer, void **block, size_t *capacity,
 			       size_t bytes, uint64_t records, const void *index_entry,
 			       size_t entry_bytes);
+/* The same without any copy: the writer's compressor threads read data where it lies,
+ * and the caller leaves it unchanged until run_writer_wait_lent returns. For blocks that
+ * are part of a larger buffer of the caller's (a chunk's gathered records). */
+int run_writer_append_lent(struct run_writer *writer, const void *data, size_t bytes, uint64_t records,
+			   const void *index_entry, size_t entry_bytes);
+/* Waits until every block handed over so far is compressed (or stored): lent data is
+ * free again. Returns the first error, as append does. */
+int run_writer_wait_lent(struct run_writer *writer);
 /* Waits for every block, writes the index and footer and waits for every write; frees
  * the writer either way. stats may be NULL. */
 int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats);

@@ -99,10 +99,32 @@ static size_t whole_records_within(const struct record_order *order, const unsig
 	return last ? (size_t)(last - bytes) + 1 : 0;
 }
 
+/* Whole blocks of fixed-size records lent to the writer straight from the caller's
+ * buffer (a chunk's gathered records), rather than copied into the sink's block first:
+ * from a buffer this many blocks long, which the sink may hold up while they compress.
+ * The merge passes' output, a block at a time, is copied as before, so that merging
+ * goes on while the compressors work. */
+#define RUN_SINK_LEND_BLOCKS 4
+
+static int run_append_lent(struct run_sink *sink, const unsigned char *block, size_t bytes)
+{
+	size_t step, first = record_length(sink->order, block, bytes, &step);
+	return run_writer_append_lent(sink->writer, block, bytes, bytes / sink->order->record_size, block, first);
+}
+
 int run_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
 	(void)count;
 	struct run_sink *sink = context;
+	if (sink->order->record_size && sink->filled == 0 && bytes >= RUN_SINK_LEND_BLOCKS * sink->block_bytes) {
+		int error = 0;
+		for (; bytes >= sink->block_bytes && !error; records += sink->block_bytes, bytes -= sink->block_bytes)
+			error = run_append_lent(sink, records, sink->block_bytes);
+		/* the caller's buffer is free again once its blocks are compressed */
+		int waited = run_writer_wait_lent(sink->writer);
+		if (error || waited)
+			return error ? error : waited;
+	}
 	while (bytes > 0) {
 		size_t take = whole_records_within(sink->order, records, bytes, sink->block_bytes - sink->filled);
 		if (take == 0 && sink->filled == 0) {
