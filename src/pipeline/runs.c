@@ -116,8 +116,18 @@ int run_sink_write(void *context, const unsigned char *records, size_t bytes, si
 {
 	(void)count;
 	struct run_sink *sink = context;
-	if (sink->order->record_size && sink->filled == 0 && bytes >= RUN_SINK_LEND_BLOCKS * sink->block_bytes) {
+	if (sink->order->record_size && bytes >= RUN_SINK_LEND_BLOCKS * sink->block_bytes) {
 		int error = 0;
+		if (sink->filled > 0) {
+			/* the block begun by the call before, topped up and handed over first */
+			size_t take = sink->block_bytes - sink->filled;
+			memcpy(sink->block + sink->filled, records, take);
+			sink->filled += take;
+			records += take;
+			bytes -= take;
+			if ((error = run_sink_flush(sink)) != 0)
+				return error;
+		}
 		for (; bytes >= sink->block_bytes && !error; records += sink->block_bytes, bytes -= sink->block_bytes)
 			error = run_append_lent(sink, records, sink->block_bytes);
 		/* the caller's buffer is free again once its blocks are compressed */
