@@ -1,10 +1,12 @@
 #!/bin/sh
 # Out-of-core records, two builds timed in the same run: COUNT 100-byte gensort-style
 # records (bench/gensort_records.c) sorted by a 10-byte key with -S BUDGET and -T DIR,
-# by each build in turn, REPEATS times interleaved. Prints per run the wall time and
-# %CPU (/usr/bin/time), the CPU use of the spill phase (sampled from /proc while runs
-# appear in DIR: from the start until the last new run file), the --stats spill and
-# merge seconds, the runs written and the temp ratio; then each build's best wall time.
+# by each build in turn, REPEATS times interleaved. Prints per run the wall time, %CPU,
+# CPU seconds (user + system) and peak RSS (/usr/bin/time), the CPU use of the spill
+# phase (sampled from /proc while runs appear in DIR: from the start until the last new
+# run file), the --stats spill and merge seconds, the runs written and the temp ratio;
+# then each build's best wall time. Each run starts after a sync, so that neither build
+# pays for the writeback of the input or of the other's output.
 # Usage: bench/records_spill_bench.sh OLD_GPUSORT NEW_GPUSORT [COUNT] [BUDGET] [DIR] [REPEATS]
 #   COUNT 50000000 (5 GB), BUDGET 512M, DIR a fresh directory under $TMPDIR or /tmp,
 #   REPEATS 1. The input, outputs and runs are removed at the end.
@@ -31,7 +33,8 @@ run() {
 	name=$1
 	binary=$2
 	rm -f "$dir/out"
-	/usr/bin/time -f "%e %P" -o "$dir/time" "$binary" --record-size=100 --key-size=10 -S "$budget" \
+	sync
+	/usr/bin/time -f "%e %P %U %S %M" -o "$dir/time" "$binary" --record-size=100 --key-size=10 -S "$budget" \
 		-T "$dir/tmp" --stats "$dir/input" -o "$dir/out" 2> "$dir/stats" &
 	timer=$!
 	sleep 0.05
@@ -49,11 +52,11 @@ run() {
 	stage() { awk -v s="$1" '$2 == "stats:" && $3 == s { print $4 }' "$dir/stats"; }
 	ratio=$(sed -n 's/.*compression ratio \([0-9.]*\).*/\1/p' "$dir/stats")
 	written=$(sed -n 's/.*runs written \([^;]*\);.*/\1/p' "$dir/stats")
-	read -r wall cpu < "$dir/time"
+	read -r wall cpu user system rss < "$dir/time"
 	echo "$wall" >> "$dir/$name.walls"
-	printf '%-4s wall %6.1f s  CPU %5s  spill phase CPU %s  spill %s s  merge %s s  write %s s  temp ratio %s  %s\n' \
-		"$name" "$wall" "$cpu" "$spill_cpu" "$(stage spill)" "$(stage merge)" "$(stage write)" "$ratio" \
-		"${written:+runs: $written}"
+	printf '%-4s wall %6.1f s  CPU %5s (%.1f s)  RSS %d MiB  spill phase CPU %s  spill %s s  merge %s s  write %s s  temp ratio %s  %s\n' \
+		"$name" "$wall" "$cpu" "$(echo "$user $system" | awk '{ print $1 + $2 }')" $((rss / 1024)) "$spill_cpu" \
+		"$(stage spill)" "$(stage merge)" "$(stage write)" "$ratio" "${written:+runs: $written}"
 }
 
 for _ in $(seq "$repeats"); do

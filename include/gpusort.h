@@ -296,6 +296,14 @@ struct gpusort_job {
 	 * no number) and one for the last-resort comparison. Not with check, nor with an
 	 * output file (output): GNU sort refuses those. Text mode only. */
 	int debug;
+
+	/* --compress-program=PROG: each temporary file (a spilled run) is written through
+	 * PROG (its standard input the run's bytes, its standard output the file) and read
+	 * back through `PROG -d`, as GNU sort does; PROG is looked up on PATH. A PROG that
+	 * cannot be started or ends with a status other than 0 fails the sort. Such runs
+	 * are read from their start only, so the last merge is one sequential merge rather
+	 * than the parallel one over key ranges. NULL (default): zstd in-process. */
+	const char *compress_program;
 };
 
 /* Sets every field of job to its default (above) and job->size to job_size, which

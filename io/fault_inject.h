@@ -11,6 +11,8 @@
  *        temp_create   creating a temp file (temp_files.c)
  *        temp_write    writes of a run file (run_file.c)
  *        temp_read     reads of a run file (run_file.c)
+ *        compress_start, decompress_start  starting --compress-program's PROG, or
+ *                      PROG -d (compress_program.c): as if it could not be executed
  *        sort_swap     (SHORT only) a sorted chunk's first and last items swapped, and
  *        sort_duplicate (SHORT only) its first item overwritten by its second: bugs
  *                      planted after the engine (src/common/verify.c) for the tests

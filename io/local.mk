@@ -15,5 +15,6 @@ libio_la_SOURCES = \
 	io/block_checksum.h io/block_checksum.c \
 	io/run_level.h io/run_level.c \
 	io/run_file.h io/run_file.c \
+	io/compress_program.h io/compress_program.c \
 	io/random_source.h io/random_source.c
 EXTRA_DIST += io/README.md

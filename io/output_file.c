@@ -292,6 +292,14 @@ int output_file_write_at(struct output_file *file, const void *data, size_t len,
 	return 0;
 }
 
+int output_file_write_queue(struct output_file *file, unsigned depth, size_t slot_bytes,
+			    struct write_queue **queue)
+{
+	if (!output_file_positional(file))
+		return -ESPIPE;
+	return write_queue_open(file->fd, depth, slot_bytes, "output_write", queue);
+}
+
 static void output_file_free(struct output_file *file)
 {
 	write_queue_close(file->queue);

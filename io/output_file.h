@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 struct output_file;
+struct write_queue;
 
 /* Whether path may be written as the output, without changing anything: an existing file
  * must be writable (-EACCES, -EROFS, -EISDIR otherwise), a new one's directory must let
@@ -38,6 +39,13 @@ const char *output_file_temp_path(const struct output_file *file);
  * output_file_write. */
 int output_file_write_at(struct output_file *file, const void *buffer, size_t len,
 			 off_t offset);
+/* A queue of writes to a positional output for one thread (write_queue.h): placed with
+ * write_queue_seek, filled with write_queue_buffer and write_queue_submit, waited for
+ * with write_queue_wait, closed by the caller before the commit. The writes run behind
+ * the thread (io_uring), so a thread that merges a range goes on merging while the
+ * kernel copies, or holds back for the disk, the bytes it merged before. */
+int output_file_write_queue(struct output_file *file, unsigned depth, size_t slot_bytes,
+			    struct write_queue **queue);
 /* Flushes and renames into place, or copies into the existing file; the file is closed
  * either way. */
 int output_file_commit(struct output_file *file);

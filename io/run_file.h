@@ -22,6 +22,13 @@
  * file in block order through a write_queue (io_uring, several writes in flight). It
  * measures both sides (run_file_stats), so that the next run's level can follow
  * whichever of the compressor and the disk is slower (run_level.h).
+ *
+ * A run may go to a stream instead (options.stream: a pipe to --compress-program's
+ * PROG, which does the compressing): blocks stored, in order, and nothing after them;
+ * run_writer_finish_stream keeps the index in memory and hands it over as a reader
+ * whose blocks come back from a stream (run_reader_stream_begin: `PROG -d`'s pipe) one
+ * after another, from the first, each checked against the index and its checksum.
+ * Such a reader has no random access: run_reader_read_block takes its blocks in order.
  * Functions return 0 (or a byte count) or a negative errno. */
 #ifndef GPUSORT_RUN_FILE_H
 #define GPUSORT_RUN_FILE_H
@@ -69,6 +76,9 @@ struct run_writer_options {
 	unsigned threads;           /* compressor threads; 0: 1 */
 	unsigned depth;             /* blocks held at once (queued, compressing or waiting
 				       to be written); 0: 2 * threads + 2 */
+	bool stream;                /* fd is a pipe: blocks stored (level, stored, transform
+				       and threads ignored), no index or footer written; end
+				       with run_writer_finish_stream */
 };
 
 struct run_writer;
@@ -112,9 +122,22 @@ int run_writer_append_block(struct run_writer *writer, const void *data, size_t 
 int run_writer_append_exchange(struct run_writer *writer, void **block, size_t *capacity,
 			       size_t bytes, uint64_t records, const void *index_entry,
 			       size_t entry_bytes);
+/* The same without any copy: the writer's compressor threads read data where it lies,
+ * and the caller leaves it unchanged until run_writer_wait_lent returns. For blocks that
+ * are part of a larger buffer of the caller's (a chunk's gathered records). */
+int run_writer_append_lent(struct run_writer *writer, const void *data, size_t bytes, uint64_t records,
+			   const void *index_entry, size_t entry_bytes);
+/* Waits until every block handed over so far is compressed (or stored): lent data is
+ * free again. Returns the first error, as append does. */
+int run_writer_wait_lent(struct run_writer *writer);
 /* Waits for every block, writes the index and footer and waits for every write; frees
  * the writer either way. stats may be NULL. */
 int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats);
+/* For a stream writer: waits for every block to be written (SIGPIPE held off: a
+ * reader that went away is -EPIPE), frees the writer and hands the index over as a
+ * reader with no stream yet (*reader, NULL on error). stats may be NULL. */
+int run_writer_finish_stream(struct run_writer *writer, struct run_file_stats *stats,
+			     struct run_reader **reader);
 /* Stops the threads and frees without finishing (the caller removes the file). */
 void run_writer_abort(struct run_writer *writer);
 
@@ -136,6 +159,14 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
  * finds them there: a merge asks for each run's next blocks while it merges the current
  * ones. Advice only: nothing is returned, nothing held in our memory. */
 void run_reader_prefetch(struct run_reader *reader, size_t first, size_t count);
+/* For a reader from run_writer_finish_stream: its blocks come from fd (the caller's,
+ * open until run_reader_stream_end), block 0 first. */
+void run_reader_stream_begin(struct run_reader *reader, int fd);
+/* After the last block: the stream must end there (-EBADMSG when more follows). The
+ * reader forgets fd; a later run_reader_stream_begin reads the run again. */
+int run_reader_stream_end(struct run_reader *reader);
+/* Whether the reader's blocks come from a stream, in order only. */
+bool run_reader_is_stream(const struct run_reader *reader);
 void run_reader_close(struct run_reader *reader);
 
 #endif

@@ -3,10 +3,11 @@
  * temp directory's (file bytes a second of the writer thread's time in the writes, the
  * wait for the device included: run files are written behind, see run_file.h, so a page
  * cache does not pass for a fast disk).
- * A temp directory that takes raw bytes faster than zstd makes them (tmpfs), by enough
- * to also read back the ratio's worth of bytes the merge saves with zstd (run_level.c),
- * gets stored blocks, until a stored run shows it slower than that; then zstd for good, at a higher level while the compressor has more than
- * twice the time the disk leaves it, a lower one (never below RUN_DEFAULT_LEVEL) when
+ * A temp directory that takes raw bytes faster than zstd makes them by the measured
+ * ratio (tmpfs, for keys that compress little; run_level.c says why the ratio) gets
+ * stored blocks, until a stored run shows it slower than that; then zstd for good, at a
+ * higher level while the compressor has more than twice the time the disk leaves it and
+ * the higher level still gains ratio, a lower one (never below RUN_DEFAULT_LEVEL) when
  * it is the slower of the two. */
 #ifndef GPUSORT_RUN_LEVEL_H
 #define GPUSORT_RUN_LEVEL_H
@@ -27,10 +28,13 @@
 
 struct run_level {
 	int level;                 /* the next run's zstd level */
+	int level_limit;           /* the highest level worth trying: one whose ratio did
+				      not beat the level below caps it there */
 	bool stored;               /* the next run stores its blocks */
 	bool stored_too_slow;      /* a stored run wrote slower than zstd compresses */
 	double compress_rate;      /* raw bytes/s of all compressor threads; 0: not measured */
 	double ratio;              /* raw bytes over file bytes, at that level */
+	double level_ratio[RUN_LEVEL_MAX + 1]; /* the last ratio measured at each level */
 	double write_rate;         /* file bytes/s of the temp directory, as the last run saw */
 };
 

@@ -244,6 +244,24 @@ static int write_queue_drain(struct write_queue *queue)
 	return 0;
 }
 
+int write_queue_wait(struct write_queue *queue)
+{
+	int error = write_queue_drain(queue);
+	return error ? error : queue->error;
+}
+
+int write_queue_seek(struct write_queue *queue, off_t offset)
+{
+	int error = write_queue_wait(queue);
+	if (error)
+		return error;
+	if (!queue->seekable)
+		return -ESPIPE;
+	queue->start = queue->offset = offset;
+	queue->behind_started = queue->behind_waited = offset;
+	return 0;
+}
+
 int write_queue_flush(struct write_queue *queue)
 {
 	int error = write_queue_drain(queue);

@@ -27,6 +27,13 @@ int write_queue_submit_exchange(struct write_queue *queue, void **buffer, size_t
 				size_t bytes);
 /* Waits for every write; for a seekable fd leaves its offset after the data. */
 int write_queue_flush(struct write_queue *queue);
+/* Waits for every write, and leaves the fd's offset alone (a descriptor other threads
+ * write at offsets of their own). */
+int write_queue_wait(struct write_queue *queue);
+/* Waits for every write, then sends the next submitted buffer to offset, and counts
+ * write_queue_bytes from there: a seekable file written in pieces at offsets of the
+ * caller's choosing (the ranges of a parallel merge). -ESPIPE for a pipe. */
+int write_queue_seek(struct write_queue *queue, off_t offset);
 /* Where the next submitted buffer goes (seekable files). */
 off_t write_queue_offset(const struct write_queue *queue);
 /* After a flush, for a caller that wrote bytes at write_queue_offset() itself: the next

@@ -3,12 +3,14 @@ TESTS += \
 	tests/test_cli_options.sh \
 	tests/test_cli_binary.sh \
 	tests/test_cli_errors.sh \
+	tests/test_name_quoting.sh \
 	tests/test_cli_usage.sh \
 	tests/test_cli_abbreviations.sh
 EXTRA_DIST += \
 	tests/test_cli_options.sh \
 	tests/test_cli_binary.sh \
 	tests/test_cli_errors.sh \
+	tests/test_name_quoting.sh \
 	tests/test_cli_usage.sh \
 	tests/test_cli_abbreviations.sh \
 	tests/binary_oracle.py
@@ -47,3 +49,7 @@ EXTRA_DIST += tests/test_progress.sh
 # counted) a quarter of the input's size; skips where no memory cgroup can be made.
 TESTS += tests/test_memory_cgroup.sh
 EXTRA_DIST += tests/test_memory_cgroup.sh tests/cgroup_lib.sh
+# --compress-program: runs through PROG and PROG -d against the system sort, PROGs that
+# fail, damage data or are interrupted.
+TESTS += tests/test_compress_program.sh
+EXTRA_DIST += tests/test_compress_program.sh

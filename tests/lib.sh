@@ -60,6 +60,23 @@ done_testing() {
 	exit $tap_failed
 }
 
+# kill_mid_sort SIGNAL FILE DELAY [NAME=VALUE...] COMMAND...: runs the command on FILE
+# and then a pipe held open for 3 s (so that the signal surely comes mid-sort), with
+# the signal's default action (a background job of a script starts with SIGINT
+# ignored), sends SIGNAL after DELAY seconds and passes if the command died by it.
+kill_mid_sort() {
+	kill_signal=$1 kill_input=$2 kill_delay=$3
+	shift 3
+	(cat "$kill_input"; sleep 3) 2>/dev/null | env --default-signal="$kill_signal" "$@" 2>/dev/null &
+	kill_pid=$!
+	sleep "$kill_delay"
+	kill -"$kill_signal" $kill_pid 2>/dev/null
+	wait $kill_pid
+	kill_status=$?
+	test $kill_status -gt 128
+	tap_result $? "SIG$kill_signal mid-sort: killed by the signal (status $kill_status)"
+}
+
 keygen() { "$TESTS_BUILDDIR/keygen" "$@"; }
 sortcheck() { "$TESTS_BUILDDIR/sortcheck" "$@"; }
 oracle() { python3 "$TESTS_SRCDIR/binary_oracle.py" "$@"; }

@@ -6,7 +6,7 @@
 # output, standard error (the program's name aside), the exit status and every file the
 # case leaves behind are the same, and gpusort leaves no temp file. Expected outputs are
 # never written down here: the system sort says what they are.
-# Left out: --compress-program (not in gpusort yet), cases whose output -R's salt
+# Left out: --compress-program (test_compress_program.sh has it), cases whose output -R's salt
 # decides and --debug (test_random_sort.sh and test_debug.sh have them), and the tests
 # that only check GNU's internals (valgrind, thread and buffer tricks).
 # By hand: GNU_CASES_ONLY='NAME ...' runs only those cases; GPUSORT_ORACLE names

@@ -2,7 +2,9 @@
  * for byte in random order and from two threads at once; the transforms round-trip on
  * sorted u64 and u32 keys and fall back where they cannot apply; an empty run; a run
  * after a prefix in the file; a flipped byte in a block, the index or the footer reads
- * as -EBADMSG, a truncated file too. Run with and without GPUSORT_IO=sync. */
+ * as -EBADMSG, a truncated file too. A stream run (--compress-program's: stored blocks,
+ * the index kept in memory) reads back in order only; damage, bytes past its end and a
+ * stream cut short read as -EBADMSG. Run with and without GPUSORT_IO=sync. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -169,6 +171,81 @@ static void transform_round_trip(enum run_transform transform, size_t width, siz
 	free(back);
 }
 
+/* Reads the stream's blocks 0 .. count-1 in order: 0 when each is its block, else the
+ * first failure. */
+static ssize_t stream_read_in_order(struct run_reader *reader, int fd, size_t count)
+{
+	lseek(fd, 0, SEEK_SET);
+	run_reader_stream_begin(reader, fd);
+	size_t room = run_reader_max_block_bytes(reader);
+	unsigned char *buffer = malloc(room ? room : 1);
+	ssize_t result = 0;
+	for (size_t i = 0; i < count && result == 0; i++) {
+		struct run_block_info info;
+		ssize_t got = run_reader_read_block(reader, i, buffer, room);
+		run_reader_block_info(reader, i, &info);
+		if (got < 0)
+			result = got;
+		else if ((size_t)got != blocks[i].bytes || memcmp(buffer, blocks[i].data, got) != 0
+			 || info.records != blocks[i].records || info.index_entry_bytes != blocks[i].entry_bytes
+			 || memcmp(info.index_entry, blocks[i].entry, info.index_entry_bytes) != 0)
+			result = -EPROTO;
+	}
+	free(buffer);
+	return result;
+}
+
+static void stream_run(void)
+{
+	int fd = open_fresh();
+	struct run_writer *writer;
+	struct run_writer_options options = {.stream = true, .transform = RUN_TRANSFORM_DELTA, .element_bytes = 8};
+	int error = run_writer_open(fd, &options, &writer);
+	for (int i = 0; i < BLOCKS && !error; i++)
+		error = run_writer_append_block(writer, blocks[i].data, blocks[i].bytes, blocks[i].records,
+						blocks[i].entry, blocks[i].entry_bytes);
+	struct run_file_stats stats;
+	struct run_reader *reader = NULL;
+	if (!error)
+		error = run_writer_finish_stream(writer, &stats, &reader);
+	tap_ok(error == 0 && reader && run_reader_is_stream(reader) && run_reader_block_count(reader) == BLOCKS,
+	       "a stream run: %d blocks written, its index handed over (%d)", BLOCKS, error);
+	if (error)
+		return;
+	uint64_t stored = 0;
+	for (int i = 0; i < BLOCKS; i++)
+		stored += blocks[i].bytes + 8;
+	tap_ok(stats.stored && (uint64_t)lseek(fd, 0, SEEK_END) == stored && stats.file_bytes == stored,
+	       "stored blocks and their checksums, nothing after them (%llu bytes)", (unsigned long long)stored);
+	ssize_t got = stream_read_in_order(reader, fd, BLOCKS);
+	tap_ok(got == 0, "every block and index entry back, in order (%zd)", got);
+	tap_ok(run_reader_stream_end(reader) == 0, "the stream ends after the last block");
+	tap_ok(stream_read_in_order(reader, fd, BLOCKS) == 0 && run_reader_stream_end(reader) == 0,
+	       "a stream begun again reads again");
+	lseek(fd, 0, SEEK_SET);
+	run_reader_stream_begin(reader, fd);
+	tap_ok(run_reader_read_block(reader, 2, blocks[2].data, blocks[2].bytes) == -ESPIPE,
+	       "a block out of order: -ESPIPE");
+	run_reader_prefetch(reader, 0, 4); /* nothing to ask of a stream */
+
+	off_t at = (off_t)(blocks[0].bytes + blocks[1].bytes + blocks[2].bytes + 24 + blocks[3].bytes / 2);
+	flip_byte(fd, at);
+	got = stream_read_in_order(reader, fd, BLOCKS);
+	tap_ok(got == -EBADMSG, "a flipped byte in block 3: -EBADMSG (%zd)", got);
+	flip_byte(fd, at);
+	lseek(fd, 0, SEEK_END);
+	write(fd, "x", 1);
+	got = stream_read_in_order(reader, fd, BLOCKS);
+	tap_ok(got == 0 && run_reader_stream_end(reader) == -EBADMSG, "a byte after the last block: -EBADMSG");
+	ftruncate(fd, (off_t)stored - 3);
+	got = stream_read_in_order(reader, fd, BLOCKS);
+	tap_ok(got == -EBADMSG, "a stream cut short: -EBADMSG (%zd)", got);
+	stream_read_in_order(reader, fd, 0);
+	tap_ok(run_reader_stream_end(reader) == -EBADMSG, "a stream ended before its last block: -EBADMSG");
+	run_reader_close(reader);
+	close(fd);
+}
+
 int main(void)
 {
 	snprintf(path, sizeof path, "/tmp/test_io_run.%d", (int)getpid());
@@ -248,6 +325,7 @@ int main(void)
 	run_reader_close(reader);
 	close(fd);
 
+	stream_run();
 	transform_round_trip(RUN_TRANSFORM_DELTA, 8, 300001, "delta u64");
 	transform_round_trip(RUN_TRANSFORM_DELTA, 4, 300001, "delta u32");
 	transform_round_trip(RUN_TRANSFORM_BYTE_PLANES, 8, 300001, "byte planes u64");

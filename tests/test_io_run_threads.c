@@ -1,6 +1,7 @@
 /* run_file's writer pipeline and stored blocks: runs of 0, 1, depth - 1, depth,
- * depth + 1 and 2 * depth + 3 blocks written by 1, 2 and 4 compressor threads, copied or
- * handed over (run_writer_append_exchange), compressed or stored, come back block for
+ * depth + 1 and 2 * depth + 3 blocks written by 1, 2 and 4 compressor threads, copied,
+ * handed over (run_writer_append_exchange) or lent (run_writer_append_lent, the lent
+ * buffers scribbled over once run_writer_wait_lent returns), compressed or stored, come back block for
  * block in order, with their index entries; a stored block takes its bytes plus an
  * 8-byte checksum; a flipped byte in a stored block or in its checksum reads as
  * -EBADMSG while its neighbours still read; a run cut inside a stored block does not
@@ -30,6 +31,12 @@ struct block {
 };
 
 static struct block blocks[MAX_BLOCKS];
+/* Lent blocks come from these, three at a time between waits. */
+#define LEND_GROUP 3
+static unsigned char lend[LEND_GROUP][MAX_BLOCK_BYTES];
+
+enum hand_mode { COPIED, EXCHANGED, LENT };
+static const char *const mode_names[] = {"copied", "handed over", "lent"};
 static char path[256];
 
 /* Block i: empty now and then, else text-like (compressible) or random bytes. */
@@ -52,11 +59,13 @@ static int open_fresh(void)
 	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 }
 
-/* Writes blocks [0, count); exchange: hands each over in a malloc'ed buffer that the
- * writer swaps for one of its own (and that buffer must be big enough for the next). */
-static int write_run(int fd, const struct run_writer_options *options, int count, bool exchange,
+/* Writes blocks [0, count); exchanged: each handed over in a malloc'ed buffer that the
+ * writer swaps for one of its own (and that buffer must be big enough for the next);
+ * lent: each from one of the lend buffers, which are overwritten after each wait. */
+static int write_run(int fd, const struct run_writer_options *options, int count, enum hand_mode mode,
 		     struct run_file_stats *stats)
 {
+	bool exchange = mode == EXCHANGED;
 	struct run_writer *writer;
 	int error = run_writer_open(fd, options, &writer);
 	if (error)
@@ -74,6 +83,14 @@ static int write_run(int fd, const struct run_writer_options *options, int count
 			/* the entry points into the block handed over, as the run sink's does */
 			error = run_writer_append_exchange(writer, &mine, &capacity, b->bytes, b->records, mine,
 							   b->entry_bytes < b->bytes ? b->entry_bytes : b->bytes);
+		} else if (mode == LENT) {
+			unsigned char *mine_lent = lend[i % LEND_GROUP];
+			memcpy(mine_lent, b->data, b->bytes);
+			error = run_writer_append_lent(writer, mine_lent, b->bytes, b->records, b->entry, b->entry_bytes);
+			if (!error && (i % LEND_GROUP == LEND_GROUP - 1 || i == count - 1)) {
+				error = run_writer_wait_lent(writer);
+				memset(lend, 0x5a, sizeof lend);
+			}
 		} else {
 			error = run_writer_append_block(writer, b->data, b->bytes, b->records, b->entry,
 							b->entry_bytes);
@@ -134,13 +151,14 @@ static void round_trips(void)
 		unsigned threads = thread_counts[t], depth = 2 * threads + 2;
 		const int counts[] = {0, 1, (int)depth - 1, (int)depth, (int)depth + 1, 2 * (int)depth + 3};
 		for (int stored = 0; stored < 2; stored++)
-			for (int exchange = 0; exchange < 2; exchange++) {
+			for (int mode = COPIED; mode <= LENT; mode++) {
+				bool exchange = mode == EXCHANGED;
 				bool good = true;
 				struct run_file_stats stats = {0};
 				for (size_t c = 0; c < sizeof counts / sizeof *counts && good; c++) {
 					struct run_writer_options options = {.threads = threads, .stored = stored};
 					int fd = open_fresh();
-					good = write_run(fd, &options, counts[c], exchange, &stats) == 0
+					good = write_run(fd, &options, counts[c], mode, &stats) == 0
 					       && stats.stored == (bool)stored && stats.threads == threads
 					       && read_back(fd, counts[c], exchange, stored);
 					if (!good)
@@ -149,17 +167,55 @@ static void round_trips(void)
 				}
 				tap_ok(good, "%u thread%s, %s, %s: 0, 1, %u, %u, %u and %u blocks round-trip in order",
 				       threads, threads > 1 ? "s" : "", stored ? "stored" : "zstd",
-				       exchange ? "handed over" : "copied", depth - 1, depth, depth + 1, 2 * depth + 3);
+				       mode_names[mode], depth - 1, depth, depth + 1, 2 * depth + 3);
 			}
 	}
 	/* two blocks held at once by four threads: the ring turns over many times */
 	struct run_writer_options narrow = {.threads = 4, .depth = 2, .level = 3};
 	struct run_file_stats stats;
 	int fd = open_fresh();
-	tap_ok(write_run(fd, &narrow, MAX_BLOCKS, false, &stats) == 0 && stats.level == 3
+	tap_ok(write_run(fd, &narrow, MAX_BLOCKS, COPIED, &stats) == 0 && stats.level == 3
 	       && read_back(fd, MAX_BLOCKS, false, false),
 	       "four threads, two blocks deep, level 3: %d blocks in order", MAX_BLOCKS);
 	close(fd);
+}
+
+/* Lent blocks under the delta transform, which changes a block in place: the writer
+ * works on a copy, and the lent buffer is left as it was. */
+static void lent_with_transform(void)
+{
+	enum { VALUES = 4096, COUNT = 5 };
+	static uint64_t values[COUNT][VALUES], lent_copy[COUNT][VALUES];
+	uint64_t seed = 11, at = 0;
+	for (int b = 0; b < COUNT; b++)
+		for (int i = 0; i < VALUES; i++)
+			values[b][i] = at += random_next(&seed) % 1000;
+	memcpy(lent_copy, values, sizeof values);
+	struct run_writer_options options = {.threads = 2, .transform = RUN_TRANSFORM_DELTA, .element_bytes = 8};
+	struct run_writer *writer;
+	int fd = open_fresh();
+	int error = run_writer_open(fd, &options, &writer);
+	for (int b = 0; b < COUNT && !error; b++)
+		error = run_writer_append_lent(writer, lent_copy[b], sizeof lent_copy[b], VALUES, NULL, 0);
+	if (!error)
+		error = run_writer_wait_lent(writer);
+	bool untouched = memcmp(lent_copy, values, sizeof values) == 0;
+	memset(lent_copy, 0x5a, sizeof lent_copy);
+	struct run_file_stats stats;
+	if (!error)
+		error = run_writer_finish(writer, &stats);
+	else
+		run_writer_abort(writer);
+	struct run_reader *reader = NULL;
+	bool good = !error && untouched && run_reader_open(fd, &reader) == 0;
+	static uint64_t back[VALUES];
+	for (int b = 0; b < COUNT && good; b++)
+		good = run_reader_read_block(reader, b, back, sizeof back) == (ssize_t)sizeof back
+		       && memcmp(back, values[b], sizeof back) == 0;
+	run_reader_close(reader);
+	close(fd);
+	tap_ok(good, "lent blocks under the delta transform: the lent buffers unchanged, the run reads back (%d)",
+	       error);
 }
 
 static void damaged_stored_blocks(void)
@@ -167,7 +223,7 @@ static void damaged_stored_blocks(void)
 	struct run_writer_options options = {.stored = true, .threads = 2};
 	struct run_file_stats stats;
 	int fd = open_fresh();
-	int error = write_run(fd, &options, 10, false, &stats);
+	int error = write_run(fd, &options, 10, COPIED, &stats);
 	struct run_reader *reader = NULL;
 	if (!error)
 		error = run_reader_open(fd, &reader);
@@ -247,6 +303,7 @@ int main(void)
 		 (int)getpid());
 	make_blocks(11);
 	round_trips();
+	lent_with_transform();
 	damaged_stored_blocks();
 	long_run_written_behind();
 	unlink(path);

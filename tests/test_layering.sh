@@ -6,8 +6,9 @@
 #   cli -> library -> distributed -> pipeline -> {text, binary} -> settings -> common
 #   -> {kernels, io}
 # include/gpusort.h counts as the library's. One TAP line per room, one showing that the
-# check catches a planted inversion, and a last one: every file of src/ is in a room
-# and every quoted include names a file that exists.
+# check catches a planted inversion, two on the whole job (only the pipeline's entry
+# sees it), and a last one: every file of src/ is in a room and every quoted include
+# names a file that exists.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 TOP=$(cd "$TESTS_SRCDIR/.." && pwd)
@@ -122,6 +123,37 @@ sort "$WORK/planted.found" | cmp -s "$WORK/planted.expected" -
 status=$?
 tap_result $status "the check finds a planted inversion, a room beside and a command past the API"
 [ $status -eq 0 ] || sed 's/^/#   found: /' "$WORK/planted.found"
+
+# The whole job (src/pipeline/sort_job.h) stops at the pipeline's entry: of src/pipeline/,
+# only the entry (sort_job.c) and the two mode drivers it calls include it; every other
+# stage takes the few values it uses (the rooms below cannot include it at all).
+# job_readers ROOT: the files of src/pipeline/ that include it, one a line.
+job_readers() (
+	cd "$1" || exit 2
+	for file in src/pipeline/*.c src/pipeline/*.h; do
+		[ -f "$file" ] || continue
+		grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(\.\./pipeline/)?sort_job\.h"' "$file" &&
+			echo "$file"
+	done | LC_ALL=C sort
+)
+JOB_ENTRY='src/pipeline/(sort_job\.[ch]|binary_sort\.c|text_sort\.c)'
+job_readers "$TOP" >"$WORK/job_readers"
+grep -vxE "$JOB_ENTRY" "$WORK/job_readers" >"$WORK/job_beyond"
+# sort_job.c including it shows that the search finds an include at all
+grep -qx 'src/pipeline/sort_job.c' "$WORK/job_readers" && [ ! -s "$WORK/job_beyond" ]
+tap_result $? "src/pipeline: only the entry and the mode drivers see the whole job (sort_job.h; $(grep -c . "$WORK/job_readers") files)"
+sed 's/^/#   includes sort_job.h: /' "$WORK/job_beyond"
+# and the check catches a stage that reaches for it, either way of naming it
+JOB_PLANT=$WORK/planted_job
+mkdir -p "$JOB_PLANT/src/pipeline"
+echo '#include "sort_job.h"' >"$JOB_PLANT/src/pipeline/sort_job.c"
+echo '#include "sort_job.h"' >"$JOB_PLANT/src/pipeline/binary_sort.c"
+echo '#include "sort_job.h"' >"$JOB_PLANT/src/pipeline/memory_plan.h"
+echo '# include "../pipeline/sort_job.h"' >"$JOB_PLANT/src/pipeline/merge.c"
+echo '#include "runs.h"' >"$JOB_PLANT/src/pipeline/runs.c"
+job_readers "$JOB_PLANT" | grep -vxE "$JOB_ENTRY" >"$WORK/job_planted"
+printf '%s\n' src/pipeline/memory_plan.h src/pipeline/merge.c | cmp -s - "$WORK/job_planted"
+tap_result $? "the check finds stages that include the whole job"
 
 files=$(awk -F '\t' '$1 == "total" { print $2 }' "$WORK/found")
 includes=$(awk -F '\t' '$1 == "total" { print $3 }' "$WORK/found")

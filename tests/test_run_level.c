@@ -1,9 +1,11 @@
 /* run_level: the next run's compression from measured rates. A temp directory faster
- * than the compressor by the bytes the merge would read back gets stored blocks, one
- * faster but not by that much does not; a stored run that wrote slower than the
- * compressor brings zstd back for good; a compressor with more than twice the time the
- * disk leaves it climbs a level at a time to RUN_LEVEL_MAX, one slower than the disk
- * goes back down to RUN_DEFAULT_LEVEL; runs below RUN_LEVEL_MIN_BYTES change nothing. */
+ * than the compressor by the ratio gets stored blocks, one faster but not by that much
+ * does not (compressible records keep zstd on a fast disk); a stored run that wrote
+ * slower than the compressor brings zstd back for good; a compressor with more than
+ * twice the time the disk leaves it climbs a level at a time to RUN_LEVEL_MAX while the
+ * ratio grows, and stops at the level below one that does not gain ratio; one slower
+ * than the disk goes back down to RUN_DEFAULT_LEVEL; runs below RUN_LEVEL_MIN_BYTES
+ * change nothing. */
 #include "config.h"
 #include <stdio.h>
 #include "io/run_level.h"
@@ -57,9 +59,20 @@ int main(void)
 	       "would read 6 times the bytes back)");
 
 	run_level_init(&choice);
+	struct run_file_stats records_fast_disk = run(256, false, 1, 6.5, 1300, 2600);
+	run_level_update(&choice, &records_fast_disk);
+	tap_ok(!choice.stored && choice.level == RUN_DEFAULT_LEVEL,
+	       "records at ratio 6.5, a disk at 2600 MiB/s, a compressor at 1300: zstd level %d (storing would put "
+	       "6.5 times the bytes on the disk)", choice.level);
+	struct run_file_stats records_memory = run(256, false, 1, 6.5, 1300, 20000);
+	run_level_update(&choice, &records_memory);
+	tap_ok(choice.stored, "the same records and a temp directory at 20000 MiB/s: stored");
+
+	run_level_init(&choice);
 	int levels[5];
 	for (int i = 0; i < 5; i++) {
-		struct run_file_stats slow_disk = run(64, false, choice.level, 1.5, 4000, 100);
+		/* each level gains a little ratio */
+		struct run_file_stats slow_disk = run(64, false, choice.level, 1.5 + 0.05 * choice.level, 4000, 100);
 		run_level_update(&choice, &slow_disk);
 		levels[i] = choice.level;
 	}
@@ -67,13 +80,25 @@ int main(void)
 	       "a compressor 25 times faster than a 100 MiB/s disk: levels %d %d %d %d %d", levels[0],
 	       levels[1], levels[2], levels[3], levels[4]);
 	for (int i = 0; i < 4; i++) {
-		struct run_file_stats slow_compressor = run(64, false, choice.level, 1.5, 200, 180);
+		struct run_file_stats slow_compressor = run(64, false, choice.level, 1.5 + 0.05 * choice.level, 200, 180);
 		run_level_update(&choice, &slow_compressor);
 		levels[i] = choice.level;
 	}
 	tap_ok(levels[0] == 2 && levels[1] == 1 && levels[3] == RUN_DEFAULT_LEVEL && !choice.stored,
 	       "a compressor slower than the disk takes at its ratio: down to level %d, not stored (%d %d %d %d)",
 	       RUN_DEFAULT_LEVEL, levels[0], levels[1], levels[2], levels[3]);
+
+	run_level_init(&choice);
+	for (int i = 0; i < 4; i++) {
+		/* records whose ratio falls at level 2 (6.52 at level 1, 6.50 at 2) */
+		double ratio = choice.level == 1 ? 6.52 : 6.50;
+		struct run_file_stats worse_higher = run(256, false, choice.level, ratio, 4000, 50);
+		run_level_update(&choice, &worse_higher);
+		levels[i] = choice.level;
+	}
+	tap_ok(levels[0] == 2 && levels[1] == 1 && levels[2] == 1 && levels[3] == 1 && choice.level_limit == 1,
+	       "a level that loses ratio: back to level 1 and no higher (%d %d %d %d)", levels[0], levels[1], levels[2],
+	       levels[3]);
 
 	run_level_init(&choice);
 	struct run_file_stats tiny = run(1, false, 1, 1.5, 100, 100000);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "tests/tap.h"
 #include "src/settings/keydef.h"
-#include "src/settings/options.h"
+#include "src/settings/keydef.h"
 #include "src/text/text_compare.h"
 #include "src/text/text_fields.h"
 #include "src/text/text_general.h"
@@ -175,22 +175,21 @@ static void test_parsers(void)
 static int order_from(struct text_order *order, const char *const *keydefs, size_t count,
 		      const char *global, int separator, bool stable, bool unique, bool reverse)
 {
-	struct options options;
-	memset(&options, 0, sizeof options);
+	struct text_keys given;
+	memset(&given, 0, sizeof given);
 	struct keydef keys[4];
 	const char *reason;
 	for (size_t i = 0; i < count; i++)
 		keydef_parse(keydefs[i], &keys[i], &reason);
-	options.keys = keys;
-	options.key_count = count;
+	given.keys = keys;
+	given.count = count;
 	for (const char *g = global; *g; g++)
-		key_ordering_set(&options.global_ordering, *g, false);
-	options.field_separator = separator;
-	options.stable = stable;
-	options.unique = unique;
-	options.reverse = reverse;
+		key_ordering_set(&given.global_ordering, *g, false);
+	given.field_separator = separator;
+	given.stable = stable;
+	given.reverse = reverse;
 	char letters[16];
-	return text_order_init(order, &options, letters, sizeof letters);
+	return text_order_init(order, &given, unique, false, letters, sizeof letters);
 }
 
 static int line_compare(const struct text_order *order, const char *a, const char *b)

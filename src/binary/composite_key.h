@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "key_image.h"
-#include "../settings/options.h"
+#include "../settings/key_field.h"
 
 /* The bytes a field takes in the image: 4 for 32-bit types, 8 for 64-bit ones, its
  * size for bytes; and the whole image's. */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "../settings/options.h"
+#include "../settings/key_field.h"
 
 /* The image of a 4- or 8-byte numeric key, or of a bytes key's first 8 bytes (zero
  * padded), as a 64-bit value (32-bit types use the low 32 bits). */

@@ -37,9 +37,9 @@ void record_layout_init(struct record_layout *layout, size_t record_size, const 
 					 .key_span_offset = first, .key_span_size = end - first};
 }
 
-void record_layout_from_options(const struct options *options, struct record_layout *layout)
+void record_layout_from_key(const struct binary_key *key, struct record_layout *layout)
 {
-	record_layout_init(layout, options->record_size, options->key_fields, options->key_field_count);
+	record_layout_init(layout, key->record_size, key->fields, key->field_count);
 }
 
 /* Several fields: the narrowest item their image fits, else its first 8 bytes. */

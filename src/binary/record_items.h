@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../settings/options.h"
+#include "../settings/key_field.h"
 #include "../../kernels/items.h"
 
 struct thread_pool;
@@ -43,7 +43,8 @@ enum record_form {
 /* A layout of count fields (kept by pointer) in records of record_size bytes. */
 void record_layout_init(struct record_layout *layout, size_t record_size, const struct key_field *fields,
 			size_t count);
-void record_layout_from_options(const struct options *options, struct record_layout *layout);
+/* The layout of a job's binary key (its fields kept by pointer). */
+void record_layout_from_key(const struct binary_key *key, struct record_layout *layout);
 
 /* The form for n records, and its item width. */
 enum record_form record_form_choose(const struct record_layout *layout, size_t n);

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../settings/options.h"
+#include "../settings/input_range.h"
 
 struct record_reader;
 

@@ -38,9 +38,9 @@ enum long_only_option {
 	OPT_CHECK,
 	OPT_HELP,
 	OPT_VERSION,
-	/* GNU sort's options that gpusort does not implement yet: each its own value, so
-	 * that getopt_long calls an abbreviation of two of them ambiguous as GNU's does */
-	OPT_UNSUPPORTED_COMPRESS_PROGRAM,
+	/* GNU sort's long options without a short one: each its own value, so that
+	 * getopt_long calls an abbreviation of two of them ambiguous as GNU's does */
+	OPT_COMPRESS_PROGRAM,
 	OPT_DEBUG,
 	OPT_RANDOM_SOURCE,
 	OPT_BATCH_SIZE,
@@ -51,13 +51,11 @@ enum long_only_option {
 static const char short_options[] = "-bcCdfghik:mMno:rRsS:t:T:uVz";
 
 /* GNU sort 9.x's long options, in the order of its table (coreutils src/sort.c), which
- * is the order getopt_long lists the possibilities of an ambiguous abbreviation in.
- * The unimplemented ones take an optional argument so that, as before they were
- * listed, any use of them is reported as an unrecognized option. */
+ * is the order getopt_long lists the possibilities of an ambiguous abbreviation in. */
 static const struct option gnu_long_options[] = {
 	{"ignore-leading-blanks", no_argument, NULL, 'b'},
 	{"check", optional_argument, NULL, OPT_CHECK},
-	{"compress-program", optional_argument, NULL, OPT_UNSUPPORTED_COMPRESS_PROGRAM},
+	{"compress-program", required_argument, NULL, OPT_COMPRESS_PROGRAM},
 	{"debug", no_argument, NULL, OPT_DEBUG},
 	{"dictionary-order", no_argument, NULL, 'd'},
 	{"ignore-case", no_argument, NULL, 'f'},
@@ -233,6 +231,9 @@ static void print_help(void)
 "  -m, --merge                 merge already sorted files; do not sort\n"
 "      --batch-size=NMERGE     merge at most NMERGE inputs at once (at least 2);\n"
 "                              for more use temp files\n"
+"      --compress-program=PROG  compress temporaries with PROG;\n"
+"                              decompress them with PROG -d (default: zstd\n"
+"                              in-process; with PROG the last merge is sequential)\n"
 "  -o, --output=FILE           write result to FILE instead of standard output;\n"
 "                              FILE may be an input\n"
 "  -S, --buffer-size=SIZE      use SIZE for the main memory budget\n"
@@ -987,9 +988,12 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 		case OPT_DEBUG:
 			job->debug = 1;
 			break;
-		case OPT_UNSUPPORTED_COMPRESS_PROGRAM:
-			/* optional_argument: the element is the one just read, "=value" and all */
-			return usage_error("unrecognized option '%s'", argv[optind - 1]);
+		case OPT_COMPRESS_PROGRAM:
+			/* GNU sort's rule: the same PROG again is fine, another is not */
+			if (job->compress_program && strcmp(job->compress_program, optarg) != 0)
+				return option_error("%s", "multiple compress programs specified");
+			job->compress_program = optarg;
+			break;
 		case OPT_HELP:
 			print_help();
 			return 1;

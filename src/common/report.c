@@ -25,18 +25,23 @@ void report(const char *format, ...)
 	stats_progress_resume();
 }
 
+/* Room for a quoted path: each byte may take four ("\\ooo"), and the quotes. */
+#define QUOTED_NAME_SIZE (4 * 4096 + 64)
+
 void report_file_error(const char *name, int error)
 {
-	const char *shown = name && strcmp(name, "-") != 0 ? name : "standard input";
-	const char *why = error == -EBADMSG ? "corrupted data (checksum mismatch)" : strerror(-error);
-	report("%s: %s", shown, why);
+	report_file_failure(NULL, name, error);
 }
 
 void report_file_failure(const char *what, const char *name, int error)
 {
-	const char *shown = name && strcmp(name, "-") != 0 ? name : "standard input";
+	char quoted[QUOTED_NAME_SIZE];
+	const char *shown = report_shell_quote(name ? name : "-", false, quoted, sizeof quoted);
 	const char *why = error == -EBADMSG ? "corrupted data (checksum mismatch)" : strerror(-error);
-	report("%s: %s: %s", what, shown, why);
+	if (what)
+		report("%s: %s: %s", what, shown, why);
+	else
+		report("%s: %s", shown, why);
 }
 
 void report_input_open_error(const char *name, int error, bool checking_order)
@@ -47,9 +52,15 @@ void report_input_open_error(const char *name, int error, bool checking_order)
 
 void report_partial_record(const char *name, uint64_t bytes, size_t record_size)
 {
-	const char *shown = strcmp(name, "-") == 0 ? "standard input" : name;
+	char quoted[QUOTED_NAME_SIZE];
+	const char *shown = report_input_name(name, quoted, sizeof quoted);
 	report("%s: size %" PRIu64 " bytes is not a multiple of the record size %zu", shown, bytes,
 	       record_size);
+}
+
+const char *report_input_name(const char *name, char *buffer, size_t size)
+{
+	return strcmp(name, "-") == 0 ? "standard input" : report_shell_quote(name, false, buffer, size);
 }
 
 const char *report_output_name(const char *output)
@@ -69,39 +80,133 @@ static void put(char *buffer, size_t size, size_t *used, const char *text)
 		buffer[*used < size ? *used : size - 1] = '\0';
 }
 
-const char *report_quote(const char *name, char *buffer, size_t size)
+/* GNU's shell quoting (the shell_escape styles of gnulib's quotearg, which quotef and
+ * quoteaf use), as GNU sort 9.x prints it. One character of the text at a time. */
+struct shell_quoting {
+	char *buffer;
+	size_t size, used;
+	bool pending; /* inside a $'...' group of escapes, closed by '' before a plain character */
+	bool quote_seen, compatible; /* a single quote seen; every character fine in "..." too */
+};
+
+/* The length of the character at text[i] (1 for a byte that starts none), and whether
+ * it is printable in the current locale. */
+static size_t shell_character(const char *text, size_t i, size_t length, bool *printable)
 {
-	static const char shell_special[] = "!\"$&()*;<=>[^`|\\";
-	bool has_quote = false, double_quotable = true;
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
-		has_quote |= *c == '\'';
-		if (*c < 0x20 || *c == 0x7f || strchr(shell_special, *c))
-			double_quotable = false;
+	unsigned char c = (unsigned char)text[i];
+	if (c < 0x80) {
+		*printable = isprint(c) != 0;
+		return 1;
 	}
-	size_t used = 0;
+	mbstate_t state;
+	memset(&state, 0, sizeof state);
+	wchar_t wide;
+	size_t taken = mbrtowc(&wide, text + i, length - i, &state);
+	if (taken == (size_t)-1 || taken == (size_t)-2 || taken == 0) {
+		*printable = false;
+		return 1;
+	}
+	*printable = iswprint((wint_t)wide) != 0;
+	return taken;
+}
+
+/* Whether the printable ASCII character c at position i of a text of length bytes is
+ * one a shell would read specially (so the text must be quoted); colon too, as
+ * quotef quotes it. */
+static bool shell_special(unsigned char c, size_t i, size_t length)
+{
+	if (strchr(" !\"$&'()*;<=>?[\\^`|:", c))
+		return true;
+	return ((c == '#' || c == '~') && i == 0) || ((c == '{' || c == '}') && length == 1);
+}
+
+/* Whether c may stand in "..." as itself (gnulib's c_and_shell_quote_compat). */
+static bool shell_double_quotable(unsigned char c, size_t i, size_t length)
+{
+	if (c >= 0x80 || c == ' ' || c == '\'' || isalnum(c))
+		return true;
+	if ((c == '#' || c == '~') && i == 0)
+		return true;
+	if ((c == '{' || c == '}') && length == 1)
+		return true;
+	return !strchr("!\"$&()*;<=>?[\\^`|{}#~", c);
+}
+
+/* One pass of the quoting, from the opening quote to the closing one, starting with
+ * pending as given (gnulib re-runs its loop without resetting it). */
+static void shell_quote_pass(struct shell_quoting *q, const char *text, bool pending)
+{
+	size_t length = strlen(text);
+	q->used = 0;
+	q->pending = pending;
+	q->quote_seen = false;
+	q->compatible = true;
+	put(q->buffer, q->size, &q->used, "'");
+	for (size_t i = 0; i < length;) {
+		bool printable;
+		size_t step = shell_character(text, i, length, &printable);
+		unsigned char c = (unsigned char)text[i];
+		if (c == '\'') {
+			q->quote_seen = true;
+			q->pending = false;
+			put(q->buffer, q->size, &q->used, "'\\''");
+		} else if (!printable) {
+			static const char controls[] = "\a\b\f\n\r\t\v", letters[] = "abfnrtv";
+			if (!q->pending)
+				put(q->buffer, q->size, &q->used, "'$'");
+			q->pending = true;
+			q->compatible = false;
+			for (size_t b = 0; b < step; b++) {
+				unsigned char byte = (unsigned char)text[i + b];
+				char piece[8];
+				if (byte && strchr(controls, byte))
+					snprintf(piece, sizeof piece, "\\%c", letters[strchr(controls, byte) - controls]);
+				else
+					snprintf(piece, sizeof piece, "\\%03o", byte);
+				put(q->buffer, q->size, &q->used, piece);
+			}
+		} else {
+			if (q->pending)
+				put(q->buffer, q->size, &q->used, "''");
+			q->pending = false;
+			q->compatible &= shell_double_quotable(c, i, length);
+			char piece[8] = {0};
+			memcpy(piece, text + i, step < sizeof piece ? step : sizeof piece - 1);
+			put(q->buffer, q->size, &q->used, piece);
+		}
+		i += step;
+	}
+	put(q->buffer, q->size, &q->used, "'");
+}
+
+const char *report_shell_quote(const char *text, bool always, char *buffer, size_t size)
+{
+	size_t length = strlen(text), used = 0;
 	if (size)
 		buffer[0] = '\0';
-	if (has_quote && double_quotable) {
-		put(buffer, size, &used, "\"");
-		put(buffer, size, &used, name);
-		put(buffer, size, &used, "\"");
+	bool needed = always || length == 0;
+	for (size_t i = 0; i < length && !needed;) {
+		bool printable;
+		size_t step = shell_character(text, i, length, &printable);
+		unsigned char c = (unsigned char)text[i];
+		needed = !printable || (c < 0x80 && shell_special(c, i, length));
+		i += step;
+	}
+	if (!needed) {
+		put(buffer, size, &used, text);
 		return buffer;
 	}
-	put(buffer, size, &used, "'");
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
-		char piece[16] = {(char)*c, '\0'};
-		if (*c == '\'')
-			strcpy(piece, "'\\''");
-		else if (*c < 0x20 || *c == 0x7f) {
-			static const char letters[] = "abtnvfr";
-			if (*c >= '\a' && *c <= '\r')
-				snprintf(piece, sizeof piece, "'$'\\%c''", letters[*c - '\a']);
-			else
-				snprintf(piece, sizeof piece, "'$'\\%03o''", *c);
-		}
-		put(buffer, size, &used, piece);
+	struct shell_quoting q = {buffer, size, 0, false, false, true};
+	shell_quote_pass(&q, text, false);
+	if (q.quote_seen && q.compatible) {
+		/* a single quote and nothing else special: "text" reads better */
+		used = 0;
+		put(buffer, size, &used, "\"");
+		put(buffer, size, &used, text);
+		put(buffer, size, &used, "\"");
+	} else if (q.quote_seen) {
+		shell_quote_pass(&q, text, q.pending);
 	}
-	put(buffer, size, &used, "'");
 	return buffer;
 }
 
@@ -152,8 +257,8 @@ const char *report_locale_quote(const char *text, char *buffer, size_t size)
 
 void report_temp_create_error(const char *dir, int error)
 {
-	char quoted[4096 + 64];
-	report("cannot create temporary file in %s: %s", report_quote(dir, quoted, sizeof quoted),
+	char quoted[QUOTED_NAME_SIZE];
+	report("cannot create temporary file in %s: %s", report_shell_quote(dir, true, quoted, sizeof quoted),
 	       strerror(-error));
 }
 

@@ -8,11 +8,12 @@
 
 /* "gpusort: <formatted>" and a newline. */
 void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
-/* "gpusort: <name>: <strerror(-error)>"; "-" is shown as "standard input". */
+/* "gpusort: <name>: <strerror(-error)>", the name quoted as GNU's quotef() does (see
+ * report_shell_quote); "-" stays "-", as in GNU sort's messages. */
 void report_file_error(const char *name, int error);
 /* "gpusort: <what>: <name>: <strerror(-error)>", as GNU sort's sort_die() words a
- * failed step on a file ("open failed", "read failed"); "-" is shown as "standard
- * input". */
+ * failed step on a file ("open failed", "read failed"), the name quoted as quotef()
+ * does; "-" stays "-". what NULL: report_file_error's form. */
 void report_file_failure(const char *what, const char *name, int error);
 /* An input that would not open, in GNU sort's words for the moment it finds that out:
  * "cannot read: NAME: why" before a sort or merge (checking), "open failed" when it
@@ -20,17 +21,24 @@ void report_file_failure(const char *what, const char *name, int error);
  * and then cannot be read. */
 void report_input_open_error(const char *name, int error, bool checking_order);
 /* "gpusort: <name>: size <bytes> bytes is not a multiple of the record size <size>";
- * "-" is shown as "standard input". */
+ * the name as report_input_name shows it. */
 void report_partial_record(const char *name, uint64_t bytes, size_t record_size);
+/* How gpusort's own messages (those GNU sort has no case for) name an input: "standard
+ * input" for "-", else the name quoted as quotef() does. Returns buffer or a literal. */
+const char *report_input_name(const char *name, char *buffer, size_t size);
 /* How messages name the output: its path, or "standard output" for NULL and "-". */
 const char *report_output_name(const char *output);
 /* "gpusort: cannot create temporary file in 'DIR': <strerror(-error)>", GNU sort's
  * words, with DIR quoted as GNU's quoteaf does for a shell. */
 void report_temp_create_error(const char *dir, int error);
-/* name in shell quotes as GNU's messages show names: 'name'; "name" when it holds a
- * single quote and nothing a shell expands inside double quotes; control characters
- * as $'\t' outside the quotes. Returns buffer (truncated to size). */
-const char *report_quote(const char *name, char *buffer, size_t size);
+/* text quoted for a shell as GNU's messages show file names (gnulib quotearg's shell
+ * escape styles): always (quoteaf) or only when needed (quotef: a space, a character a
+ * shell reads specially, a colon, a leading # or ~, a lone { or }, anything
+ * unprintable, or an empty text). 'text'; "text" when it holds a single quote and
+ * nothing else special; a single quote inside as '\''; unprintable bytes as $'\n' or
+ * $'\303' groups outside the quotes; GNU's quirks kept. Returns buffer (truncated to
+ * size). */
+const char *report_shell_quote(const char *text, bool always, char *buffer, size_t size);
 /* text quoted as GNU's quote() shows an argument in a message, in the current locale:
  * 'text' (between U+2018 and U+2019 in a UTF-8 locale, LC_CTYPE's codeset), with a
  * backslash before a backslash or the closing quote, C escapes for control characters

@@ -9,9 +9,9 @@ bool distributed_launched(void)
 	return false;
 }
 
-int distributed_sort_run(const struct options *options)
+int distributed_sort_run(const struct sort_job *job)
 {
-	(void)options;
+	(void)job;
 	report("built without MPI: configure --with-mpi for the distributed sort");
 	return 2;
 }

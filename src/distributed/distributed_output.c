@@ -13,16 +13,16 @@
 #include "../../io/fault_inject.h"
 #include "../../io/output_file.h"
 
-int distributed_output_open(const struct cluster *cluster, const struct options *options,
+int distributed_output_open(const struct cluster *cluster, const struct output_target *target,
 			    struct distributed_output *output)
 {
 	char twin[PATH_MAX] = "";
 	memset(output, 0, sizeof *output);
 	output->fd = -1;
-	output->name = report_output_name(options->output_to_fd ? NULL : options->output);
+	output->name = report_output_name(target->to_fd ? NULL : target->name);
 	int error = 0;
 	if (cluster->rank == 0) {
-		error = output_open(options, &output->file); /* reports */
+		error = output_open(target, &output->file); /* reports */
 		const char *path = error ? NULL : output_file_temp_path(output->file);
 		if (path && strlen(path) < sizeof twin)
 			snprintf(twin, sizeof twin, "%s", path);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cluster.h"
-#include "../settings/options.h"
+#include "../pipeline/output_check.h"
 
 struct output_file;
 
@@ -22,9 +22,9 @@ struct distributed_output {
 	const char *name;         /* for messages */
 };
 
-/* Opens the output on rank 0 and the twin on every rank; returns the agreed error
- * (reported by the rank that met it). */
-int distributed_output_open(const struct cluster *cluster, const struct options *options,
+/* Opens the output the target names on rank 0 and the twin on every rank; returns the
+ * agreed error (reported by the rank that met it). */
+int distributed_output_open(const struct cluster *cluster, const struct output_target *target,
 			    struct distributed_output *output);
 
 /* Positional: length bytes at offset of the output (faults injected as output_write);

@@ -66,16 +66,16 @@ struct distributed_order {
 	bool salted;
 };
 
-static int order_build(const struct options *options, bool quiet, struct distributed_order *built)
+static int order_build(const struct sort_job *job, bool quiet, struct distributed_order *built)
 {
 	memset(built, 0, sizeof *built);
-	if (options->mode == MODE_BINARY) {
-		record_layout_from_options(options, &built->layout);
-		record_order_binary(&built->order, &built->layout, options->unique);
-		return quiet || binary_record_fits(options, &built->layout) ? 0 : -EINVAL;
+	if (job->mode == MODE_BINARY) {
+		record_layout_from_key(&job->binary, &built->layout);
+		record_order_binary(&built->order, &built->layout, job->unique);
+		return quiet || binary_record_fits(&job->memory, job->binary.record_size_option, &built->layout) ? 0 : -EINVAL;
 	}
 	char letters[16];
-	int error = text_order_init(&built->text, options, letters, sizeof letters);
+	int error = text_order_init(&built->text, &job->text, job->unique, job->debug, letters, sizeof letters);
 	if (error && !quiet) {
 		if (error == -EINVAL)
 			report("options '-%s' are incompatible", letters);
@@ -97,13 +97,13 @@ struct shared_inputs {
 	const char **names;
 };
 
-static int inputs_resolve(const struct cluster *cluster, const struct options *options, struct shared_inputs *inputs)
+static int inputs_resolve(const struct cluster *cluster, const struct sort_job *job, struct shared_inputs *inputs)
 {
 	memset(inputs, 0, sizeof *inputs);
 	uint64_t length = 0;
 	int error = 0;
 	if (cluster->rank == 0) {
-		error = input_list_resolve(options, &inputs->list) ? -EINVAL : 0;
+		error = input_list_resolve(&job->inputs, job->check, &inputs->list) ? -EINVAL : 0;
 		for (size_t i = 0; !error && i < inputs->list.count; i++)
 			length += strlen(inputs->list.names[i]) + 1;
 	}
@@ -149,50 +149,46 @@ static void inputs_free(const struct cluster *cluster, struct shared_inputs *inp
 }
 
 /* This rank's memory budget: -S, or the default shared by the ranks of this machine. */
-static size_t rank_budget(const struct cluster *cluster, const struct options *options)
+static size_t rank_budget(const struct cluster *cluster, const struct sort_job *job)
 {
-	if (options->memory_budget)
-		return options->memory_budget;
+	if (job->memory.budget)
+		return job->memory.budget;
 	size_t budget = memory_budget_default() / (size_t)cluster->local_size;
 	return budget > ((size_t)16 << 20) ? budget : (size_t)16 << 20;
 }
 
 /* This rank's threads: --parallel, or the machine's cores shared by its ranks. */
-static unsigned rank_threads(const struct cluster *cluster, const struct options *options)
+static unsigned rank_threads(const struct cluster *cluster, const struct sort_job *job)
 {
-	if (options->engine.threads)
-		return options->engine.threads;
+	if (job->engine.threads)
+		return job->engine.threads;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	long each = cores > 0 ? cores / cluster->local_size : 1;
 	return each > 0 ? (unsigned)each : 1;
 }
 
 /* Sorts this rank's share with the ordinary pipeline into the temp file path. */
-static int local_sort(const struct cluster *cluster, const struct options *options, const struct input_share *share,
+static int local_sort(const struct cluster *cluster, const struct sort_job *job, const struct input_share *share,
 		      const struct distributed_order *built, const char *path)
 {
 	if (share->count == 0)
 		return 0; /* an empty share: the empty temp file is its run */
-	struct options local = *options;
-	local.inputs = share->names;
-	local.input_count = share->count;
-	local.input_ranges = share->ranges;
-	local.files0_from = NULL;
+	struct sort_job local = *job;
+	local.inputs = (struct input_spec){.names = share->names, .count = share->count, .ranges = share->ranges};
 	if (built->salted)
 		local.random_salt = built->salt;
-	local.output = path;
-	local.output_to_fd = false;
+	local.output = (struct output_target){.name = path};
 	/* --stats: each rank's pipeline says its stages, its runs among them */
 	local.progress = false;
 	char label[32];
 	snprintf(label, sizeof label, "rank %d", cluster->rank);
 	stats_set_label(label);
-	local.memory_budget = rank_budget(cluster, options);
+	local.memory.budget = rank_budget(cluster, job);
 	/* the machine's cores shared by its ranks, and its GPUs: one per local rank */
-	local.engine.threads = rank_threads(cluster, options);
+	local.engine.threads = rank_threads(cluster, job);
 	local.engine.auto_device = (unsigned)cluster->local_rank;
 	local.engine.auto_device_ranks = (unsigned)cluster->local_size;
-	int status = local.mode == MODE_BINARY ? binary_sort_run(&local) : text_sort_run(&local);
+	int status = sort_job_run(&local);
 	return status ? -EIO : 0;
 }
 
@@ -267,16 +263,16 @@ static int merge_range(const struct cluster *cluster, const struct record_order 
 
 /* -c, -C and -m read their inputs in order, and --debug annotates the output: rank 0
  * does the work, the others wait. */
-static int on_rank_zero(const struct cluster *cluster, const struct options *options)
+static int on_rank_zero(const struct cluster *cluster, const struct sort_job *job)
 {
 	int status = 0;
 	if (cluster->rank == 0)
-		status = options->mode == MODE_BINARY ? binary_sort_run(options) : text_sort_run(options);
+		status = sort_job_run(job);
 	cluster_broadcast(cluster, &status, sizeof status, 0);
 	return status;
 }
 
-static int distributed_sort(const struct cluster *cluster, const struct options *options)
+static int distributed_sort(const struct cluster *cluster, const struct sort_job *job)
 {
 	bool root = cluster->rank == 0;
 	struct rank_figures figures = {0};
@@ -291,14 +287,14 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 	char local_path[PATH_MAX] = "", piece_path[PATH_MAX] = "";
 	int piece_fd = -1;
 	uint64_t *cuts = NULL;
-	size_t budget = rank_budget(cluster, options);
+	size_t budget = rank_budget(cluster, job);
 
 	/* what one process checks before reading anything, checked and said by rank 0 */
-	int error = order_build(options, !root, &built);
+	int error = order_build(job, !root, &built);
 	/* -R: one salt for all, rank 0's, or the ranks' orders would differ */
 	bool random = built.has_text && text_order_is_random(&built.text);
 	if ((error = cluster_agree(cluster, error)) == 0 && random) {
-		if (root && text_sort_read_salt(options, built.salt) != 0)
+		if (root && text_sort_read_salt(job->random_source, built.salt) != 0)
 			error = -EINVAL;
 		if ((error = cluster_agree(cluster, error)) == 0) {
 			cluster_broadcast(cluster, built.salt, sizeof built.salt, 0);
@@ -306,11 +302,11 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 			built.salted = true;
 		}
 	}
-	if (!error && (error = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0)
+	if (!error && (error = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count)) != 0)
 		report("temporary directory: %s", strerror(-error));
-	if (!error && root && output_check(options))
+	if (!error && root && output_check(&job->output))
 		error = -EACCES;
-	if ((error = cluster_agree(cluster, error)) != 0 || (error = inputs_resolve(cluster, options, &inputs)) != 0)
+	if ((error = cluster_agree(cluster, error)) != 0 || (error = inputs_resolve(cluster, job, &inputs)) != 0)
 		goto out;
 	/* the shares: rank 0 first, so that a bad input is reported once */
 	size_t record_size = built.order.record_size;
@@ -333,7 +329,7 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 		local_path[0] = '\0';
 	} else {
 		close(fd);
-		error = local_sort(cluster, options, &share, &built, local_path);
+		error = local_sort(cluster, job, &share, &built, local_path);
 	}
 	if (!error && (error = local_run_open(&run, local_path, &built.order)) != 0)
 		report_file_error(local_path, error);
@@ -348,7 +344,7 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 	if (!cuts)
 		report("%s", strerror(ENOMEM));
 	if ((error = cluster_agree(cluster, cuts ? 0 : -ENOMEM)) != 0 ||
-	    (error = split(cluster, &run, options->unique, cuts)) != 0)
+	    (error = split(cluster, &run, job->unique, cuts)) != 0)
 		goto out;
 	figures.split_seconds = seconds_now() - phase;
 
@@ -366,16 +362,16 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 	/* 4. the merge of this rank's range: straight into the output at its offset when
 	 * the range's size is known (without -u, every record received is written) and the
 	 * output is a file every rank can write, else into a piece put in place after */
-	if ((error = distributed_output_open(cluster, options, &output)) != 0)
+	if ((error = distributed_output_open(cluster, &job->output, &output)) != 0)
 		goto out;
 	phase = seconds_now();
 	uint64_t incoming = 0;
 	for (int s = 0; s < cluster->size; s++)
 		incoming += exchange.received[s];
-	bool direct = output.positional && !options->unique;
+	bool direct = output.positional && !job->unique;
 	struct sort_verify verify;
-	sort_verify_init(&verify, !options->no_verify);
-	struct range_sink sink = {NULL, -1, NULL, 0, 0, &built.order, options->no_verify ? NULL : &ends};
+	sort_verify_init(&verify, !job->no_verify);
+	struct range_sink sink = {NULL, -1, NULL, 0, 0, &built.order, job->no_verify ? NULL : &ends};
 	if (direct) {
 		sink.output = &output;
 		sink.name = output.name;
@@ -391,7 +387,7 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 		sink.name = piece_path;
 	}
 	if (!error)
-		error = merge_range(cluster, &built.order, &run, cuts, &exchange, budget, rank_threads(cluster, options),
+		error = merge_range(cluster, &built.order, &run, cuts, &exchange, budget, rank_threads(cluster, job),
 				    &verify, &sink);
 	figures.merge_seconds = seconds_now() - phase;
 	figures.output_bytes = sink.written;
@@ -400,7 +396,7 @@ static int distributed_sort(const struct cluster *cluster, const struct options 
 	exchange_free(cluster, &exchange);
 	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
-	if (!options->no_verify &&
+	if (!job->no_verify &&
 	    (error = distributed_verify(cluster, &built.order, &ends, atomic_load(&verify.disorder), figures.share_bytes,
 					sink.written)) != 0)
 		goto out;
@@ -428,18 +424,18 @@ out:
 	inputs_free(cluster, &inputs);
 	if (built.has_text)
 		text_order_free(&built.text);
-	if (!error && options->stats)
+	if (!error && job->stats)
 		distributed_stats_print(cluster, &figures);
 	return error ? 2 : 0;
 }
 
-int distributed_sort_run(const struct options *options)
+int distributed_sort_run(const struct sort_job *job)
 {
 	struct cluster cluster;
 	if (cluster_join(&cluster) != 0)
 		return 2; /* reported */
 	/* --debug annotates the output's lines, which a rank's run must not hold */
-	if (options->check || options->merge_only || options->debug)
-		return on_rank_zero(&cluster, options);
-	return distributed_sort(&cluster, options);
+	if (job->check || job->merge_only || job->debug)
+		return on_rank_zero(&cluster, job);
+	return distributed_sort(&cluster, job);
 }

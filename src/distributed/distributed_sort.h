@@ -9,7 +9,7 @@
 #define GPUSORT_DISTRIBUTED_SORT_H
 
 #include <stdbool.h>
-#include "../settings/options.h"
+#include "../pipeline/sort_job.h"
 
 /* Whether this process was started by an MPI launcher as one of several ranks; one
  * rank, or none, runs the ordinary pipeline and never starts MPI. */
@@ -18,6 +18,6 @@ bool distributed_launched(void);
 /* Runs the job on every rank (-c, -C and -m on rank 0 alone, the others waiting);
  * returns the exit status, the same on every rank: 0, 1 (disorder under -c/-C) or 2
  * (trouble, reported once by the rank that met it). */
-int distributed_sort_run(const struct options *options);
+int distributed_sort_run(const struct sort_job *job);
 
 #endif

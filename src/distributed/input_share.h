@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../pipeline/input_list.h"
-#include "../settings/options.h"
+#include "../settings/input_range.h"
 
 struct input_share {
 	const char **names;         /* the inputs this rank reads, in order */

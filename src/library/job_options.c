@@ -1,7 +1,7 @@
-/* A struct gpusort_job checked and turned into the pipeline's struct options (see
+/* A struct gpusort_job checked and turned into the pipeline's struct sort_job (see
  * job_options.h). The consistency checks and their words are the command's usage
  * errors, in the order the command has always made them, so that the command, which
- * only fills a job, says exactly what it said when it built struct options itself. */
+ * only fills a job, says exactly what it said when it built its option set itself. */
 #include "config.h"
 #include <errno.h>
 #include <stdint.h>
@@ -168,20 +168,20 @@ static int refuse_text_settings(const struct gpusort_job *job)
 
 /* The one key of --type, --key-offset and --key-size, with the command's defaults and
  * its words for what does not fit together (once options.c's finish_binary). */
-static int build_single_key(const struct gpusort_job *job, struct options *options, struct key_field *key)
+static int build_single_key(const struct gpusort_job *job, struct sort_job *options, struct key_field *key)
 {
 	key->type = key_types[job->key.type];
 	key->offset = job->key.offset;
 	key->size = job->key.size;
-	options->record_size = job->record_size;
+	options->binary.record_size = job->record_size;
 	size_t type_size = key_type_size(key->type);
 	if (key->type == KEY_BYTES) {
 		if (!job->key.size) {
 			if (!job->record_size)
 				return usage("%s", "--type=bytes needs --key-size or --record-size");
-			if (key->offset >= options->record_size)
+			if (key->offset >= options->binary.record_size)
 				return usage("%s", "the key offset is not inside the record");
-			key->size = options->record_size - key->offset;
+			key->size = options->binary.record_size - key->offset;
 		}
 	} else {
 		if (job->key.size && key->size != type_size) {
@@ -195,22 +195,22 @@ static int build_single_key(const struct gpusort_job *job, struct options *optio
 	if (!job->record_size) {
 		if (key->offset > SIZE_MAX - key->size)
 			return usage("%s", "the key offset is too large");
-		options->record_size = key->offset + key->size;
+		options->binary.record_size = key->offset + key->size;
 	}
-	if (key->offset > options->record_size || key->size > options->record_size - key->offset) {
+	if (key->offset > options->binary.record_size || key->size > options->binary.record_size - key->offset) {
 		char message[160];
 		snprintf(message, sizeof message, "the key (offset %zu, size %zu) extends beyond the record (size %zu)",
-			 key->offset, key->size, options->record_size);
+			 key->offset, key->size, options->binary.record_size);
 		return usage("%s", message);
 	}
 	/* The option that made records this big, for "records of N bytes do not fit". */
 	if (job->record_size)
-		options->record_size_option = "--record-size";
+		options->binary.record_size_option = "--record-size";
 	else if (key->offset > key->size)
-		options->record_size_option = "--key-offset";
+		options->binary.record_size_option = "--key-offset";
 	else
-		options->record_size_option = job->key.size ? "--key-size" : "--type";
-	key->descending = options->reverse || job->key.descending;
+		options->binary.record_size_option = job->key.size ? "--key-size" : "--type";
+	key->descending = job->reverse || job->key.descending;
 	return GPUSORT_OK;
 }
 
@@ -233,12 +233,11 @@ static int invalid_field(const struct gpusort_binary_key *field, const char *rea
 	return usage("%s", message);
 }
 
-/* One field of a composite key in records of options->record_size bytes. */
-static int build_key_field(const struct gpusort_binary_key *given, const struct options *options,
+/* One field of a composite key in records of record_size bytes, -r (reverse) applied. */
+static int build_key_field(const struct gpusort_binary_key *given, size_t record_size, bool reverse,
 			   struct key_field *field)
 {
 	char reason[160];
-	size_t record_size = options->record_size;
 	*field = (struct key_field){.type = key_types[given->type], .offset = given->offset, .size = given->size};
 	size_t type_size = key_type_size(field->type);
 	if (field->type != KEY_BYTES && given->size && given->size != type_size) {
@@ -266,22 +265,23 @@ static int build_key_field(const struct gpusort_binary_key *given, const struct 
 		return invalid_field(given, reason);
 	}
 	/* -r reverses the whole order: every field's direction */
-	field->descending = (given->descending != 0) != options->reverse;
+	field->descending = (given->descending != 0) != reverse;
 	return GPUSORT_OK;
 }
 
 /* A composite key (--key-field): it needs the record size, and is the key, so the
  * single key's options must keep their defaults. */
-static int build_key_fields(const struct gpusort_job *job, struct options *options)
+static int build_key_fields(const struct gpusort_job *job, struct sort_job *options)
 {
 	if (job->key.type != GPUSORT_KEY_U32 || job->key.offset || job->key.size || job->key.descending)
 		return usage("%s", "--key-field cannot be combined with --type, --key-offset or --key-size");
 	if (!job->record_size)
 		return usage("%s", "--key-field needs --record-size");
-	options->record_size = job->record_size;
-	options->record_size_option = "--record-size";
+	options->binary.record_size = job->record_size;
+	options->binary.record_size_option = "--record-size";
 	for (size_t i = 0; i < job->key_field_count; i++) {
-		int code = build_key_field(&job->key_fields[i], options, &options->key_fields[i]);
+		int code = build_key_field(&job->key_fields[i], options->binary.record_size, job->reverse != 0,
+					   &options->binary.fields[i]);
 		if (code != GPUSORT_OK)
 			return code;
 	}
@@ -289,47 +289,47 @@ static int build_key_fields(const struct gpusort_job *job, struct options *optio
 }
 
 /* The binary layout from the key, or key fields, and the record size. */
-static int build_binary(const struct gpusort_job *job, struct options *options)
+static int build_binary(const struct gpusort_job *job, struct sort_job *options)
 {
 	int code = refuse_text_settings(job);
 	if (code != GPUSORT_OK)
 		return code;
 	size_t count = job->key_field_count ? job->key_field_count : 1;
-	options->key_fields = calloc(count, sizeof *options->key_fields);
-	if (!options->key_fields)
+	options->binary.fields = calloc(count, sizeof *options->binary.fields);
+	if (!options->binary.fields)
 		return usage("%s", strerror(ENOMEM));
-	options->key_field_count = count;
+	options->binary.field_count = count;
 	if (job->key_field_count)
 		return build_key_fields(job, options);
-	return build_single_key(job, options, &options->key_fields[0]);
+	return build_single_key(job, options, &options->binary.fields[0]);
 }
 
-static int build_text(const struct gpusort_job *job, struct options *options)
+static int build_text(const struct gpusort_job *job, struct sort_job *options)
 {
 	if (job->record_size || job->key.offset || job->key.size || job->key.descending ||
 	    job->key.type != GPUSORT_KEY_U32 || job->key_field_count)
 		return usage("%s", "record size and binary key settings need a binary job (GPUSORT_MODE_BINARY)");
 	for (size_t i = 0; i < sizeof ordering_letters / sizeof ordering_letters[0]; i++)
 		if (job->ordering & ordering_letters[i].bit)
-			key_ordering_set(&options->global_ordering, ordering_letters[i].letter, false);
+			key_ordering_set(&options->text.global_ordering, ordering_letters[i].letter, false);
 	if (job->key_count) {
-		options->keys = calloc(job->key_count, sizeof *options->keys);
-		if (!options->keys)
+		options->text.keys = calloc(job->key_count, sizeof *options->text.keys);
+		if (!options->text.keys)
 			return usage("%s", strerror(ENOMEM));
 	}
 	for (size_t i = 0; i < job->key_count; i++) {
 		const char *reason;
-		if (keydef_parse(job->keys[i], &options->keys[i], &reason) != 0) {
+		if (keydef_parse(job->keys[i], &options->text.keys[i], &reason) != 0) {
 			char message[512];
 			keydef_error_message(job->keys[i], message, sizeof message);
 			report("%s", message);
 			return GPUSORT_ERROR_KEYDEF;
 		}
-		options->key_count++;
+		options->text.count++;
 	}
-	options->field_separator = job->separator;
-	options->zero_terminated = job->zero_terminated != 0;
-	options->stable = job->stable != 0;
+	options->text.field_separator = job->separator;
+	options->text.zero_terminated = job->zero_terminated != 0;
+	options->text.stable = job->stable != 0;
 	options->random_source = job->random_source;
 	options->debug = job->debug != 0;
 	return GPUSORT_OK;
@@ -338,41 +338,42 @@ static int build_text(const struct gpusort_job *job, struct options *options)
 /* Inputs as the pipeline names them: descriptors as /dev/fd/N ("-" for 0). */
 static int build_inputs(const struct gpusort_job *job, struct job_options *built)
 {
-	struct options *options = &built->options;
+	struct sort_job *options = &built->sort_job;
 	if (!job->input_count)
 		return GPUSORT_OK;
-	options->inputs = calloc(job->input_count, sizeof *options->inputs);
+	options->inputs.names = calloc(job->input_count, sizeof *options->inputs.names);
 	built->names = calloc(job->input_count, sizeof "/dev/fd/" + 3 * sizeof(int));
-	if (!options->inputs || !built->names)
+	if (!options->inputs.names || !built->names)
 		return usage("%s", strerror(ENOMEM));
 	for (size_t i = 0; i < job->input_count; i++) {
 		const struct gpusort_input *input = &job->inputs[i];
 		if (input->name) {
-			options->inputs[i] = input->name;
+			options->inputs.names[i] = input->name;
 		} else if (input->fd == 0) {
-			options->inputs[i] = "-";
+			options->inputs.names[i] = "-";
 		} else {
 			char *name = built->names + i * (sizeof "/dev/fd/" + 3 * sizeof(int));
 			sprintf(name, "/dev/fd/%d", input->fd);
-			options->inputs[i] = name;
+			options->inputs.names[i] = name;
 		}
 	}
-	options->input_count = job->input_count;
+	options->inputs.count = job->input_count;
 	return GPUSORT_OK;
 }
 
 static int build_common(const struct gpusort_job *job, struct job_options *built)
 {
-	struct options *options = &built->options;
+	struct sort_job *options = &built->sort_job;
 	static const enum sort_algorithm algorithms[] = {SORT_BUCKET, SORT_SAMPLE, SORT_RADIX, SORT_BITONIC,
 							 SORT_QUICK};
-	options->reverse = job->reverse != 0;
+	options->text.reverse = job->reverse != 0;
 	options->unique = job->unique != 0;
 	options->check = job->check == GPUSORT_CHECK_DIAGNOSE ? 'c' : job->check == GPUSORT_CHECK_QUIET ? 'C' : 0;
 	options->merge_only = job->merge != 0;
-	options->files0_from = job->files0_from;
-	options->memory_budget = job->memory_budget;
-	options->batch_size = job->batch_size;
+	options->inputs.files0_from = job->files0_from;
+	options->memory.budget = job->memory_budget;
+	options->memory.batch_size = job->batch_size;
+	options->runs.compress_program = job->compress_program;
 	options->engine.device = job->device == GPUSORT_DEVICE_AUTO ? SORT_DEVICE_AUTO
 				 : job->device == GPUSORT_DEVICE_CPU ? SORT_DEVICE_CPU : job->device;
 	options->engine.threads = job->threads;
@@ -383,21 +384,21 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 	options->progress = job->progress != 0;
 	options->verbose = job->verbose != 0;
 	if (job->temp_dir_count) {
-		options->temp_dirs = calloc(job->temp_dir_count, sizeof *options->temp_dirs);
-		if (!options->temp_dirs)
+		options->runs.temp_dirs = calloc(job->temp_dir_count, sizeof *options->runs.temp_dirs);
+		if (!options->runs.temp_dirs)
 			return usage("%s", strerror(ENOMEM));
-		memcpy(options->temp_dirs, job->temp_dirs, job->temp_dir_count * sizeof *options->temp_dirs);
-		options->temp_dir_count = job->temp_dir_count;
+		memcpy(options->runs.temp_dirs, job->temp_dirs, job->temp_dir_count * sizeof *options->runs.temp_dirs);
+		options->runs.temp_dir_count = job->temp_dir_count;
 	}
 	if (job->output) {
-		options->output = job->output;
+		options->output.name = job->output;
 	} else if (job->output_fd != 1) {
 		/* stdout stays "standard output" in messages; another descriptor is named as
 		 * the file it reads through */
 		snprintf(built->output_name, sizeof built->output_name, "/dev/fd/%d", job->output_fd);
-		options->output = built->output_name;
-		options->output_to_fd = true;
-		options->output_fd = job->output_fd;
+		options->output.name = built->output_name;
+		options->output.to_fd = true;
+		options->output.fd = job->output_fd;
 	}
 	return build_inputs(job, built);
 }
@@ -417,9 +418,9 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 	if (code != GPUSORT_OK)
 		return code;
 
-	struct options *options = &built->options;
+	struct sort_job *options = &built->sort_job;
 	options->mode = job.mode == GPUSORT_MODE_BINARY ? MODE_BINARY : MODE_TEXT;
-	options->field_separator = -1;
+	options->text.field_separator = -1;
 	code = build_common(&job, built);
 	if (code == GPUSORT_OK)
 		code = options->mode == MODE_BINARY ? build_binary(&job, options) : build_text(&job, options);
@@ -429,17 +430,17 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 		code = usage("options '-%s --debug' are incompatible", letters);
 	}
 	/* named by the check's letter, -c or -C, as GNU sort names them */
-	if (code == GPUSORT_OK && options->check && options->input_count > 1) {
+	if (code == GPUSORT_OK && options->check && options->inputs.count > 1) {
 		char format[] = "extra operand '%s' not allowed with -?";
 		format[sizeof format - 2] = (char)options->check;
-		code = usage(format, options->inputs[1]);
+		code = usage(format, options->inputs.names[1]);
 	}
 	if (code == GPUSORT_OK && options->check && job.output) {
 		char letters[] = {(char)options->check, 'o', '\0'};
 		code = usage("options '-%s' are incompatible", letters);
 	}
-	if (code == GPUSORT_OK && options->files0_from && options->input_count > 0) {
-		code = usage("extra operand '%s'", options->inputs[0]);
+	if (code == GPUSORT_OK && options->inputs.files0_from && options->inputs.count > 0) {
+		code = usage("extra operand '%s'", options->inputs.names[0]);
 		/* GNU's second line, without the program's name */
 		fputs("file operands cannot be combined with --files0-from\n", stderr);
 	}
@@ -450,10 +451,10 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 
 void job_options_free(struct job_options *built)
 {
-	free(built->options.keys);
-	free(built->options.key_fields);
-	free(built->options.temp_dirs);
-	free(built->options.inputs);
+	free(built->sort_job.text.keys);
+	free(built->sort_job.binary.fields);
+	free(built->sort_job.runs.temp_dirs);
+	free(built->sort_job.inputs.names);
 	free(built->names);
 	memset(built, 0, sizeof *built);
 }

@@ -1,15 +1,15 @@
 /* The library's side of a job: a struct gpusort_job (include/gpusort.h) checked and
- * turned into the struct options that the pipeline reads (src/settings/options.h), so
+ * turned into the struct sort_job that the pipeline reads (src/pipeline/sort_job.h), so
  * that the public struct can grow without the pipeline following it field by field. */
 #ifndef GPUSORT_JOB_OPTIONS_H
 #define GPUSORT_JOB_OPTIONS_H
 
 #include "../../include/gpusort.h"
-#include "../settings/options.h"
+#include "../pipeline/sort_job.h"
 
 struct job_options {
-	struct options options;
-	char *names; /* the "/dev/fd/N" names of input descriptors, which options point into */
+	struct sort_job sort_job;
+	char *names; /* the "/dev/fd/N" names of input descriptors, which sort_job points into */
 	char output_name[32]; /* the same for an output descriptor */
 };
 

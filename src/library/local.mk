@@ -1,5 +1,5 @@
 # src/library/: libgpusort's API over the pipeline: a job turned into the pipeline's
-# struct options, gpusort_run, the in-memory sort, and the small calls.
+# struct sort_job, gpusort_run, the in-memory sort, and the small calls.
 libpipeline_la_SOURCES += \
 	include/gpusort.h \
 	src/library/job_options.h src/library/job_options.c \

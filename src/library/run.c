@@ -3,8 +3,7 @@
 #include "config.h"
 #include "job_options.h"
 #include "../distributed/distributed_sort.h"
-#include "../pipeline/binary_sort.h"
-#include "../pipeline/text_sort.h"
+#include "../pipeline/sort_job.h"
 #include "../../io/temp_files.h"
 
 int gpusort_run(const struct gpusort_job *job)
@@ -16,10 +15,9 @@ int gpusort_run(const struct gpusort_job *job)
 	int status;
 	/* under mpirun with several ranks, the sort is theirs together */
 	if (distributed_launched())
-		status = distributed_sort_run(&built.options);
+		status = distributed_sort_run(&built.sort_job);
 	else
-		status = built.options.mode == MODE_BINARY ? binary_sort_run(&built.options)
-							   : text_sort_run(&built.options);
+		status = sort_job_run(&built.sort_job);
 	/* whatever a failure left behind; the next job starts with none */
 	temp_files_remove_all();
 	job_options_free(&built);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "../../io/temp_files.h"
 #include "binary_sort.h"
+#include "sort_job.h"
 #include "engine_choice.h"
 #include "sort_chunks.h"
 #include "input_list.h"
@@ -42,13 +43,14 @@ int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *la
 	return 0;
 }
 
-bool binary_record_fits(const struct options *options, const struct record_layout *layout)
+bool binary_record_fits(const struct memory_limits *limits, const char *record_size_option,
+			const struct record_layout *layout)
 {
-	size_t budget, limit = memory_plan_record_limit(options, &budget);
+	size_t budget, limit = memory_plan_record_limit(limits, &budget);
 	if (layout->record_size <= limit)
 		return true;
 	report("%s: records of %zu bytes do not fit the memory budget of %zu bytes (-S)",
-	       options->record_size_option, layout->record_size, budget);
+	       record_size_option, layout->record_size, budget);
 	return false;
 }
 
@@ -153,17 +155,17 @@ static bool binary_buffers(struct binary_chunks *chunks, struct memory_plan *pla
 	return true;
 }
 
-/* -c and -m judge the record size against -S as a sort does: when an input holds a
- * record. */
+/* The record size against -S, judged by the sort, -c and -m alike: when an input holds
+ * a record. */
 struct check_sizes {
-	const struct options *options;
+	const struct sort_job *job;
 	const struct record_layout *layout;
 };
 
 static bool check_record_fits(const void *arg)
 {
 	const struct check_sizes *sizes = arg;
-	return binary_record_fits(sizes->options, sizes->layout);
+	return binary_record_fits(&sizes->job->memory, sizes->job->binary.record_size_option, sizes->layout);
 }
 
 /* With --device=auto, an input whose items (the keys as the engine sorts them) come to
@@ -172,7 +174,7 @@ static bool check_record_fits(const void *arg)
  * what its 16 cores take for that many items. --device=N still asks for the GPU. */
 #define BINARY_GPU_MIN_ITEM_BYTES ((int64_t)256 << 20)
 
-int binary_sort_run(const struct options *options)
+int binary_sort_run(const struct sort_job *job)
 {
 	struct record_layout layout;
 	struct sort_stats stats;
@@ -184,25 +186,25 @@ int binary_sort_run(const struct options *options)
 	const char *small = NULL;
 	int status = 2;
 
-	record_layout_from_options(options, &layout);
-	record_order_binary(&order, &layout, options->unique);
-	const struct check_sizes sizes = {options, &layout};
+	record_layout_from_key(&job->binary, &layout);
+	record_order_binary(&order, &layout, job->unique);
+	const struct check_sizes sizes = {job, &layout};
 	/* -m merges inputs it takes as sorted and -c only reads: neither sorts anything */
 	struct sort_verify verify;
-	sort_verify_init(&verify, !options->no_verify && !options->merge_only && !options->check);
+	sort_verify_init(&verify, !job->no_verify && !job->merge_only && !job->check);
 	layout.verify = &verify;
 	stats_begin(&stats);
-	int error = temp_files_init(options->temp_dirs, options->temp_dir_count);
+	int error = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count);
 	if (error) {
 		report("temporary directory: %s", strerror(-error));
 		return 2;
 	}
-	if (!options->check && output_check(options))
+	if (!job->check && output_check(&job->output))
 		return 2;
-	if (input_list_resolve(options, &inputs) != 0)
+	if (input_list_resolve(&job->inputs, job->check, &inputs) != 0)
 		return 2;
-	if (options->check) {
-		status = order_check(&order, inputs.names[0], options->check, check_record_fits, &sizes);
+	if (job->check) {
+		status = order_check(&order, inputs.names[0], job->check, check_record_fits, &sizes);
 		input_list_free(&inputs);
 		return status;
 	}
@@ -210,11 +212,11 @@ int binary_sort_run(const struct options *options)
 		goto out;
 	/* Sizes are judged against the input before anything is planned, and no input
 	 * costs nothing whatever the sizes. (-m judges each of its inputs itself.) */
-	int empty = options->merge_only ? 0 : record_reader_empty(reader);
-	if (empty < 0 || (!empty && !options->merge_only && !binary_record_fits(options, &layout)))
+	int empty = job->merge_only ? 0 : record_reader_empty(reader);
+	if (empty < 0 || (!empty && !job->merge_only && !check_record_fits(&sizes)))
 		goto out;
 	if (empty) {
-		status = record_output_empty(options, &stats) ? 2 : 0;
+		status = record_output_empty(&job->output, &stats) ? 2 : 0;
 		goto out;
 	}
 	int64_t total_bytes = record_reader_total_bytes(reader), item_bytes = -1;
@@ -222,34 +224,35 @@ int binary_sort_run(const struct options *options)
 		size_t n = (size_t)total_bytes / layout.record_size;
 		item_bytes = (int64_t)n * record_form_width(record_form_choose(&layout, n));
 	}
-	if (engine_choice_open(options, item_bytes, BINARY_GPU_MIN_ITEM_BYTES,
+	if (engine_choice_open(&job->engine, job->merge_only, item_bytes, BINARY_GPU_MIN_ITEM_BYTES,
 			       "items below 256 MiB: the CPU threads finish before a GPU would start", &engine, &small) < 0)
 		goto out;
 	layout.pool = sort_engine_thread_pool(engine);
-	if (options->merge_only) {
-		status = merge_inputs(&order, options, inputs.names, inputs.count, check_record_fits, &sizes, &stats);
+	if (job->merge_only) {
+		status = merge_inputs(&order, &job->memory, &job->runs, &job->output, inputs.names, inputs.count,
+				      check_record_fits, &sizes, &stats);
 		goto out;
 	}
 	verify.expected = total_bytes >= 0 ? total_bytes / (int64_t)layout.record_size : -1;
-	memory_plan_binary(options, &layout, engine, total_bytes, &plan);
+	memory_plan_binary(&job->memory, &job->engine, &layout, engine, total_bytes, &plan);
 	struct binary_chunks chunks = {.layout = &layout, .engine = engine, .reader = reader, .plan = &plan,
-				       .unique = options->unique, .stats = &stats};
+				       .unique = job->unique, .stats = &stats};
 	if (binary_buffers(&chunks, &plan)) {
-		stats_progress_start(&stats, options->progress, total_bytes);
+		stats_progress_start(&stats, job->progress, total_bytes);
 		size_t runs = total_bytes > 0 ? (size_t)total_bytes / layout.record_size / plan.chunk_records + 1 : 0;
 		const struct chunk_mode mode = {&chunks, binary_fill, binary_carry, binary_sort, binary_emit, binary_release};
 		status = sort_chunks(&mode, &order, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
-				     options, &stats);
+				     &job->runs, &job->output, &stats);
 	}
 	binary_release(&chunks);
 out:
 	stats_progress_finish(&stats, status == 0);
 	if (engine)
-		engine_choice_note(options, engine, small, &stats);
+		engine_choice_note(job->verbose, engine, small, &stats);
 	stats.verified = verify.enabled && status == 0;
 	stats.verify_seconds = sort_verify_seconds(&verify, plan.threads);
 	stats.verified_records = atomic_load(&verify.input_count);
-	if (options->stats && status != 2)
+	if (job->stats && status != 2)
 		stats_print(&stats);
 	record_reader_close(reader);
 	if (engine)

@@ -4,16 +4,20 @@
 
 #include <stdbool.h>
 #include "../../kernels/sort_engine.h"
-#include "../settings/options.h"
 #include "../binary/record_items.h"
 #include "../common/stats.h"
+#include "memory_plan.h"
 
-/* Runs the whole binary sort (or -c check, or -m merge); returns the exit status. */
-int binary_sort_run(const struct options *options);
+struct sort_job;
+
+/* Runs the job's whole binary sort (or -c check, or -m merge); returns the exit
+ * status. The entry's (sort_job.h). */
+int binary_sort_run(const struct sort_job *job);
 
 /* Whether a record fits the memory budget at all (checked once the input is known to
- * hold one); if not, reports which option made it that big. */
-bool binary_record_fits(const struct options *options, const struct record_layout *layout);
+ * hold one); if not, reports which option made it that big (record_size_option). */
+bool binary_record_fits(const struct memory_limits *limits, const char *record_size_option,
+			const struct record_layout *layout);
 
 /* Sorts one chunk: builds items (in records for in-place forms, else in items_buffer),
  * sorts them on the engine and finishes prefix ties. Returns 0 or a negative errno. */

@@ -3,14 +3,14 @@
 #include "engine_choice.h"
 #include "../common/report.h"
 
-int engine_choice_open(const struct options *options, int64_t work_bytes, int64_t min_bytes,
-		       const char *small_reason, struct sort_engine **engine, const char **small)
+int engine_choice_open(const struct sort_engine_config *asked, bool merge_only, int64_t work_bytes,
+		       int64_t min_bytes, const char *small_reason, struct sort_engine **engine, const char **small)
 {
-	struct sort_engine_config config = options->engine;
+	struct sort_engine_config config = *asked;
 	*small = NULL;
 	/* -m sorts nothing: a GPU opened in the background would only take descriptors
 	 * the merge counts on when few are left (GNU's sort-continue case) */
-	if (config.device == SORT_DEVICE_AUTO && options->merge_only) {
+	if (config.device == SORT_DEVICE_AUTO && merge_only) {
 		config.device = SORT_DEVICE_CPU;
 		*small = "-m merges inputs already sorted: nothing to sort";
 	} else if (config.device == SORT_DEVICE_AUTO && work_bytes >= 0 && work_bytes < min_bytes) {
@@ -22,20 +22,19 @@ int engine_choice_open(const struct options *options, int64_t work_bytes, int64_
 	if (error) {
 		/* the driver's own reason ("CUDA driver version is insufficient ..."), which
 		 * strerror's "No such device" would hide */
-		if (options->engine.device >= 0)
-			report("device %d: %s", options->engine.device, reason);
+		if (asked->device >= 0)
+			report("device %d: %s", asked->device, reason);
 		else
 			report("sort engine: %s", reason);
 	}
 	return error;
 }
 
-void engine_choice_note(const struct options *options, struct sort_engine *engine, const char *small,
-			struct sort_stats *stats)
+void engine_choice_note(bool verbose, struct sort_engine *engine, const char *small, struct sort_stats *stats)
 {
 	stats->engine = sort_engine_describe(engine);
 	stats->engine_seconds = sort_engine_open_seconds(engine);
 	stats->fallback = small ? small : sort_engine_fallback_reason(engine);
-	if (options->verbose && stats->fallback)
+	if (verbose && stats->fallback)
 		report("note: sorting on the CPU: %s", stats->fallback);
 }

@@ -12,20 +12,20 @@
 
 static const char *const standard_input[] = { "-" };
 
-int input_list_resolve(const struct options *options, struct input_list *inputs)
+int input_list_resolve(const struct input_spec *spec, int check, struct input_list *inputs)
 {
 	memset(inputs, 0, sizeof *inputs);
-	if (!options->files0_from) {
-		inputs->names = options->input_count ? options->inputs : (const char **)standard_input;
-		inputs->count = options->input_count ? options->input_count : 1;
-		inputs->ranges = options->input_count ? options->input_ranges : NULL;
+	if (!spec->files0_from) {
+		inputs->names = spec->count ? spec->names : (const char **)standard_input;
+		inputs->count = spec->count ? spec->count : 1;
+		inputs->ranges = spec->count ? spec->ranges : NULL;
 		return 0;
 	}
-	const char *list = options->files0_from;
+	const char *list = spec->files0_from;
 	struct input_file *file;
 	int err = input_file_open(list, &file);
 	if (err) {
-		report("open failed: %s: %s", list, strerror(-err));
+		report_file_failure("open failed", list, err);
 		return 2;
 	}
 	struct text_lines text;
@@ -71,8 +71,8 @@ int input_list_resolve(const struct options *options, struct input_list *inputs)
 		input_list_free(inputs);
 		return 2;
 	}
-	if (options->check && count > 1) {
-		report("extra operand '%s' not allowed with -%c", inputs->names[1], options->check);
+	if (check && count > 1) {
+		report("extra operand '%s' not allowed with -%c", inputs->names[1], check);
 		input_list_free(inputs);
 		return 2;
 	}

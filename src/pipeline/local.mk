@@ -1,6 +1,7 @@
 # src/pipeline/: the sort, mode by mode: the drivers, run formation, the merges, -c,
 # the output and its checks, the memory plan, the inputs.
 libpipeline_la_SOURCES += \
+	src/pipeline/sort_job.h src/pipeline/sort_job.c \
 	src/pipeline/input_list.h src/pipeline/input_list.c \
 	src/pipeline/memory_plan.h src/pipeline/memory_plan.c \
 	src/pipeline/record_order.h src/pipeline/record_order.c \

@@ -43,9 +43,9 @@ size_t memory_plan_read_ahead(size_t budget)
 	return read_ahead;
 }
 
-static size_t binary_budget(const struct options *options)
+static size_t binary_budget(const struct memory_limits *limits)
 {
-	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
+	size_t budget = limits->budget ? limits->budget : memory_budget_default();
 	return budget < MINIMUM_BUDGET ? MINIMUM_BUDGET : budget;
 }
 
@@ -54,17 +54,18 @@ static size_t chunk_budget_of(size_t budget)
 	return budget - budget / 8;
 }
 
-size_t memory_plan_record_limit(const struct options *options, size_t *budget)
+size_t memory_plan_record_limit(const struct memory_limits *limits, size_t *budget)
 {
-	*budget = binary_budget(options);
+	*budget = binary_budget(limits);
 	/* a chunk holds at least one record and the one read after it */
 	return chunk_budget_of(*budget) / 2;
 }
 
-void memory_plan_binary(const struct options *options, const struct record_layout *layout,
-			const struct sort_engine *engine, int64_t total_bytes, struct memory_plan *plan)
+void memory_plan_binary(const struct memory_limits *limits, const struct sort_engine_config *asked,
+			const struct record_layout *layout, const struct sort_engine *engine, int64_t total_bytes,
+			struct memory_plan *plan)
 {
-	size_t budget = binary_budget(options);
+	size_t budget = binary_budget(limits);
 	size_t read_ahead = memory_plan_read_ahead(budget);
 	size_t chunk_budget = chunk_budget_of(budget);
 	size_t upper = budget / layout->record_size;
@@ -84,7 +85,7 @@ void memory_plan_binary(const struct options *options, const struct record_layou
 	 * hold fewer items, the engine sorts that call on the CPU and says so. Chunks, and
 	 * any input under --gpu-memory, are sized to what the device holds. */
 	bool whole = total_bytes >= 0 && (uint64_t)total_bytes / size <= one_chunk;
-	size_t engine_limit = whole && !options->engine.gpu_memory ? 0 : sort_engine_max_items(engine, width);
+	size_t engine_limit = whole && !asked->gpu_memory ? 0 : sort_engine_max_items(engine, width);
 	if (engine_limit && chunk > engine_limit)
 		chunk = engine_limit;
 	if (total_bytes >= 0) {
@@ -98,25 +99,26 @@ void memory_plan_binary(const struct options *options, const struct record_layou
 	plan->chunk_records = chunk;
 	plan->items_bytes = in_place ? 0 : chunk * width;
 	plan->overlap = overlap;
-	plan->threads = online_threads(options->engine.threads);
+	plan->threads = online_threads(asked->threads);
 	plan->read_ahead = read_ahead;
-	plan->batch_size = options->batch_size;
+	plan->batch_size = limits->batch_size;
 }
 
 /* A text chunk holds at least this much (more than -S when that is tiny). */
 #define TEXT_CHUNK_MIN ((size_t)64 << 10)
 
-void memory_plan_text(const struct options *options, int64_t total_bytes, struct memory_plan *plan)
+void memory_plan_text(const struct memory_limits *limits, const struct sort_engine_config *asked, int64_t total_bytes,
+		      struct memory_plan *plan)
 {
-	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
+	size_t budget = limits->budget ? limits->budget : memory_budget_default();
 	/* Per line a chunk also needs a start (8 bytes) and an item (16), and its text
 	 * buffer may grow to twice what it holds: a quarter of the budget for the text of
 	 * one chunk, an eighth for each of two. */
 	bool overlap = total_bytes < 0 || (uint64_t)total_bytes >= budget / 4;
 	size_t chunk = overlap ? budget / 8 : budget / 4;
 	*plan = (struct memory_plan){.budget = budget, .chunk_bytes = chunk > TEXT_CHUNK_MIN ? chunk : TEXT_CHUNK_MIN,
-				     .overlap = overlap, .threads = online_threads(options->engine.threads),
-				     .read_ahead = memory_plan_read_ahead(budget), .batch_size = options->batch_size};
+				     .overlap = overlap, .threads = online_threads(asked->threads),
+				     .read_ahead = memory_plan_read_ahead(budget), .batch_size = limits->batch_size};
 }
 
 size_t memory_plan_run_block_bytes(const struct memory_plan *plan, size_t expected_runs)

@@ -8,8 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../../kernels/sort_engine.h"
-#include "../settings/options.h"
 #include "../binary/record_items.h"
+
+/* What a job says of memory: the plan's limits. */
+struct memory_limits {
+	size_t budget;        /* -S in bytes; 0: memory_budget_default() */
+	size_t batch_size;    /* --batch-size: the most runs or inputs one merge takes;
+	                         0: as many as the memory plan allows */
+};
 
 struct memory_plan {
 	size_t budget;        /* bytes: -S, or the default */
@@ -31,15 +37,19 @@ size_t memory_plan_read_ahead(size_t budget);
 
 /* The largest record the budget holds (sets *budget to the budget): binary mode checks
  * the record size against it before it plans or allocates anything. */
-size_t memory_plan_record_limit(const struct options *options, size_t *budget);
+size_t memory_plan_record_limit(const struct memory_limits *limits, size_t *budget);
 
-/* Plans run formation for total_bytes of input (-1 when unknown), and sets the input
- * read-ahead for inputs read from now on. */
-void memory_plan_binary(const struct options *options, const struct record_layout *layout,
-			const struct sort_engine *engine, int64_t total_bytes, struct memory_plan *plan);
+/* Plans run formation for total_bytes of input (-1 when unknown) within the limits, on
+ * the engine opened with the config asked (its --parallel and --gpu-memory), and sets
+ * the input read-ahead for inputs read from now on. */
+void memory_plan_binary(const struct memory_limits *limits, const struct sort_engine_config *asked,
+			const struct record_layout *layout, const struct sort_engine *engine, int64_t total_bytes,
+			struct memory_plan *plan);
 
-/* Plans run formation for total_bytes of text (-1 when unknown). */
-void memory_plan_text(const struct options *options, int64_t total_bytes, struct memory_plan *plan);
+/* Plans run formation for total_bytes of text (-1 when unknown) within the limits, with
+ * the threads the engine config asked (--parallel). */
+void memory_plan_text(const struct memory_limits *limits, const struct sort_engine_config *asked, int64_t total_bytes,
+		      struct memory_plan *plan);
 
 /* The merge: run blocks small enough that threads x fan-in blocks fit half the budget
  * (expected_runs 0 when unknown), and the fan-in those blocks allow, at most

@@ -162,15 +162,25 @@ static inline void copy_record(unsigned char *to, const unsigned char *from, siz
 	}
 }
 
-/* The last record put out, kept for -u and the order check. */
+/* The last record put out, kept for -u and the order check: where it lies in its
+ * source's block while that block stays (at), copied only before the block is replaced,
+ * and its prefix, which decides its order against the next record unless they tie. */
 struct last_record {
+	const unsigned char *at;    /* in a source's block, or NULL: in bytes */
 	unsigned char *bytes;
 	size_t len, capacity;
+	uint64_t prefix;
 	bool have;
 };
 
-static int last_set(struct last_record *last, const unsigned char *record, size_t len)
+static inline const unsigned char *last_bytes(const struct last_record *last)
 {
+	return last->at ? last->at : last->bytes;
+}
+
+static int last_copy(struct last_record *last)
+{
+	size_t len = last->len;
 	/* a buffer even for an empty record: memcpy takes no NULL, not even for 0 bytes */
 	if (len > last->capacity || !last->bytes) {
 		size_t capacity = last->capacity ? 2 * last->capacity : 256;
@@ -182,17 +192,38 @@ static int last_set(struct last_record *last, const unsigned char *record, size_
 		last->bytes = grown;
 		last->capacity = capacity;
 	}
-	copy_record(last->bytes, record, len);
-	last->len = len;
-	last->have = true;
+	copy_record(last->bytes, last->at, len);
+	last->at = NULL;
 	return 0;
 }
 
-/* Merged records gathered into blocks for the sink. */
+/* Before cursor c leaves its block for the next: the last record, if it lies there,
+ * is copied out of it. */
+static inline int last_keep_from(struct last_record *last, const struct cursor *c)
+{
+	if (!last->at || c->position + c->step < c->len || last->at < c->bytes || last->at >= c->bytes + c->len)
+		return 0;
+	return last_copy(last);
+}
+
+/* The order of the last record against record (of the given prefix): <0, 0, >0. */
+static inline int last_relation(const struct record_order *order, const struct last_record *last,
+				const unsigned char *record, size_t len, uint64_t prefix)
+{
+	if (!last->have)
+		return -1;
+	if (last->prefix != prefix)
+		return last->prefix < prefix ? -1 : 1;
+	return record_compare(order, last_bytes(last), last->len, record, len);
+}
+
+/* Merged records gathered into blocks for the sink, or handed over whole to the block
+ * sink. */
 struct output_block {
 	unsigned char *bytes;
 	size_t used, capacity, count;
 	record_sink sink;
+	record_block_sink block_sink;
 	void *context;
 };
 
@@ -200,7 +231,8 @@ static int output_flush(struct output_block *out)
 {
 	if (out->count == 0)
 		return 0;
-	int error = out->sink(out->context, out->bytes, out->used, out->count);
+	int error = out->block_sink ? out->block_sink(out->context, &out->bytes, &out->capacity, out->used, out->count)
+				    : out->sink(out->context, out->bytes, out->used, out->count);
 	out->used = out->count = 0;
 	return error;
 }
@@ -235,6 +267,14 @@ int merge_records(const struct record_order *order, struct sort_verify *verify, 
 		  size_t k, bool to_output, size_t block_bytes, record_sink sink, void *sink_context,
 		  size_t *failed)
 {
+	return merge_records_by_block(order, verify, sources, k, to_output, block_bytes, sink, NULL, sink_context,
+				      failed);
+}
+
+int merge_records_by_block(const struct record_order *order, struct sort_verify *verify,
+			   struct merge_source *sources, size_t k, bool to_output, size_t block_bytes,
+			   record_sink sink, record_block_sink block_sink, void *sink_context, size_t *failed)
+{
 	if (verify && !verify->enabled)
 		verify = NULL;
 	struct fingerprint print = {0, 0};
@@ -248,8 +288,8 @@ int merge_records(const struct record_order *order, struct sort_verify *verify, 
 	tree.cursors = calloc(tree.leaves, sizeof *tree.cursors);
 	tree.keys = calloc(tree.leaves, sizeof *tree.keys);
 	tree.nodes = calloc(tree.leaves, sizeof *tree.nodes);
-	struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink, sink_context};
-	struct last_record last = {NULL, 0, 0, false};
+	struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink, block_sink, sink_context};
+	struct last_record last = {NULL, NULL, 0, 0, 0, false};
 	int error = (!tree.cursors || !tree.keys || !tree.nodes || !out.bytes) ? -ENOMEM : 0;
 	size_t failing = k;
 
@@ -272,7 +312,8 @@ int merge_records(const struct record_order *order, struct sort_verify *verify, 
 		const struct cursor *c = &tree.cursors[winner];
 		const unsigned char *record = cursor_record(c);
 		size_t len = c->record_len;
-		int relation = last.have ? record_compare(order, last.bytes, last.len, record, len) : -1;
+		uint64_t prefix = tree.keys[winner].prefix;
+		int relation = keep_last ? last_relation(order, &last, record, len, prefix) : -1;
 		bool dropped = unique && relation == 0;
 		/* runs keep no positions: merged records count by their bytes (verify.h) */
 		if (verify && (to_output || dropped))
@@ -280,10 +321,11 @@ int merge_records(const struct record_order *order, struct sort_verify *verify, 
 		if (!dropped) {
 			disorder += relation > 0;
 			if (keep_last)
-				error = last_set(&last, record, len);
-			if (!error)
-				error = output_append(&out, record, c->step);
+				last = (struct last_record){record, last.bytes, len, last.capacity, prefix, true};
+			error = output_append(&out, record, c->step);
 		}
+		if (!error && keep_last)
+			error = last_keep_from(&last, c);
 		if (!error && (error = cursor_advance(&tree, winner)) != 0)
 			failing = winner;
 		if (!error)

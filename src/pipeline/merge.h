@@ -31,4 +31,15 @@ int merge_records(const struct record_order *order, struct sort_verify *verify, 
 		  size_t k, bool to_output, size_t block_bytes, record_sink sink, void *sink_context,
 		  size_t *failed);
 
+/* A sink that takes a full output block itself instead of a copy: handed *block (bytes
+ * of count records at its start, *capacity bytes in all), it gives back in *block and
+ * *capacity a free malloc'ed block of at least as many bytes. */
+typedef int (*record_block_sink)(void *context, unsigned char **block, size_t *capacity, size_t bytes,
+				 size_t count);
+/* merge_records handing each output block to block_sink (records too large for a block
+ * still go to sink, from where they lie). */
+int merge_records_by_block(const struct record_order *order, struct sort_verify *verify,
+			   struct merge_source *sources, size_t k, bool to_output, size_t block_bytes,
+			   record_sink sink, record_block_sink block_sink, void *sink_context, size_t *failed);
+
 #endif

@@ -103,9 +103,10 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 	}
 	stats->merge_passes++;
 	if (!error)
-		error = merge_passes(order, NULL, runs, batch, block_bytes, 1, stats);
+		error = merge_passes(order, NULL, runs, run_list_fan_in(runs, batch, 1), block_bytes, 1, stats);
 	if (!error)
-		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output);
+		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output,
+				   NULL);
 	return error;
 }
 
@@ -114,14 +115,19 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 static int merge_runs_into_one(const struct record_order *order, struct run_list *runs, size_t block_bytes,
 			       struct sort_stats *stats)
 {
-	struct run_list merged = {NULL, 0, runs->writer_threads, runs->writer_depth, runs->level};
+	struct run_list merged = {NULL, 0, runs->writer_threads, runs->writer_depth, runs->level, runs->settings};
 	struct run_sink sink;
 	double started = stats_now();
 	uint64_t bytes = run_list_bytes(runs);
 	int error = run_begin(&merged, order, block_bytes, &sink, stats);
-	if (!error)
-		error = run_end(&merged, &sink,
-				merge_runs(order, NULL, false, runs, 0, runs->count, block_bytes, run_sink_write, &sink));
+	if (!error) {
+		size_t failed;
+		error = merge_runs(order, NULL, false, runs, 0, runs->count, block_bytes, run_sink_write, &sink, &failed);
+		if (error && failed < runs->count)
+			run_abandon(&sink); /* the run that failed has said why */
+		else
+			error = run_end(&merged, &sink, error);
+	}
 	run_list_remove_all(runs, stats);
 	*runs = merged;
 	stats->merge_passes++;
@@ -179,15 +185,16 @@ static int merge_inputs_into_runs(const struct record_order *order, struct input
 	return error;
 }
 
-int merge_inputs(const struct record_order *order, const struct options *options, const char *const *names,
-		 size_t count, bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
+int merge_inputs(const struct record_order *order, const struct memory_limits *limits,
+		 const struct run_settings *settings, const struct output_target *target, const char *const *names, size_t count,
+		 bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
 {
-	size_t budget = options->memory_budget ? options->memory_budget : memory_budget_default();
+	size_t budget = limits->budget ? limits->budget : memory_budget_default();
 	size_t block_bytes = budget / 4 / (count ? count : 1);
 	block_bytes = block_bytes > INPUT_BLOCK_MAX ? INPUT_BLOCK_MAX : block_bytes;
 	block_bytes = block_bytes < INPUT_BLOCK_MIN ? INPUT_BLOCK_MIN : block_bytes;
 	/* the runs of -m are the inputs copied in (stdin, or an input that is the output) */
-	struct run_list runs = {NULL, 0, 0, 0, {0}};
+	struct run_list runs = {NULL, 0, 0, 0, {0}, settings};
 	struct input_source *inputs = calloc(count ? count : 1, sizeof *inputs);
 	struct merge_source *sources = calloc(count ? count : 1, sizeof *sources);
 	int error = inputs && sources ? 0 : -ENOMEM;
@@ -229,23 +236,23 @@ int merge_inputs(const struct record_order *order, const struct options *options
 		error = -EFBIG;
 	if (!error && lazily)
 		error = merge_inputs_into_runs(order, inputs, sources, count, input_file_descriptors_free(count + 2),
-					       options->batch_size, block_bytes, &runs, stats);
+					       limits->batch_size, block_bytes, &runs, stats);
 	if (!error && !any_record) /* nothing to merge: nor memory to take */
-		error = record_output_empty(options, stats);
+		error = record_output_empty(target, stats);
 	else if (!error) {
 		struct record_output output;
-		error = record_output_open(&output, order, options, stats);
+		error = record_output_open(&output, order, target, stats);
 		if (!error) {
 			double started = stats_now(), recorded = stats_seconds_recorded(stats);
 			uint64_t read_before = stats->bytes[STAGE_READ];
 			/* -m takes its inputs as sorted: nothing to check (verify off) */
 			size_t failed = 0;
-			bool in_passes = lazily || (options->batch_size && count > options->batch_size);
+			bool in_passes = lazily || (limits->batch_size && count > limits->batch_size);
 			if (lazily)
 				error = merge_runs(order, NULL, true, &runs, 0, runs.count, block_bytes,
-						   record_output_write, &output);
+						   record_output_write, &output, NULL);
 			else if (in_passes)
-				error = merge_inputs_in_passes(order, sources, count, options->batch_size, block_bytes,
+				error = merge_inputs_in_passes(order, sources, count, limits->batch_size, block_bytes,
 							       &runs, &output, stats);
 			else
 				error = merge_records(order, NULL, sources, count, true, block_bytes, record_output_write,

@@ -45,8 +45,8 @@ static void report_disorder(const struct record_order *order, const char *name, 
 			    const unsigned char *record, size_t len)
 {
 	if (order->record_size) {
-		report("%s: disorder at record %" PRIu64, strcmp(name, "-") == 0 ? "standard input" : name,
-		       number);
+		char quoted[4 * 4096 + 64];
+		report("%s: disorder at record %" PRIu64, report_input_name(name, quoted, sizeof quoted), number);
 		return;
 	}
 	fprintf(stderr, "gpusort: %s:%" PRIu64 ": disorder: ", name, number);

@@ -5,15 +5,23 @@
 #ifndef GPUSORT_OUTPUT_CHECK_H
 #define GPUSORT_OUTPUT_CHECK_H
 
-#include "../settings/options.h"
+#include <stdbool.h>
 
-/* 0 when the output named by -o (if any) may be written, else reports why and returns
- * the exit status 2. */
-int output_check(const struct options *options);
+/* Where a job's output goes: the file -o names, or standard output; or a descriptor
+ * the caller opened, which the name then only names in messages. */
+struct output_target {
+	const char *name;        /* -o; NULL means stdout */
+	bool to_fd;              /* write to fd (a job's descriptor) in place of -o */
+	int fd;
+};
+
+/* 0 when the output the target names (if any) may be written, else reports why and
+ * returns the exit status 2. */
+int output_check(const struct output_target *target);
 
 struct output_file;
-/* Opens the output the options name (io/output_file.h); reports a failure by name and
+/* Opens the output the target names (io/output_file.h); reports a failure by name and
  * returns its negative errno. */
-int output_open(const struct options *options, struct output_file **file);
+int output_open(const struct output_target *target, struct output_file **file);
 
 #endif

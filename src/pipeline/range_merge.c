@@ -10,11 +10,15 @@
 #include <time.h>
 #include "merge.h"
 #include "range_merge.h"
+#include "../../io/write_queue.h"
 #include "../common/verify.h"
 #include "../common/report.h"
 
 /* Key ranges per merge thread: more ranges than threads even out their sizes. */
 #define RANGES_PER_THREAD 4
+/* Writes each merge thread keeps in flight to a positional output: its merged blocks go
+ * to the file behind it while it merges the next ones. */
+#define RANGE_WRITE_DEPTH 3
 /* How often the main thread looks at the merge threads (and redraws --progress). */
 #define MERGE_POLL_NANOSECONDS 20000000L
 
@@ -383,12 +387,46 @@ static void range_edges_free(struct range_edges *edges, size_t ranges)
 	free(edges);
 }
 
-/* Writes a range's merged records at its own place in the output. */
+/* Writes a range's merged records at its own place in the output: through the thread's
+ * write queue (placed at the range's start), or straight where it has none. */
 struct positional_sink {
 	struct range_merge *merge;
 	off_t offset;
 	size_t range;
+	struct write_queue *queue;
 };
+
+static int queued_write(struct write_queue *queue, const unsigned char *records, size_t bytes)
+{
+	void *buffer;
+	int error = write_queue_buffer(queue, bytes, &buffer);
+	if (error)
+		return error;
+	memcpy(buffer, records, bytes);
+	return write_queue_submit(queue, bytes);
+}
+
+
+/* A merged block handed to the thread's write queue whole: the queue writes it and
+ * gives back a free one, so the block is not copied on its way to the kernel. */
+static int positional_write_block(void *context, unsigned char **block, size_t *capacity, size_t bytes,
+				  size_t count)
+{
+	(void)count;
+	struct positional_sink *sink = context;
+	struct range_merge *merge = sink->merge;
+	if (atomic_load(&merge->failed))
+		return -ECANCELED;
+	note_edges(merge, sink->range, *block, bytes);
+	void *buffer = *block;
+	int error = write_queue_submit_exchange(sink->queue, &buffer, capacity, bytes);
+	*block = buffer;
+	if (error)
+		return range_merge_fail(merge, "write failed", merge->name, error);
+	sink->offset += (off_t)bytes;
+	atomic_fetch_add(&merge->written, bytes);
+	return 0;
+}
 
 static int positional_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
@@ -397,7 +435,8 @@ static int positional_write(void *context, const unsigned char *records, size_t 
 	struct range_merge *merge = sink->merge;
 	if (atomic_load(&merge->failed))
 		return -ECANCELED;
-	int error = timed_write(merge, records, bytes, sink->offset, true);
+	int error = sink->queue ? queued_write(sink->queue, records, bytes)
+				: timed_write(merge, records, bytes, sink->offset, true);
 	if (error)
 		return range_merge_fail(merge, "write failed", merge->name, error);
 	note_edges(merge, sink->range, records, bytes);
@@ -538,18 +577,27 @@ static int range_worker_run(struct range_merge *merge)
 	}
 	if (error)
 		range_merge_fail(merge, NULL, "merge", error);
+	/* without a queue (no memory for one) the thread writes each block itself */
+	struct write_queue *queue = NULL;
+	if (!error && !merge->ordered
+	    && output_file_write_queue(merge->file, RANGE_WRITE_DEPTH, merge->output_bytes, &queue) != 0)
+		queue = NULL;
 	while (!error && !atomic_load(&merge->failed)) {
 		size_t j = atomic_fetch_add(&merge->next_range, 1);
 		if (j >= merge->plan->ranges)
 			break;
 		const uint64_t *begin = &merge->plan->bounds[j * k], *end = begin + k;
-		struct positional_sink sink = {merge, 0, j};
+		struct positional_sink sink = {merge, 0, j, queue};
 		for (size_t r = 0; r < k; r++) {
 			slices[r].block = 0;
 			slices[r].prefetched = 0;
 			slices[r].at = begin[r];
 			slices[r].end = end[r];
 			sink.offset += (off_t)begin[r];
+		}
+		if (queue && (error = write_queue_seek(queue, sink.offset)) != 0) {
+			range_merge_fail(merge, "write failed", merge->name, error);
+			break;
 		}
 		if (merge->ordered) {
 			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
@@ -559,9 +607,18 @@ static int range_worker_run(struct range_merge *merge)
 			if (!error)
 				ordered_range_done(merge, j);
 		} else {
-			error = merge_records(merge->order, merge->verify, sources, k, true,
-					      merge->output_bytes, positional_write, &sink, NULL);
+			error = merge_records_by_block(merge->order, merge->verify, sources, k, true, merge->output_bytes,
+						       positional_write, queue ? positional_write_block : NULL, &sink,
+						       NULL);
 		}
+	}
+	if (queue) {
+		/* the last writes: an error in them is the output's */
+		int last = write_queue_wait(queue);
+		if (last && !error)
+			error = range_merge_fail(merge, "write failed", merge->name, last);
+		atomic_fetch_add(&merge->write_nanoseconds, (uint64_t)(write_queue_wait_seconds(queue) * 1e9));
+		write_queue_close(queue);
 	}
 	for (size_t r = 0; slices && r < k; r++)
 		free(slices[r].buffer);

@@ -11,13 +11,13 @@
 #include "../common/report.h"
 #include "../common/verify.h"
 
-int record_output_open(struct record_output *output, const struct record_order *order, const struct options *options,
-		       struct sort_stats *stats)
+int record_output_open(struct record_output *output, const struct record_order *order,
+		       const struct output_target *target, struct sort_stats *stats)
 {
-	*output = (struct record_output){.name = report_output_name(options->output), .stats = stats};
+	*output = (struct record_output){.name = report_output_name(target->name), .stats = stats};
 	if (order && order->annotate)
 		output->annotated = order;
-	return output_open(options, &output->file);
+	return output_open(target, &output->file);
 }
 
 /* The block as --debug shows it, each line annotated, in output->shown; sets *shown_bytes. */
@@ -105,9 +105,9 @@ int record_output_finish(struct record_output *output, int error)
 	return error;
 }
 
-int record_output_empty(const struct options *options, struct sort_stats *stats)
+int record_output_empty(const struct output_target *target, struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, NULL, options, stats);
+	int error = record_output_open(&output, NULL, target, stats);
 	return error ? error : record_output_finish(&output, 0);
 }

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../../io/output_file.h"
-#include "../settings/options.h"
+#include "output_check.h"
 #include "../common/record_sink.h"
 #include "../common/stats.h"
 
@@ -35,11 +35,11 @@ struct record_output {
 	size_t shown_size;
 };
 
-/* Opens the output; reports and returns a negative errno on failure. order (NULL for
- * none) says whether records are written as they are or annotated (--debug), which
- * writes them in order, never at offsets. */
-int record_output_open(struct record_output *output, const struct record_order *order, const struct options *options,
-		       struct sort_stats *stats);
+/* Opens the output the target names; reports and returns a negative errno on failure.
+ * order (NULL for none) says whether records are written as they are or annotated
+ * (--debug), which writes them in order, never at offsets. */
+int record_output_open(struct record_output *output, const struct record_order *order,
+		       const struct output_target *target, struct sort_stats *stats);
 
 /* record_sink: writes the bytes of count records; reports its own errors. */
 int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count);
@@ -55,6 +55,6 @@ int record_output_finish(struct record_output *output, int error);
 
 /* An input without records: opens and commits an empty output, reporting a failure.
  * Returns 0 or a negative errno. */
-int record_output_empty(const struct options *options, struct sort_stats *stats);
+int record_output_empty(const struct output_target *target, struct sort_stats *stats);
 
 #endif

@@ -3,10 +3,13 @@
  * sink or pass by pass into fewer, longer runs. */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include "../../io/input_file.h"
 #include "../../io/temp_files.h"
 #include "runs.h"
 #include "merge.h"
@@ -20,10 +23,28 @@ uint64_t run_list_bytes(const struct run_list *list)
 	return bytes;
 }
 
+/* "'PROG' [-d] terminated abnormally", GNU sort's words for either direction. */
+static void report_program_failure(const char *program)
+{
+	char quoted[PATH_MAX + 64];
+	report("%s [-d] terminated abnormally", report_shell_quote(program, true, quoted, sizeof quoted));
+}
+
+size_t run_list_fan_in(const struct run_list *list, size_t fan_in, unsigned threads)
+{
+	if (!run_list_program(list))
+		return fan_in;
+	/* the merges' pipes, the output's two descriptors, and a few for the rest */
+	size_t free_now = input_file_descriptors_free(256), per_merge = threads ? free_now / threads : free_now;
+	size_t most = per_merge > 8 ? per_merge - 4 : 2;
+	return fan_in < most ? fan_in : most < 2 ? 2 : most;
+}
+
 void run_list_remove_all(struct run_list *list, struct sort_stats *stats)
 {
 	for (size_t i = 0; i < list->count; i++) {
 		struct run *run = &list->runs[i];
+		compress_child_finish(&run->child); /* one cut short: its end says nothing */
 		if (run->reader)
 			run_reader_close(run->reader);
 		if (run->fd >= 0)
@@ -78,10 +99,42 @@ static size_t whole_records_within(const struct record_order *order, const unsig
 	return last ? (size_t)(last - bytes) + 1 : 0;
 }
 
+/* Whole blocks of fixed-size records lent to the writer straight from the caller's
+ * buffer (a chunk's gathered records), rather than copied into the sink's block first:
+ * from a buffer this many blocks long, which the sink may hold up while they compress.
+ * The merge passes' output, a block at a time, is copied as before, so that merging
+ * goes on while the compressors work. */
+#define RUN_SINK_LEND_BLOCKS 4
+
+static int run_append_lent(struct run_sink *sink, const unsigned char *block, size_t bytes)
+{
+	size_t step, first = record_length(sink->order, block, bytes, &step);
+	return run_writer_append_lent(sink->writer, block, bytes, bytes / sink->order->record_size, block, first);
+}
+
 int run_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
 	(void)count;
 	struct run_sink *sink = context;
+	if (sink->order->record_size && bytes >= RUN_SINK_LEND_BLOCKS * sink->block_bytes) {
+		int error = 0;
+		if (sink->filled > 0) {
+			/* the block begun by the call before, topped up and handed over first */
+			size_t take = sink->block_bytes - sink->filled;
+			memcpy(sink->block + sink->filled, records, take);
+			sink->filled += take;
+			records += take;
+			bytes -= take;
+			if ((error = run_sink_flush(sink)) != 0)
+				return error;
+		}
+		for (; bytes >= sink->block_bytes && !error; records += sink->block_bytes, bytes -= sink->block_bytes)
+			error = run_append_lent(sink, records, sink->block_bytes);
+		/* the caller's buffer is free again once its blocks are compressed */
+		int waited = run_writer_wait_lent(sink->writer);
+		if (error || waited)
+			return error ? error : waited;
+	}
 	while (bytes > 0) {
 		size_t take = whole_records_within(sink->order, records, bytes, sink->block_bytes - sink->filled);
 		if (take == 0 && sink->filled == 0) {
@@ -129,6 +182,7 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 	run->reader = NULL;
 	run->file_bytes = 0;
 	run->bytes = 0;
+	run->child = (struct compress_child){0, -1};
 	run->fd = temp_file_create(run->path, sizeof run->path);
 	if (run->fd < 0) {
 		int error = run->fd;
@@ -136,8 +190,21 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 		run->path[0] = '\0';
 		return error;
 	}
+	int writer_fd = run->fd;
+	if (run_list_program(list)) {
+		/* PROG writes the file; we write PROG */
+		int error = compress_child_start(run_list_program(list), false, run->fd, &run->child);
+		close(run->fd);
+		run->fd = -1;
+		if (error) {
+			report("couldn't execute compress program: %s", strerror(-error));
+			return error;
+		}
+		writer_fd = run->child.pipe_fd;
+	}
 	struct run_writer_options options;
 	run_options_for(order, &options);
+	options.stream = run_list_program(list) != NULL;
 	if (list->level.level == 0)
 		run_level_init(&list->level);
 	run_level_apply(&list->level, &options);
@@ -154,9 +221,10 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 	sink->block_bytes = block_bytes;
 	sink->block_capacity = block_bytes + RUN_BLOCK_SPARE_BYTES;
 	sink->block = malloc(sink->block_capacity);
-	int error = sink->block ? run_writer_open(run->fd, &options, &sink->writer) : -ENOMEM;
+	int error = sink->block ? run_writer_open(writer_fd, &options, &sink->writer) : -ENOMEM;
 	if (error) {
 		free(sink->block);
+		compress_child_finish(&run->child);
 		report_file_error(run->path, error);
 	}
 	return error;
@@ -172,7 +240,7 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 	list->runs = grown;
 	list->runs[list->count].fd = -1;
 	int error = run_create(list, list->count, order, block_bytes, sink, stats);
-	if (list->runs[list->count].fd >= 0)
+	if (list->runs[list->count].path[0])
 		list->count++;
 	return error;
 }
@@ -181,6 +249,12 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 static void run_end_stats(struct run_list *list, struct sort_stats *stats, const struct run_file_stats *file_stats)
 {
 	stats->runs++;
+	if (run_list_program(list)) {
+		stats->spill_program_runs++;
+		stats->spill_written_bytes += file_stats->bytes;
+		stats->spill_write_seconds += file_stats->write_seconds;
+		return;
+	}
 	int level = file_stats->stored ? 0 : file_stats->level;
 	if (level >= STATS_SPILL_LEVELS)
 		level = STATS_SPILL_LEVELS - 1;
@@ -196,6 +270,34 @@ static void run_end_stats(struct run_list *list, struct sort_stats *stats, const
 	run_level_update(&list->level, file_stats);
 }
 
+/* Finishes a run written through PROG: its blocks into the pipe, then PROG's end (a
+ * PROG that failed, the likely reason for a write that failed, is what is reported);
+ * the run's size is its file's, PROG's output. */
+static int run_finish_piped(struct run_list *list, struct run *run, struct run_sink *sink, int error,
+			    struct run_file_stats *file_stats)
+{
+	bool given = error != 0;
+	if (!error)
+		error = run_writer_finish_stream(sink->writer, file_stats, &run->reader);
+	else
+		run_writer_abort(sink->writer);
+	int ended = compress_child_finish(&run->child);
+	if (ended == COMPRESS_CHILD_FAILED && !given) {
+		report_program_failure(run_list_program(list));
+		return ended;
+	}
+	if (!error)
+		error = ended;
+	if (error) {
+		report_file_failure("write failed", run->path, error);
+		return error;
+	}
+	struct stat st;
+	if (stat(run->path, &st) == 0)
+		file_stats->file_bytes = (uint64_t)st.st_size;
+	return 0;
+}
+
 /* Finishes the sink's run and opens it for reading. */
 int run_end(struct run_list *list, struct run_sink *sink, int error)
 {
@@ -203,17 +305,24 @@ int run_end(struct run_list *list, struct run_sink *sink, int error)
 	if (!error)
 		error = run_sink_flush(sink);
 	struct run_file_stats file_stats = {0};
-	if (!error)
-		error = run_writer_finish(sink->writer, &file_stats);
-	else
-		run_writer_abort(sink->writer);
-	free(sink->block);
-	const char *failed = "write failed";
-	if (!error && (error = run_reader_open(run->fd, &run->reader)) != 0)
-		failed = "read failed";
-	if (error) {
-		report_file_failure(failed, run->path, error);
-		return error;
+	if (run_list_program(list)) {
+		error = run_finish_piped(list, run, sink, error, &file_stats);
+		free(sink->block);
+		if (error)
+			return error;
+	} else {
+		if (!error)
+			error = run_writer_finish(sink->writer, &file_stats);
+		else
+			run_writer_abort(sink->writer);
+		free(sink->block);
+		const char *failed = "write failed";
+		if (!error && (error = run_reader_open(run->fd, &run->reader)) != 0)
+			failed = "read failed";
+		if (error) {
+			report_file_failure(failed, run->path, error);
+			return error;
+		}
 	}
 	run_end_stats(list, sink->stats, &file_stats);
 	run->file_bytes = file_stats.file_bytes;
@@ -229,22 +338,63 @@ void run_abandon(struct run_sink *sink)
 	run_writer_abort(sink->writer);
 	free(sink->block);
 	sink->block = NULL;
+	/* a PROG writing the run is waited for by run_list_remove_all */
 }
 
 /* Reads a run's blocks in order, for the merge. */
 struct run_source {
 	struct run *run;
+	const char *program;        /* the run comes through `program -d`, or NULL */
 	size_t next_block;
 	unsigned char *buffer;
 	size_t buffer_bytes;
 };
+
+/* Starts the `PROG -d` a piped run is read from, on its file from the start. */
+static int run_source_start(struct run_source *source)
+{
+	struct run *run = source->run;
+	int fd = open(run->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int error = -errno;
+		report_file_failure("open failed", run->path, error);
+		return error;
+	}
+	int error = compress_child_start(source->program, true, fd, &run->child);
+	close(fd);
+	if (error) {
+		report("couldn't execute compress program (with -d): %s", strerror(-error));
+		return error;
+	}
+	run_reader_stream_begin(run->reader, run->child.pipe_fd);
+	return 0;
+}
+
+/* A piped run's stream is over (error: how reading it failed, or 0 at its end): `PROG
+ * -d` waited for, and what went wrong reported, PROG's failure first (it explains the
+ * rest). */
+static int run_source_stop(struct run_source *source, int error)
+{
+	if (!error)
+		error = run_reader_stream_end(source->run->reader);
+	int ended = compress_child_finish(&source->run->child);
+	if (ended == COMPRESS_CHILD_FAILED) {
+		report_program_failure(source->program);
+		return ended;
+	}
+	if (!error)
+		error = ended;
+	if (error)
+		report_file_failure("read failed", source->run->path, error);
+	return error;
+}
 
 static int run_source_next(void *context, const unsigned char **records, size_t *len)
 {
 	struct run_source *source = context;
 	*len = 0;
 	if (source->next_block >= run_reader_block_count(source->run->reader))
-		return 0;
+		return source->program && source->run->child.pid ? run_source_stop(source, 0) : 0;
 	/* the block after the next one starts coming from the disk while these merge */
 	if (source->next_block == 0)
 		run_reader_prefetch(source->run->reader, 0, RUN_PREFETCH_BLOCKS + 1);
@@ -252,6 +402,8 @@ static int run_source_next(void *context, const unsigned char **records, size_t 
 		run_reader_prefetch(source->run->reader, source->next_block + RUN_PREFETCH_BLOCKS, 1);
 	ssize_t bytes = run_reader_read_block(source->run->reader, source->next_block++,
 					      source->buffer, source->buffer_bytes);
+	if (bytes < 0 && source->program)
+		return run_source_stop(source, (int)bytes);
 	if (bytes < 0) {
 		report_file_failure("read failed", source->run->path, (int)bytes);
 		return (int)bytes;
@@ -262,14 +414,16 @@ static int run_source_next(void *context, const unsigned char **records, size_t 
 }
 
 int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
-	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context)
+	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed)
 {
+	size_t failing = k;
 	struct run_source *contexts = calloc(k ? k : 1, sizeof *contexts);
 	struct merge_source *sources = calloc(k ? k : 1, sizeof *sources);
 	int error = contexts && sources ? 0 : -ENOMEM;
 	for (size_t i = 0; i < k && !error; i++) {
 		struct run_source *context = &contexts[i];
 		context->run = &list->runs[first + i];
+		context->program = run_list_program(list);
 		context->buffer_bytes = run_reader_max_block_bytes(context->run->reader);
 		context->buffer = malloc(context->buffer_bytes ? context->buffer_bytes : 1);
 		if (!context->buffer)
@@ -279,10 +433,19 @@ int merge_runs(const struct record_order *order, struct sort_verify *verify, boo
 	}
 	if (error == -ENOMEM)
 		report("%s", strerror(ENOMEM));
+	/* every run's `PROG -d` at once: the loser tree takes from each in turn */
+	for (size_t i = 0; i < k && !error && run_list_program(list); i++)
+		if ((error = run_source_start(&contexts[i])) != 0)
+			failing = i;
 	if (!error)
-		error = merge_records(order, verify, sources, k, to_output, block_bytes, sink, sink_context, NULL);
-	for (size_t i = 0; contexts && i < k; i++)
+		error = merge_records(order, verify, sources, k, to_output, block_bytes, sink, sink_context, &failing);
+	if (failed)
+		*failed = error ? failing : k;
+	for (size_t i = 0; contexts && i < k; i++) {
+		/* one that did not reach its end (an error elsewhere) is stopped */
+		compress_child_finish(&list->runs[first + i].child);
 		free(contexts[i].buffer);
+	}
 	free(contexts);
 	free(sources);
 	return error;
@@ -312,8 +475,13 @@ static int merge_pass_group(struct merge_pass *pass, size_t group)
 	pthread_mutex_unlock(&pass->lock);
 	if (error)
 		return error;
+	size_t failed;
 	error = merge_runs(pass->order, pass->verify, false, pass->list, first, k, pass->block_bytes,
-			   run_sink_write, &sink);
+			   run_sink_write, &sink, &failed);
+	if (error && failed < k) {
+		run_abandon(&sink); /* the run that failed has said why */
+		return error;
+	}
 	pthread_mutex_lock(&pass->lock);
 	error = run_end(pass->merged, &sink, error);
 	pthread_mutex_unlock(&pass->lock);
@@ -371,12 +539,12 @@ int merge_passes(const struct record_order *order, struct sort_verify *verify, s
 		/* the threads share the compressors and the writers' memory */
 		unsigned writer_threads = list->writer_threads / parallel, writer_depth = list->writer_depth / parallel;
 		struct run_list merged = {calloc(groups, sizeof *merged.runs), groups,
-					  list->writer_threads, list->writer_depth, list->level};
+					  list->writer_threads, list->writer_depth, list->level, list->settings};
 		merged.writer_threads = writer_threads ? writer_threads : 1;
 		merged.writer_depth = writer_depth;
 		int error = merged.runs ? 0 : -ENOMEM;
 		for (size_t g = 0; g < groups && !error; g++)
-			merged.runs[g].fd = -1;
+			merged.runs[g] = (struct run){.fd = -1, .child = {0, -1}};
 		if (!error) {
 			struct merge_pass pass = {order, verify, list, &merged, fan_in, block_bytes, stats,
 						  PTHREAD_MUTEX_INITIALIZER, 0, 0};

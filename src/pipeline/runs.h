@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../../io/compress_program.h"
 #include "../../io/run_file.h"
 #include "../../io/run_level.h"
 #include "merge.h"
@@ -18,12 +19,26 @@
  * (run_reader_prefetch), so the disk works while the merge does. */
 #define RUN_PREFETCH_BLOCKS 2
 
+/* A run of a list with a compress program (--compress-program) is written through
+ * PROG and read back through `PROG -d`, in order only: its file holds PROG's output,
+ * its index stays in memory (the reader), and it holds no descriptor between (fd -1);
+ * child is the PROG writing it, or the `PROG -d` a merge reads it from. */
 struct run {
-	char path[PATH_MAX];
+	char path[PATH_MAX]; /* empty: the slot holds no file */
 	int fd;
 	struct run_reader *reader;
+	struct compress_child child;
 	uint64_t file_bytes;
 	uint64_t bytes;      /* its records' bytes, uncompressed */
+};
+
+/* What a job says of its runs, the temp files a sort spills to and merges from. Every
+ * run list carries it (and the lists merged from it), so that a setting added here
+ * reaches the run writer and reader without a new parameter on the way. */
+struct run_settings {
+	const char **temp_dirs;  /* -T, in order; none: $TMPDIR, else /tmp (temp_files_init) */
+	size_t temp_dir_count;
+	const char *compress_program; /* --compress-program's PROG, or NULL: zstd in-process */
 };
 
 struct run_list {
@@ -34,7 +49,14 @@ struct run_list {
 	unsigned writer_threads;
 	unsigned writer_depth;
 	struct run_level level;
+	const struct run_settings *settings; /* the job's */
 };
+
+/* The list's --compress-program, or NULL (no settings: none). */
+static inline const char *run_list_program(const struct run_list *list)
+{
+	return list->settings ? list->settings->compress_program : NULL;
+}
 
 /* Collects sorted records into blocks of whole records and appends them to a run file. */
 struct run_sink {
@@ -70,12 +92,19 @@ int run_end(struct run_list *list, struct run_sink *sink, int error);
 void run_abandon(struct run_sink *sink);
 
 /* Merges runs [first, first + k) of list into sink with one loser tree; to_output: the
- * sink is the sort's output (see merge_records). */
+ * sink is the sort's output (see merge_records). Runs through a compress program are
+ * read through a `PROG -d` each, started here and waited for when its run ends.
+ * *failed (when not NULL): below k when a run failed, which has been reported; k when
+ * the sink or memory did (see merge_records). */
 int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
-	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context);
+	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed);
 
 /* Merges groups of fan_in runs into new runs until no more than fan_in are left, up to
  * threads groups at once (each within the fan-in's memory per thread). */
+/* The fan-in a list with a compress program can take: each run merged holds a pipe
+ * from its `PROG -d`, and threads merges at once a pipe more each for the run they
+ * write, within the descriptors free now; at least 2. fan_in for other lists. */
+size_t run_list_fan_in(const struct run_list *list, size_t fan_in, unsigned threads);
 int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
 		 size_t fan_in, size_t block_bytes, unsigned threads, struct sort_stats *stats);
 

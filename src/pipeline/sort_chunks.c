@@ -12,11 +12,11 @@
 /* The whole input was one chunk, sorted: it goes to the output. The write stage is all
  * of it: opening, putting the records out, writing, commit. */
 static int write_chunk(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
-		       const struct options *options, struct sort_stats *stats)
+		       const struct output_target *target, struct sort_stats *stats)
 {
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	struct record_output output;
-	int error = record_output_open(&output, order, options, stats);
+	int error = record_output_open(&output, order, target, stats);
 	if (error)
 		return error;
 	output.verify = verify;
@@ -107,23 +107,24 @@ static int form_runs(const struct chunk_mode *mode, const struct record_order *o
 
 /* The last merge, of every run into the output. */
 static int merge_into_output(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
-			     const struct memory_plan *plan, size_t block_bytes, const struct options *options,
+			     const struct memory_plan *plan, size_t block_bytes, const struct output_target *target,
 			     struct sort_stats *stats)
 {
 	struct record_output output;
-	int error = record_output_open(&output, order, options, stats);
+	int error = record_output_open(&output, order, target, stats);
 	if (error)
 		return error;
 	output.verify = verify;
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	error = -ENOTSUP;
 	/* the ranges are written at their offsets: not where lines are annotated */
-	if (plan->threads > 1 && !output.annotated)
+	/* nor where runs come back through `PROG -d`, from their start only */
+	if (plan->threads > 1 && !output.annotated && !run_list_program(list))
 		error = range_merge_into(order, verify, list, plan, output.file, output.name, stats);
 	if (error == -ENOTSUP) {
 		size_t output_bytes = memory_plan_merge_output_bytes(plan);
 		error = merge_runs(order, verify, true, list, 0, list->count,
-				   output_bytes > block_bytes ? output_bytes : block_bytes, record_output_write, &output);
+				   output_bytes > block_bytes ? output_bytes : block_bytes, record_output_write, &output, NULL);
 	}
 	stats->merge_passes++;
 	error = record_output_finish(&output, error);
@@ -134,7 +135,7 @@ static int merge_into_output(const struct record_order *order, struct sort_verif
 
 int sort_chunks(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
 		struct sort_engine *engine, const struct memory_plan *plan, size_t block_bytes,
-		const struct options *options, struct sort_stats *stats)
+		const struct run_settings *settings, const struct output_target *target, struct sort_stats *stats)
 {
 	int more = mode->fill(mode->mode, 0), error;
 	if (more < 0)
@@ -146,17 +147,18 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 		/* the one sort is done: the GPU's teardown overlaps the write */
 		sort_engine_release_gpu(engine);
 		if (!error)
-			error = write_chunk(mode, order, verify, options, stats);
+			error = write_chunk(mode, order, verify, target, stats);
 		return error ? 2 : 0;
 	}
-	struct run_list list = {NULL, 0, plan->threads, memory_plan_run_writer_depth(plan, block_bytes), {0}};
+	struct run_list list = {NULL, 0, plan->threads, memory_plan_run_writer_depth(plan, block_bytes), {0}, settings};
 	error = form_runs(mode, order, plan, block_bytes, &list, more, stats);
 	mode->release(mode->mode); /* the chunks' memory is the merge's now */
 	if (!error)
-		error = merge_passes(order, verify, &list, memory_plan_merge_fan_in(plan, block_bytes), block_bytes,
-				     plan->threads, stats);
+		error = merge_passes(order, verify, &list,
+				     run_list_fan_in(&list, memory_plan_merge_fan_in(plan, block_bytes), plan->threads),
+				     block_bytes, plan->threads, stats);
 	if (!error)
-		error = merge_into_output(order, verify, &list, plan, block_bytes, options, stats);
+		error = merge_into_output(order, verify, &list, plan, block_bytes, target, stats);
 	run_list_remove_all(&list, stats);
 	return error ? 2 : 0;
 }

@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include "../common/record_sink.h"
 #include "../common/stats.h"
-#include "../settings/options.h"
+#include "output_check.h"
+#include "runs.h"
 #include "../../kernels/sort_engine.h"
 #include "memory_plan.h"
 #include "record_order.h"
@@ -39,10 +40,11 @@ struct chunk_mode {
 	void (*release)(void *mode);
 };
 
-/* Sorts the mode's records into the output; block_bytes: the runs' block size. Returns
- * the exit status. */
+/* Sorts the mode's records into the output the target names; runs, when the input
+ * takes more than one chunk, are written as settings say, in blocks of block_bytes.
+ * Returns the exit status. */
 int sort_chunks(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
 		struct sort_engine *engine, const struct memory_plan *plan, size_t block_bytes,
-		const struct options *options, struct sort_stats *stats);
+		const struct run_settings *settings, const struct output_target *target, struct sort_stats *stats);
 
 #endif

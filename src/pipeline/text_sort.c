@@ -2,6 +2,7 @@
  * merges (-m) or sorts: inputs are read into memory and sorted there when they fit the
  * -S budget, else sorted in chunks that are spilled as runs and merged (sort_chunks). */
 #include "config.h"
+#include "sort_job.h"
 #include "text_sort.h"
 #include "../common/verify.h"
 
@@ -178,7 +179,7 @@ static int64_t inputs_size(const struct input_list *inputs)
 
 /* Sorts (or merges, -m) the inputs once the order and the list are known; returns the
  * exit status. */
-static int sort_text(const struct options *options, const struct text_order *order, const struct input_list *inputs,
+static int sort_text(const struct sort_job *job, const struct text_order *order, const struct input_list *inputs,
 		     struct sort_stats *stats)
 {
 	struct sort_engine *engine = NULL;
@@ -187,31 +188,32 @@ static int sort_text(const struct options *options, const struct text_order *ord
 	record_order_text(&lines, order);
 	/* -m merges inputs it takes as sorted: it sorts nothing */
 	struct sort_verify verify;
-	sort_verify_init(&verify, !options->no_verify && !options->merge_only);
+	sort_verify_init(&verify, !job->no_verify && !job->merge_only);
 	int64_t total = inputs_size(inputs);
 	const char *small = NULL;
-	int status = 2, err = engine_choice_open(options, total, TEXT_GPU_MIN_BYTES,
+	int status = 2, err = engine_choice_open(&job->engine, job->merge_only, total, TEXT_GPU_MIN_BYTES,
 						 "input below 1 GiB: the CPU threads finish before a GPU would start",
 						 &engine, &small);
-	if (!err && (err = thread_pool_create(options->engine.threads, &pool)) != 0)
+	if (!err && (err = thread_pool_create(job->engine.threads, &pool)) != 0)
 		report("threads: %s", strerror(-err));
 	if (err)
 		goto out;
-	if (options->merge_only) {
-		status = merge_inputs(&lines, options, inputs->names, inputs->count, NULL, NULL, stats);
+	if (job->merge_only) {
+		status = merge_inputs(&lines, &job->memory, &job->runs, &job->output, inputs->names, inputs->count, NULL,
+				      NULL, stats);
 		goto out;
 	}
-	stats_progress_start(stats, options->progress, total);
+	stats_progress_start(stats, job->progress, total);
 	struct memory_plan plan;
-	memory_plan_text(options, total, &plan);
+	memory_plan_text(&job->memory, &job->engine, total, &plan);
 	struct text_chunks chunks = {.order = order, .engine = engine, .pool = pool, .verify = &verify, .stats = stats,
 				     .inputs = inputs, .chunk_bytes = plan.chunk_bytes};
 	for (int i = 0; i < 2; i++)
 		text_lines_init(&chunks.buffers[i].lines, order->eol);
 	size_t runs = total > 0 ? (size_t)total / plan.chunk_bytes + 1 : 0;
 	const struct chunk_mode mode = {&chunks, text_fill, text_carry, text_sort, text_emit, text_release};
-	status = sort_chunks(&mode, &lines, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs), options,
-			     stats);
+	status = sort_chunks(&mode, &lines, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
+			     &job->runs, &job->output, stats);
 	text_release(&chunks);
 	if (chunks.file)
 		input_file_close(chunks.file);
@@ -221,8 +223,8 @@ static int sort_text(const struct options *options, const struct text_order *ord
 	stats->verified_records = atomic_load(&verify.input_count);
 out:
 	if (engine)
-		engine_choice_note(options, engine, small, stats);
-	if (options->stats && status != 2)
+		engine_choice_note(job->verbose, engine, small, stats);
+	if (job->stats && status != 2)
 		stats_print(stats);
 	if (pool)
 		thread_pool_destroy(pool);
@@ -231,15 +233,15 @@ out:
 	return status;
 }
 
-int text_sort_read_salt(const struct options *options, unsigned char *salt)
+int text_sort_read_salt(const char *random_source, unsigned char *salt)
 {
 	bool open_failed;
-	const char *name = options->random_source;
+	const char *name = random_source;
 	int err = random_source_read(name, salt, TEXT_RANDOM_SALT_BYTES, &open_failed);
 	if (err) {
 		char quoted[4096 + 64];
 		if (open_failed)
-			report("open failed: %s: %s", name, strerror(-err));
+			report_file_failure("open failed", name, err);
 		else if (!name)
 			report("getrandom: %s", strerror(-err));
 		else if (err == -ENODATA)
@@ -251,24 +253,24 @@ int text_sort_read_salt(const struct options *options, unsigned char *salt)
 	return 0;
 }
 
-/* A random order's salt: the options' own, or as text_sort_read_salt reads it. Returns
+/* A random order's salt: the job's own, or as text_sort_read_salt reads it. Returns
  * 0 or the exit status 2. */
-static int salt_random_order(const struct options *options, struct text_order *order)
+static int salt_random_order(const struct sort_job *job, struct text_order *order)
 {
 	unsigned char salt[TEXT_RANDOM_SALT_BYTES];
-	if (options->random_salt)
-		memcpy(salt, options->random_salt, sizeof salt);
-	else if (text_sort_read_salt(options, salt) != 0)
+	if (job->random_salt)
+		memcpy(salt, job->random_salt, sizeof salt);
+	else if (text_sort_read_salt(job->random_source, salt) != 0)
 		return 2;
 	text_order_salt(order, salt);
 	return 0;
 }
 
-int text_sort_run(const struct options *options)
+int text_sort_run(const struct sort_job *job)
 {
 	char letters[16];
 	struct text_order order;
-	int err = text_order_init(&order, options, letters, sizeof letters);
+	int err = text_order_init(&order, &job->text, job->unique, job->debug, letters, sizeof letters);
 	if (err == -EINVAL) {
 		report("options '-%s' are incompatible", letters);
 		return 2;
@@ -278,9 +280,9 @@ int text_sort_run(const struct options *options)
 		return 2;
 	}
 	/* GNU's order: the incompatible options above, the notes, then the salt */
-	if (options->debug)
-		text_debug_notes(options, &order);
-	if (text_order_is_random(&order) && salt_random_order(options, &order) != 0) {
+	if (job->debug)
+		text_debug_notes(&job->text, &order);
+	if (text_order_is_random(&order) && salt_random_order(job, &order) != 0) {
 		text_order_free(&order);
 		return 2;
 	}
@@ -288,16 +290,17 @@ int text_sort_run(const struct options *options)
 	stats_begin(&stats);
 	struct input_list inputs = {0};
 	int status = 2;
-	if ((options->check || !output_check(options)) && (status = input_list_resolve(options, &inputs)) == 0) {
-		if (options->check) {
+	if ((job->check || !output_check(&job->output)) &&
+	    (status = input_list_resolve(&job->inputs, job->check, &inputs)) == 0) {
+		if (job->check) {
 			struct record_order lines;
 			record_order_text(&lines, &order);
-			status = order_check(&lines, inputs.names[0], options->check, NULL, NULL);
-		} else if ((err = temp_files_init(options->temp_dirs, options->temp_dir_count)) != 0) {
+			status = order_check(&lines, inputs.names[0], job->check, NULL, NULL);
+		} else if ((err = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count)) != 0) {
 			report("temporary directory: %s", strerror(-err));
 			status = 2;
 		} else {
-			status = sort_text(options, &order, &inputs, &stats);
+			status = sort_text(job, &order, &inputs, &stats);
 		}
 	}
 	input_list_free(&inputs);

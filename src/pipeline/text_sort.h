@@ -2,14 +2,15 @@
 #ifndef GPUSORT_TEXT_SORT_H
 #define GPUSORT_TEXT_SORT_H
 
-#include "../settings/options.h"
+struct sort_job;
 
-/* Returns the exit status: 0, 1 (disorder under -c/-C) or 2 (trouble, reported). */
-int text_sort_run(const struct options *options);
+/* Runs the job's text sort (the entry's, sort_job.h). Returns the exit status: 0, 1
+ * (disorder under -c/-C) or 2 (trouble, reported). */
+int text_sort_run(const struct sort_job *job);
 
-/* -R's salt (TEXT_RANDOM_SALT_BYTES bytes, text/text_random.h) as the options say:
- * --random-source's first bytes, or the kernel's; GNU sort's words when that fails.
- * Returns 0 or the exit status 2. */
-int text_sort_read_salt(const struct options *options, unsigned char *salt);
+/* -R's salt (TEXT_RANDOM_SALT_BYTES bytes, text/text_random.h) as --random-source
+ * says: the first bytes of the file it names (random_source), or the kernel's (NULL);
+ * GNU sort's words when that fails. Returns 0 or the exit status 2. */
+int text_sort_read_salt(const char *random_source, unsigned char *salt);
 
 #endif

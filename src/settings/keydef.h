@@ -30,6 +30,18 @@ struct keydef {
 	bool has_ordering;    /* any option letter given: then global options do not apply */
 };
 
+/* The text order a job asks for, as given: the -k keys in order and the global
+ * options they may inherit (text/text_order.h makes the effective order of them). */
+struct text_keys {
+	struct keydef *keys;     /* -k, in order; none: whole lines */
+	size_t count;
+	struct key_ordering global_ordering; /* the global ordering letters (-b -d -f ...) */
+	bool reverse;            /* -r (global) */
+	int field_separator;     /* -t: a byte, or -1 for blank-to-nonblank transitions */
+	bool zero_terminated;    /* -z */
+	bool stable;             /* -s */
+};
+
 /* Parses a KEYDEF; returns 0, or -EINVAL with *reason set to GNU sort's wording
  * ("field number is zero", "invalid number after '.'", ...). */
 int keydef_parse(const char *text, struct keydef *key, const char **reason);

@@ -172,14 +172,14 @@ static void locale_notes(void)
 	}
 }
 
-void text_debug_notes(const struct options *options, const struct text_order *order)
+void text_debug_notes(const struct text_keys *given, const struct text_order *order)
 {
 	locale_notes();
-	bool whole_line = options->key_count == 0 && order->key_count == 1;
-	int tab = options->field_separator;
-	struct gnu_key unused = gnu_ordering(&options->global_ordering);
+	bool whole_line = given->count == 0 && order->key_count == 1;
+	int tab = given->field_separator;
+	struct gnu_key unused = gnu_ordering(&given->global_ordering);
 	unused.skipsblanks = unused.skipeblanks = unused.skipsblanks || unused.skipeblanks;
-	unused.reverse = options->reverse;
+	unused.reverse = given->reverse;
 	bool any_numeric = false, any_general = false, numeric_span = false, general_span = false;
 	for (size_t i = 0; i < order->key_count; i++) {
 		struct gnu_key k = gnu_key(&order->keys[i], whole_line);
@@ -188,7 +188,7 @@ void text_debug_notes(const struct options *options, const struct text_order *or
 		key_notes(&k, (unsigned long)i + 1, whole_line, tab, &unused, &numeric_span, &general_span);
 	}
 	number_notes(order, tab, any_numeric, any_general, numeric_span, general_span);
-	bool keyed = order->key_count > 0, no_last_resort = options->stable || options->unique;
+	bool keyed = order->key_count > 0, no_last_resort = given->stable || order->unique;
 	if (!default_compare(&unused) || (unused.reverse && no_last_resort && keyed)) {
 		struct gnu_key shown = unused;
 		shown.reverse = unused.reverse && no_last_resort;

@@ -6,11 +6,12 @@
 #define GPUSORT_TEXT_DEBUG_H
 
 #include <stddef.h>
-#include "../settings/options.h"
+#include "../settings/keydef.h"
 #include "text_order.h"
 
-/* The notes, in GNU's words and order, on standard error. */
-void text_debug_notes(const struct options *options, const struct text_order *order);
+/* The notes, in GNU's words and order, on standard error: on the keys as given and
+ * the order made of them. */
+void text_debug_notes(const struct text_keys *given, const struct text_order *order);
 
 /* What the output shows of line[0, len) (without its terminator): written to
  * out[0, room) as far as it fits; returns its whole length. */

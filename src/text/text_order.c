@@ -7,24 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct key_ordering global_ordering(const struct options *options)
+static struct key_ordering global_ordering(const struct text_keys *given)
 {
-	struct key_ordering global = options->global_ordering;
+	struct key_ordering global = given->global_ordering;
 	if (global.skip_start_blanks || global.skip_end_blanks)
 		global.skip_start_blanks = global.skip_end_blanks = true;
-	global.reverse = global.reverse || options->reverse;
+	global.reverse = global.reverse || given->reverse;
 	return global;
 }
 
-int text_order_init(struct text_order *order, const struct options *options,
+int text_order_init(struct text_order *order, const struct text_keys *given, bool unique, bool debug,
 		    char *letters, size_t letters_size)
 {
 	memset(order, 0, sizeof *order);
-	struct key_ordering global = global_ordering(options);
+	struct key_ordering global = global_ordering(given);
 	struct key_ordering global_without_reverse = global;
 	global_without_reverse.reverse = false;
 
-	size_t count = options->key_count;
+	size_t count = given->count;
 	if (count == 0 && key_ordering_any(&global_without_reverse))
 		count = 1;
 	if (count) {
@@ -33,13 +33,13 @@ int text_order_init(struct text_order *order, const struct options *options,
 			return -ENOMEM;
 	}
 	order->key_count = count;
-	if (options->key_count == 0 && count == 1) {
+	if (given->count == 0 && count == 1) {
 		order->keys[0].start_field = 1;
 		order->keys[0].start_char = 1;
 		order->keys[0].ordering = global;
 	}
-	for (size_t i = 0; i < options->key_count; i++) {
-		order->keys[i] = options->keys[i];
+	for (size_t i = 0; i < given->count; i++) {
+		order->keys[i] = given->keys[i];
 		if (!key_ordering_any(&order->keys[i].ordering))
 			order->keys[i].ordering = global;
 	}
@@ -50,12 +50,12 @@ int text_order_init(struct text_order *order, const struct options *options,
 			return -EINVAL;
 		}
 	}
-	order->separator = options->field_separator;
+	order->separator = given->field_separator;
 	order->reverse = global.reverse;
-	order->unique = options->unique;
-	order->last_resort = count == 0 || !(options->stable || options->unique);
-	order->eol = options->zero_terminated ? '\0' : '\n';
-	order->debug = options->debug;
+	order->unique = unique;
+	order->last_resort = count == 0 || !(given->stable || unique);
+	order->eol = given->zero_terminated ? '\0' : '\n';
+	order->debug = debug;
 	text_locale_init(&order->locale);
 	return 0;
 }

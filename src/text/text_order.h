@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "../settings/keydef.h"
-#include "../settings/options.h"
 #include "text_locale.h"
 #include "text_random.h"
 
@@ -24,9 +23,10 @@ struct text_order {
 	bool debug;            /* --debug: output lines are annotated (text_debug) */
 };
 
-/* Builds the order; returns 0, or -EINVAL with letters set to the clashing options
+/* Builds the order of the keys given, with -u (unique) and --debug (debug) as the job
+ * says; returns 0, or -EINVAL with letters set to the clashing options
  * (GNU: "options '-gn' are incompatible"), or -ENOMEM. */
-int text_order_init(struct text_order *order, const struct options *options,
+int text_order_init(struct text_order *order, const struct text_keys *given, bool unique, bool debug,
 		    char *letters, size_t letters_size);
 void text_order_free(struct text_order *order);
 

@@ -1,6 +1,6 @@
 /* For the harnesses: the command line as gpusort reads it since the command became
  * libgpusort's client: argv into a job (src/cli/options.c, command_line.h), the job
- * checked and turned into the pipeline's struct options (src/library/job_options.c),
+ * checked and turned into the pipeline's struct sort_job (src/library/job_options.c),
  * the two steps options_parse once made. */
 #ifndef GPUSORT_FUZZ_COMMAND_LINE_H
 #define GPUSORT_FUZZ_COMMAND_LINE_H
@@ -11,10 +11,10 @@
 
 struct parsed_command_line {
 	struct command_line line;
-	struct job_options built; /* built.options: what the pipeline would run */
+	struct job_options built; /* built.sort_job: what the pipeline would run */
 };
 
-/* 0 with parsed->built.options set, 1 after --help or --version, 2 after a usage error
+/* 0 with parsed->built.sort_job set, 1 after --help or --version, 2 after a usage error
  * (the command's exit statuses). parsed_command_line_free releases parsed in every case. */
 static inline int parse_command_line(int argc, char **argv, struct parsed_command_line *parsed)
 {

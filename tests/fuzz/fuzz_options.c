@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "src/settings/keydef.h"
-#include "src/settings/options.h"
+#include "src/pipeline/sort_job.h"
 #include "tests/fuzz/command_line.h"
 #include "src/common/size_parse.h"
 #include "src/text/text_order.h"
@@ -141,40 +141,40 @@ static void check_size_text(const char *text)
 	}
 }
 
-static void check_accepted(const struct options *o, char **argv, int argc)
+static void check_accepted(const struct sort_job *o, char **argv, int argc)
 {
 	require(o->mode == MODE_TEXT || o->mode == MODE_BINARY);
 	if (o->mode == MODE_BINARY) {
-		require(o->key_count == 0);
-		require(!key_ordering_any(&o->global_ordering));
-		require(o->field_separator == -1 && !o->zero_terminated);
-		require(o->record_size >= 1 && o->key_field_count >= 1 && o->key_fields);
+		require(o->text.count == 0);
+		require(!key_ordering_any(&o->text.global_ordering));
+		require(o->text.field_separator == -1 && !o->text.zero_terminated);
+		require(o->binary.record_size >= 1 && o->binary.field_count >= 1 && o->binary.fields);
 		/* every field of the key lies in the record and has its type's size */
-		for (size_t i = 0; i < o->key_field_count; i++) {
-			const struct key_field *field = &o->key_fields[i];
+		for (size_t i = 0; i < o->binary.field_count; i++) {
+			const struct key_field *field = &o->binary.fields[i];
 			require(field->size >= 1);
-			require(field->offset <= o->record_size && field->size <= o->record_size - field->offset);
+			require(field->offset <= o->binary.record_size && field->size <= o->binary.record_size - field->offset);
 			if (field->type != KEY_BYTES)
 				require(field->size == key_type_size(field->type));
 		}
 	} else {
-		require(o->record_size == 0 && o->key_field_count == 0);
-		require(o->field_separator >= -1 && o->field_separator <= 255);
-		for (size_t i = 0; i < o->key_count; i++)
-			check_key(&o->keys[i]);
+		require(o->binary.record_size == 0 && o->binary.field_count == 0);
+		require(o->text.field_separator >= -1 && o->text.field_separator <= 255);
+		for (size_t i = 0; i < o->text.count; i++)
+			check_key(&o->text.keys[i]);
 		/* The effective order: built, or refused for clashing letters only. */
 		struct text_order order;
 		char letters[32] = "";
-		int error = text_order_init(&order, o, letters, sizeof letters);
+		int error = text_order_init(&order, &o->text, o->unique, o->debug, letters, sizeof letters);
 		if (error == 0) {
-			require(order.key_count >= o->key_count && order.key_count <= o->key_count + 1);
+			require(order.key_count >= o->text.count && order.key_count <= o->text.count + 1);
 			for (size_t i = 0; i < order.key_count; i++) {
 				char again[32];
 				require(!key_ordering_conflict(&order.keys[i].ordering, again, sizeof again));
 				require(order.keys[i].start_field >= 1 && order.keys[i].start_char >= 1);
 			}
-			require(order.separator == o->field_separator);
-			require(order.eol == (o->zero_terminated ? '\0' : '\n'));
+			require(order.separator == o->text.field_separator);
+			require(order.eol == (o->text.zero_terminated ? '\0' : '\n'));
 			text_order_free(&order);
 		} else {
 			require(error == -EINVAL && letters[0] && strlen(letters) >= 2);
@@ -182,48 +182,48 @@ static void check_accepted(const struct options *o, char **argv, int argc)
 	}
 	require(o->check == 0 || o->check == 'c' || o->check == 'C');
 	if (o->check)
-		require(o->input_count <= 1 && !o->output);
-	if (o->files0_from)
-		require(o->input_count == 0 && inside_argv(o->files0_from, argv, argc));
+		require(o->inputs.count <= 1 && !o->output.name);
+	if (o->inputs.files0_from)
+		require(o->inputs.count == 0 && inside_argv(o->inputs.files0_from, argv, argc));
 	require(o->engine.threads <= 4096);
 	require(o->engine.device == SORT_DEVICE_AUTO || o->engine.device == SORT_DEVICE_CPU
 		|| (o->engine.device >= 0 && o->engine.device < 1024));
 	require(strcmp(sort_algorithm_name(o->engine.algorithm), "unknown") != 0);
-	require(o->input_count == 0 || o->inputs);
-	for (size_t i = 0; i < o->input_count; i++)
-		require(inside_argv(o->inputs[i], argv, argc));
-	for (size_t i = 0; i < o->temp_dir_count; i++)
-		require(inside_argv(o->temp_dirs[i], argv, argc));
-	if (o->output)
-		require(inside_argv(o->output, argv, argc));
+	require(o->inputs.count == 0 || o->inputs.names);
+	for (size_t i = 0; i < o->inputs.count; i++)
+		require(inside_argv(o->inputs.names[i], argv, argc));
+	for (size_t i = 0; i < o->runs.temp_dir_count; i++)
+		require(inside_argv(o->runs.temp_dirs[i], argv, argc));
+	if (o->output.name)
+		require(inside_argv(o->output.name, argv, argc));
 }
 
 /* Two parses of one argv give the same options. */
-static void check_same(const struct options *a, const struct options *b)
+static void check_same(const struct sort_job *a, const struct sort_job *b)
 {
-	require(a->mode == b->mode && a->record_size == b->record_size);
-	require(a->key_field_count == b->key_field_count);
-	for (size_t i = 0; i < a->key_field_count; i++)
-		require(a->key_fields[i].type == b->key_fields[i].type && a->key_fields[i].offset == b->key_fields[i].offset
-			&& a->key_fields[i].size == b->key_fields[i].size
-			&& a->key_fields[i].descending == b->key_fields[i].descending);
-	require(a->key_count == b->key_count);
-	for (size_t i = 0; i < a->key_count; i++)
-		require(same_key(&a->keys[i], &b->keys[i]));
-	require(same_ordering(&a->global_ordering, &b->global_ordering));
-	require(a->field_separator == b->field_separator && a->zero_terminated == b->zero_terminated
-		&& a->stable == b->stable && a->reverse == b->reverse && a->unique == b->unique
+	require(a->mode == b->mode && a->binary.record_size == b->binary.record_size);
+	require(a->binary.field_count == b->binary.field_count);
+	for (size_t i = 0; i < a->binary.field_count; i++)
+		require(a->binary.fields[i].type == b->binary.fields[i].type && a->binary.fields[i].offset == b->binary.fields[i].offset
+			&& a->binary.fields[i].size == b->binary.fields[i].size
+			&& a->binary.fields[i].descending == b->binary.fields[i].descending);
+	require(a->text.count == b->text.count);
+	for (size_t i = 0; i < a->text.count; i++)
+		require(same_key(&a->text.keys[i], &b->text.keys[i]));
+	require(same_ordering(&a->text.global_ordering, &b->text.global_ordering));
+	require(a->text.field_separator == b->text.field_separator && a->text.zero_terminated == b->text.zero_terminated
+		&& a->text.stable == b->text.stable && a->text.reverse == b->text.reverse && a->unique == b->unique
 		&& a->check == b->check && a->merge_only == b->merge_only);
-	require(a->files0_from == b->files0_from && a->output == b->output);
-	require(a->memory_budget == b->memory_budget);
+	require(a->inputs.files0_from == b->inputs.files0_from && a->output.name == b->output.name);
+	require(a->memory.budget == b->memory.budget);
 	require(a->engine.device == b->engine.device && a->engine.threads == b->engine.threads
 		&& a->engine.gpu_memory == b->engine.gpu_memory
 		&& a->engine.algorithm == b->engine.algorithm);
-	require(a->input_count == b->input_count && a->temp_dir_count == b->temp_dir_count);
-	for (size_t i = 0; i < a->input_count; i++)
-		require(a->inputs[i] == b->inputs[i]);
-	for (size_t i = 0; i < a->temp_dir_count; i++)
-		require(a->temp_dirs[i] == b->temp_dirs[i]);
+	require(a->inputs.count == b->inputs.count && a->runs.temp_dir_count == b->runs.temp_dir_count);
+	for (size_t i = 0; i < a->inputs.count; i++)
+		require(a->inputs.names[i] == b->inputs.names[i]);
+	for (size_t i = 0; i < a->runs.temp_dir_count; i++)
+		require(a->runs.temp_dirs[i] == b->runs.temp_dirs[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -257,14 +257,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int status = parse_command_line(argc, argv, &first);
 	require(status == 0 || status == 1 || status == 2);
 	if (status == 0)
-		check_accepted(&first.built.options, original, argc);
+		check_accepted(&first.built.sort_job, original, argc);
 	char *permuted[MAX_ARGS + 2];
 	memcpy(permuted, argv, sizeof permuted);
 	memcpy(argv, original, sizeof original);
 	int again = parse_command_line(argc, argv, &second);
 	require(again == status);
 	if (status == 0) {
-		check_same(&first.built.options, &second.built.options);
+		check_same(&first.built.sort_job, &second.built.sort_job);
 		/* getopt_long only permutes: the same strings, in some order */
 		for (int i = 0; i < argc; i++)
 			require(inside_argv(permuted[i], original, argc));

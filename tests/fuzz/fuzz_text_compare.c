@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "src/settings/keydef.h"
-#include "src/settings/options.h"
+#include "src/pipeline/sort_job.h"
 #include "tests/fuzz/command_line.h"
 #include "src/text/text_compare.h"
 #include "src/text/text_fields.h"
@@ -471,13 +471,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(owned, argv, sizeof owned);
 
 	struct parsed_command_line parsed;
-	const struct options *options = &parsed.built.options;
+	const struct sort_job *options = &parsed.built.sort_job;
 	struct text_order order;
 	char letters[32];
 	bool have_order = false;
 	if (parse_command_line(argc, argv, &parsed) == 0 && options->mode == MODE_TEXT
-	    && options->input_count == 0 && !options->files0_from
-	    && text_order_init(&order, options, letters, sizeof letters) == 0)
+	    && options->inputs.count == 0 && !options->inputs.files0_from
+	    && text_order_init(&order, &options->text, options->unique, options->debug, letters, sizeof letters) == 0)
 		have_order = true;
 
 	if (have_order) {

@@ -1,0 +1,223 @@
+#!/bin/sh
+# --compress-program=PROG: spilled runs written through PROG and read back through
+# PROG -d, as GNU sort does. PROG here is a script that logs each call and runs gzip,
+# zstd or cat. Text, binary and -m output equals the system sort's (or gpusort's own
+# without PROG); every run written is read back once; a sort in memory never runs
+# PROG; a PROG that cannot start, fails either way, or damages data fails the sort
+# (exit 2, GNU's words where GNU has the case) with the old output untouched, no temp
+# file left and no PROG still running; a signal mid-sort leaves nothing behind.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+gnu=false
+sort --version 2>/dev/null | grep -q 'GNU coreutils' && gnu=true
+mkdir "$WORK/tmp" "$WORK/bin"
+export TMPDIR="$WORK/tmp"
+CALLS="$WORK/calls"
+export CALLS
+
+# prog [-d]: the logging PROG; TOOL (gzip, zstd, cat) does the work, FAIL (compress,
+# decompress) makes that side exit 1 after reading all its input, CORRUPT makes -d give
+# back other bytes than went in, SLOW makes compressing wait 2 seconds first.
+cat >"$WORK/bin/prog" <<'EOF'
+#!/bin/sh
+echo "call ${1:-}" >>"$CALLS"
+side=compress
+[ "${1:-}" = -d ] && side=decompress
+if [ "${FAIL:-}" = "$side" ]; then cat >/dev/null; exit 1; fi
+if [ $side = decompress ] && [ -n "${CORRUPT:-}" ]; then gzip -dc | tr 'a-m' 'n-z'; exit 0; fi
+[ $side = compress ] && [ -n "${SLOW:-}" ] && sleep 2
+case ${TOOL:-gzip} in
+gzip) if [ $side = decompress ]; then exec gzip -dc; else exec gzip -1c; fi ;;
+zstd) if [ $side = decompress ]; then exec zstd -qdc; else exec zstd -q -1 -c; fi ;;
+cat) exec cat ;;
+esac
+EOF
+chmod +x "$WORK/bin/prog"
+PROG="$WORK/bin/prog"
+
+echo "old output" >"$WORK/out.old"
+# untouched: the output still holds its old contents, no temp file is left, and no
+# PROG is running (every child was waited for before gpusort exited).
+untouched() {
+	cmp -s "$WORK/out" "$WORK/out.old" && test -z "$(ls -A "$WORK/tmp")" && ! running
+}
+running() { ps -eo args | grep -F "$WORK/bin/prog" | grep -qv grep; }
+fresh_output() { cp "$WORK/out.old" "$WORK/out"; }
+# calls: how many times PROG ran for compressing, and for -d, as "C D".
+calls() {
+	compress=$(grep -c '^call $' "$CALLS" 2>/dev/null)
+	decompress=$(grep -c '^call -d$' "$CALLS" 2>/dev/null)
+	echo "${compress:-0} ${decompress:-0}"
+}
+# every run written was read back once, and there were at least $1 of them
+each_run_read_once() {
+	set -- "$1" $(calls)
+	[ "$2" -ge "$1" ] && [ "$2" -eq "$3" ]
+}
+
+"$TESTS_BUILDDIR/textgen" 120000 7 >"$WORK/text"
+"$TESTS_BUILDDIR/textgen" 120000 8 3 100 12 >"$WORK/ties"
+keygen --type=u64 --count=300000 --seed=21 -o "$WORK/keys"
+
+# Text, spilled with a small -S: output as the system sort's, more merge passes with
+# --batch-size (-S 3M alone merges its runs at once), every run through PROG and back.
+for tool in gzip zstd cat; do
+	for options in "-S 1M" "-S 3M --batch-size=2" "-S 1M -u" "-S 3M -u --batch-size=3 -k2,2n"; do
+		rm -f "$CALLS"
+		LC_ALL=C sort $options "$WORK/ties" >"$WORK/expected"
+		TOOL=$tool "$GPUSORT" $options --compress-program="$PROG" "$WORK/ties" >"$WORK/got"
+		status=$?
+		[ $status -eq 0 ] && cmp -s "$WORK/expected" "$WORK/got"
+		tap_result $? "text, $tool, '$options': as the system sort (exit $status)"
+		check "text, $tool, '$options': $(calls) PROG calls, each run written and read once" \
+			each_run_read_once 4
+	done
+done
+LC_ALL=C sort "$WORK/ties" >"$WORK/expected.ties"
+rm -f "$CALLS"
+LC_ALL=C sort -r "$WORK/text" >"$WORK/expected"
+"$GPUSORT" -S 1M -r --parallel=1 --compress-program="$PROG" "$WORK/text" -o "$WORK/got"
+check "text -r on one thread: as the system sort" cmp "$WORK/expected" "$WORK/got"
+check "text -r on one thread: each run read once" each_run_read_once 4
+# Started with SIGCHLD ignored (the kernel would reap the children before gpusort could
+# see how they ended), and beside a child the shell started before gpusort was exec'ed
+# (not one of gpusort's: never waited for in place of one), as GNU's tests start sort.
+rm -f "$CALLS"
+(trap '' CHLD; exec "$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/ties" -o "$WORK/got")
+check "SIGCHLD ignored by the parent: the sorted text" cmp "$WORK/expected.ties" "$WORK/got"
+check "SIGCHLD ignored: each run read once" each_run_read_once 4
+( (sleep 1; exec false) & exec "$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/ties" -o "$WORK/got")
+tap_result $? "a child started before gpusort: not taken for one of gpusort's"
+check "a child started before gpusort: the sorted text" cmp "$WORK/expected.ties" "$WORK/got"
+
+# --stats counts the runs PROG wrote.
+rm -f "$CALLS"
+"$GPUSORT" -S 1M --stats --compress-program="$PROG" "$WORK/ties" -o "$WORK/got" 2>"$WORK/stats"
+written=$(sed -n 's/.*runs written through the compress program \([0-9]*\),.*/\1/p' "$WORK/stats")
+set -- $(calls)
+test -n "$written" && [ "$written" -eq "$1" ]
+tap_result $? "--stats: runs written through PROG ($written) as many as its calls ($1)"
+
+# A piped run holds no descriptor between its writing and its merge, and a merge's
+# fan-in is held to the descriptors free (a pipe per run): a dozen are enough.
+rm -f "$CALLS"
+(ulimit -n 16 && exec "$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/ties" -o "$WORK/got")
+check "text under 'ulimit -n 16': as the system sort" cmp "$WORK/expected.ties" "$WORK/got"
+check "under 'ulimit -n 16': $(calls) PROG calls, each run read once" each_run_read_once 4
+check "no temp file left after the sorts" test -z "$(ls -A "$WORK/tmp")"
+check "no PROG left running after the sorts" sh -c "! ps -eo args | grep -F '$PROG' | grep -qv grep"
+
+# Binary: the same bytes as gpusort's own zstd runs, for bare keys and for records with
+# a payload under -u and merge passes.
+"$GPUSORT" --type=u64 -S 512K "$WORK/keys" -o "$WORK/keys.sorted"
+check "binary u64: the built-in runs sort" sortcheck --type=u64 "$WORK/keys" "$WORK/keys.sorted"
+for tool in gzip zstd; do
+	rm -f "$CALLS"
+	TOOL=$tool "$GPUSORT" --type=u64 -S 512K --compress-program="$PROG" "$WORK/keys" -o "$WORK/got"
+	check "binary u64, $tool: the same bytes as without PROG" cmp "$WORK/keys.sorted" "$WORK/got"
+	check "binary u64, $tool: $(calls) PROG calls, each run read once" each_run_read_once 4
+done
+"$GPUSORT" --record-size=24 --key-size=10 -u -S 512K --batch-size=2 "$WORK/keys" -o "$WORK/records.sorted"
+rm -f "$CALLS"
+"$GPUSORT" --record-size=24 --key-size=10 -u -S 512K --batch-size=2 --compress-program="$PROG" "$WORK/keys" \
+	-o "$WORK/got"
+check "binary 24-byte records, -u, --batch-size=2: the same bytes as without PROG" \
+	cmp "$WORK/records.sorted" "$WORK/got"
+check "binary records: $(calls) PROG calls, each run read once" each_run_read_once 4
+
+# -m of more inputs than --batch-size: the temp runs of its passes go through PROG.
+for i in 1 2 3 4 5 6 7; do
+	"$TESTS_BUILDDIR/textgen" 4000 $i 3 100 12 | LC_ALL=C sort >"$WORK/m$i"
+done
+for options in "" "-u"; do
+	rm -f "$CALLS"
+	LC_ALL=C sort -m --batch-size=2 $options "$WORK"/m? >"$WORK/expected"
+	"$GPUSORT" -m --batch-size=2 $options --compress-program="$PROG" "$WORK"/m? >"$WORK/got"
+	check "-m $options of 7 inputs, --batch-size=2: as the system sort" cmp "$WORK/expected" "$WORK/got"
+	check "-m $options: $(calls) PROG calls, each temp run read once" each_run_read_once 3
+done
+
+# In memory: no temp file, so PROG never runs; not even one that does not exist.
+rm -f "$CALLS"
+"$GPUSORT" --compress-program="$PROG" "$WORK/text" >"$WORK/got"
+check "in memory: PROG never ran" test ! -e "$CALLS"
+LC_ALL=C sort "$WORK/text" >"$WORK/expected"
+check "in memory: the sorted text" cmp "$WORK/expected" "$WORK/got"
+expect_status 0 "in memory with a PROG that does not exist" \
+	"$GPUSORT" --compress-program="$WORK/no-such-program" "$WORK/text"
+if $gnu; then
+	sort --compress-program="$WORK/no-such-program" "$WORK/text" >"$WORK/expected" 2>&1
+	check "... as GNU sort, which does not run it either" cmp "$WORK/expected" "$WORK/stdout"
+fi
+expect_status 2 "two different PROGs" "$GPUSORT" --compress-program=gzip --compress-program=xz "$WORK/text"
+stderr_has "gpusort: multiple compress programs specified" "two PROGs: GNU's words"
+expect_status 0 "the same PROG twice" "$GPUSORT" --compress-program=gzip --compress-program=gzip "$WORK/text"
+
+# gnu_message CASE ENV...: the system sort's stderr for the case (its name made
+# gpusort's), in $WORK/gnu.err, with PROG's path as it gives it.
+gnu_message() {
+	env "$@" sort -S 1k --parallel=1 --compress-program="$PROG" "$WORK/text" >/dev/null 2>"$WORK/gnu.err"
+	sed -i 's/^sort:/gpusort:/' "$WORK/gnu.err"
+}
+
+# PROGs that fail: exit 2, GNU's words, the old output kept, nothing left behind.
+fresh_output
+expect_status 2 "a PROG that does not exist" \
+	"$GPUSORT" -S 1M --compress-program="$WORK/no-such-program" "$WORK/text" -o "$WORK/out"
+stderr_has "gpusort: couldn't execute compress program: No such file or directory" \
+	"no PROG: GNU's words, with the reason"
+check "no PROG: old output untouched, nothing left" untouched
+if $gnu; then
+	# GNU's child says it (strerror is not async-signal-safe there: "errno 2")
+	sort -S 1k --compress-program="$WORK/no-such-program" "$WORK/text" >/dev/null 2>"$WORK/gnu.err"
+	check "no PROG: GNU sort says the same words" grep -qF "couldn't execute compress program" "$WORK/gnu.err"
+fi
+fresh_output
+GPUSORT_FAULT=decompress_start:EACCES expect_status 2 "PROG -d that cannot be started" \
+	"$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/text" -o "$WORK/out"
+stderr_has "gpusort: couldn't execute compress program (with -d): Permission denied" \
+	"PROG -d not started: GNU's words"
+check "PROG -d not started: old output untouched, nothing left, no PROG running" untouched
+
+for side in compress decompress; do
+	fresh_output
+	FAIL=$side expect_status 2 "a PROG that exits 1 when it does $side" \
+		"$GPUSORT" -S 1M --parallel=1 --compress-program="$PROG" "$WORK/text" -o "$WORK/out"
+	printf "gpusort: '%s' [-d] terminated abnormally\n" "$PROG" >"$WORK/expected"
+	check "$side fails: GNU's words, once" cmp "$WORK/expected" "$WORK/stderr"
+	check "$side fails: old output untouched, nothing left, no PROG running" untouched
+	if $gnu; then
+		gnu_message FAIL=$side
+		check "$side fails: the message GNU sort gives" cmp "$WORK/gnu.err" "$WORK/stderr"
+	fi
+	fresh_output
+	FAIL=$side expect_status 2 "$side fails, merge passes on two threads" \
+		"$GPUSORT" -S 1M --parallel=2 --batch-size=2 --compress-program="$PROG" "$WORK/text" -o "$WORK/out"
+	stderr_has "[-d] terminated abnormally" "$side fails on two threads: GNU's words"
+	check "$side fails on two threads: old output untouched, nothing left, no PROG running" untouched
+done
+
+# A PROG -d that gives back other bytes than went in: found by the blocks' checksums,
+# never put out (GNU sort has no such check, and writes what PROG gave back).
+for threads in 1 2; do
+	fresh_output
+	CORRUPT=1 expect_status 2 "a PROG -d that damages the data, $threads thread(s)" \
+		"$GPUSORT" -S 1M --parallel=$threads --compress-program="$PROG" "$WORK/text" -o "$WORK/out"
+	stderr_has "corrupted data (checksum mismatch)" "damaged data: reported as corrupted"
+	check "damaged data: old output untouched, nothing left, no PROG running" untouched
+done
+fresh_output
+CORRUPT=1 expect_status 2 "damaged data under -m's passes" \
+	"$GPUSORT" -m --batch-size=2 --compress-program="$PROG" "$WORK"/m? -o "$WORK/out"
+check "damaged -m runs: old output untouched, nothing left" untouched
+
+# Signals mid-sort: killed by the signal, nothing left behind, no PROG still running
+# once gpusort is gone (its PROGs see their input end, or their reader gone).
+for signal in INT TERM; do
+	fresh_output
+	kill_mid_sort $signal "$WORK/keys" 1 SLOW=1 "$GPUSORT" --type=u64 -S 512K --compress-program="$PROG" \
+		-o "$WORK/out"
+	for i in 1 2 3 4 5 6 7 8 9 10; do running || break; sleep 0.3; done
+	check "SIG$signal: old output untouched, no temp file left, no PROG running" untouched
+done
+done_testing
