@@ -97,13 +97,14 @@ static int compare_lines(const void *a, const void *b)
 
 static int lines_verdict(struct thread_pool *pool, struct text_lines *lines, bool reverse, size_t at, enum plant how)
 {
-	struct options options;
+	struct text_keys keys;
 	struct text_order order;
 	struct sort_verify verify;
 	char letters[8];
-	memset(&options, 0, sizeof options);
-	options.reverse = reverse;
-	if (text_order_init(&order, &options, letters, sizeof letters))
+	memset(&keys, 0, sizeof keys);
+	keys.reverse = reverse;
+	keys.field_separator = -1;
+	if (text_order_init(&order, &keys, false, false, letters, sizeof letters))
 		return -EINVAL;
 	sort_verify_init(&verify, true);
 	verify.by_position = true;
