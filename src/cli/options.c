@@ -430,23 +430,33 @@ static int parse_batch_size(const char *text, size_t *batch_size)
 	return 0;
 }
 
+/* A count as GNU reads it (xstrtoumax): blanks and a '+' may lead, digits must follow;
+ * a count too large for the type saturates (overflow says so). Returns the rest, or
+ * NULL without digits. */
+static const char *gnu_count(const char *text, uintmax_t *value, bool *overflow)
+{
+	while (isspace((unsigned char)*text))
+		text++;
+	if (*text == '+')
+		text++;
+	if (!isdigit((unsigned char)*text))
+		return NULL;
+	char *end;
+	errno = 0;
+	*value = strtoumax(text, &end, 10);
+	*overflow = errno == ERANGE;
+	return end;
+}
+
 /* What is wrong with a SIZE that gpusort_parse_size() refused, in xstrtoumax()'s
  * terms: no number at all, a number with a bad suffix, or one past SIZE_MAX. */
 static enum number_trouble size_trouble(const char *text)
 {
-	const char *digits = text;
-	while (isspace((unsigned char)*digits))
-		digits++;
-	if (*digits == '+')
-		digits++;
-	if (!isdigit((unsigned char)*digits))
+	uintmax_t value;
+	bool overflow;
+	if (!gnu_count(text, &value, &overflow))
 		return NUMBER_INVALID;
-	char *end;
-	errno = 0;
-	uintmax_t value = strtoumax(digits, &end, 10);
-	if (errno == ERANGE || value > SIZE_MAX)
-		return NUMBER_TOO_LARGE;
-	return NUMBER_BAD_SUFFIX;
+	return overflow || value > SIZE_MAX ? NUMBER_TOO_LARGE : NUMBER_BAD_SUFFIX;
 }
 
 /* --parallel=N as GNU's specify_nthreads() reads it: a count past SIZE_MAX is SIZE_MAX,
@@ -640,25 +650,6 @@ static int finish_binary(struct command_line *line, const struct given *given)
 	return 0;
 }
 
-/* A count of the obsolete key syntax as GNU reads it (xstrtoumax): blanks and a '+'
- * may lead, digits must follow, a count too large for the type saturates. Returns the
- * rest, or NULL without digits. */
-static const char *obsolete_count(const char *text, uintmax_t *value)
-{
-	while (isspace((unsigned char)*text))
-		text++;
-	if (*text == '+')
-		text++;
-	if (!isdigit((unsigned char)*text))
-		return NULL;
-	char *end;
-	errno = 0;
-	*value = strtoumax(text, &end, 10);
-	if (errno == ERANGE)
-		*value = UINTMAX_MAX;
-	return end;
-}
-
 /* The ordering letters GNU sort takes in a key, as many as lead text. */
 static const char *ordering_letters_end(const char *text)
 {
@@ -678,19 +669,20 @@ static uintmax_t origin_one(uintmax_t value)
 static int obsolete_keydef(const char *plus, const char *minus, char *keydef, size_t size)
 {
 	uintmax_t start_field, start_char = 0;
-	const char *rest = obsolete_count(plus + 1, &start_field);
+	bool saturated; /* as GNU: a count too large reads as the largest */
+	const char *rest = gnu_count(plus + 1, &start_field, &saturated);
 	if (rest && *rest == '.')
-		rest = obsolete_count(rest + 1, &start_char);
+		rest = gnu_count(rest + 1, &start_char, &saturated);
 	if (!rest || *ordering_letters_end(rest))
 		return 1;
 	int length = snprintf(keydef, size, "%ju.%ju%s", origin_one(start_field), origin_one(start_char), rest);
 	if (!minus)
 		return 0;
 	uintmax_t end_field, end_char = 0;
-	rest = obsolete_count(minus + 1, &end_field);
+	rest = gnu_count(minus + 1, &end_field, &saturated);
 	if (*rest == '.') {
 		const char *digits = rest + 1;
-		rest = obsolete_count(digits, &end_char);
+		rest = gnu_count(digits, &end_char, &saturated);
 		if (!rest)
 			return option_error_quoted("invalid number after '.': invalid count at start of %s", digits);
 	}
