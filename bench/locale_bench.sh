@@ -5,7 +5,8 @@
 # -u, -t- -k2,2n (en_US's thousands separator) and spilled with -S 32M; prints wall
 # seconds (best of REPEAT runs) and checks that both outputs are byte-identical.
 # Usage: bench/locale_bench.sh [GPUSORT] [LINES] [THREADS]
-#   Env: LOCALE, REPEAT (3), GPUSORT_ARGS (extra options), TMPDIR (input and outputs).
+#   Env: LOCALE, REPEAT (3), GPUSORT_ARGS (extra options), TMPDIR (input and outputs),
+#   CASES (a subset of: plain fold key unique number key-S32M).
 set -e
 gpusort=${1:-./gpusort}
 lines=${2:-3000000}
@@ -51,7 +52,7 @@ echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -n), $(nproc) cores, load $(cut -d' 
 	"threads $threads, LC_ALL=$LC_ALL, $(sort --version | head -1)," \
 	"input $(du -m "$input" | cut -f1) MiB, gpusort $GPUSORT_ARGS"
 printf '%-20s %10s %10s %8s %s\n' "case ($lines lines)" "sort" "gpusort" "speedup" "output"
-for case in plain fold key unique number key-S32M; do
+for case in ${CASES:-plain fold key unique number key-S32M}; do
 	case $case in
 	plain) set -- ;;
 	fold) set -- -f ;;

@@ -84,6 +84,25 @@ else
 fi
 check "no temp file left" temp_empty
 
+# Threads under a small -S: without --parallel, one per core but no more than -S gives
+# 2 MiB each (two at least), so neither the memory nor the merge passes grow with the
+# cores (32 cores took 57 MiB and six merge passes on 32M keys under -S 16M before);
+# --parallel is taken as asked.
+cores=$(nproc)
+want=$((cores < 8 ? cores : 8))
+threads_of() { sed -n 's/.*engine cpu (\([0-9]*\) threads*).*/\1/p' "$1"; }
+"$GPUSORT" --type=u64 --device=cpu -S 16M --stats "$WORK/keys" -o "$WORK/out" 2>"$WORK/stats"
+tap_result $? "-S 16M on $cores cores: exits 0"
+check "-S 16M on $cores cores: sorted and a permutation" sortcheck --type=u64 "$WORK/keys" "$WORK/out"
+check "-S 16M on $cores cores: $want threads sort ($(threads_of "$WORK/stats"))" test "$(threads_of "$WORK/stats")" = "$want"
+"$GPUSORT" --type=u64 --device=cpu -S 1M --stats "$WORK/keys" -o "$WORK/out" 2>"$WORK/stats"
+want=$((cores < 2 ? cores : 2))
+check "-S 1M on $cores cores: $want threads sort ($(threads_of "$WORK/stats"))" test "$(threads_of "$WORK/stats")" = "$want"
+"$GPUSORT" --type=u64 --device=cpu --parallel=12 -S 16M --stats "$WORK/keys" -o "$WORK/out" 2>"$WORK/stats"
+check "--parallel=12 -S 16M: the 12 threads asked ($(threads_of "$WORK/stats"))" test "$(threads_of "$WORK/stats")" = 12
+check "--parallel=12 -S 16M: sorted and a permutation" sortcheck --type=u64 "$WORK/keys" "$WORK/out"
+check "no temp file left after the thread cases" temp_empty
+
 # --stats reports the temp peak: on disk at once, at most what was written in all.
 "$GPUSORT" --type=u64 -S 16M --stats "$WORK/keys" -o "$WORK/out" 2>"$WORK/stats"
 peak=$(sed -n 's/.*temp peak \([0-9.]*\) MiB.*/\1/p' "$WORK/stats")

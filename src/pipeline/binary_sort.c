@@ -224,7 +224,9 @@ int binary_sort_run(const struct sort_job *job)
 		size_t n = (size_t)total_bytes / layout.record_size;
 		item_bytes = (int64_t)n * record_form_width(record_form_choose(&layout, n));
 	}
-	if (engine_choice_open(&job->engine, job->merge_only, item_bytes, BINARY_GPU_MIN_ITEM_BYTES,
+	struct sort_engine_config asked = job->engine;
+	asked.threads = memory_plan_threads(&job->memory, asked.threads);
+	if (engine_choice_open(&asked, job->merge_only, item_bytes, BINARY_GPU_MIN_ITEM_BYTES,
 			       "items below 256 MiB: the CPU threads finish before a GPU would start", &engine, &small) < 0)
 		goto out;
 	layout.pool = sort_engine_thread_pool(engine);
@@ -234,7 +236,7 @@ int binary_sort_run(const struct sort_job *job)
 		goto out;
 	}
 	verify.expected = total_bytes >= 0 ? total_bytes / (int64_t)layout.record_size : -1;
-	memory_plan_binary(&job->memory, &job->engine, &layout, engine, total_bytes, &plan);
+	memory_plan_binary(&job->memory, &asked, &layout, engine, total_bytes, &plan);
 	struct binary_chunks chunks = {.layout = &layout, .engine = engine, .reader = reader, .plan = &plan,
 				       .unique = job->unique, .stats = &stats};
 	if (binary_buffers(&chunks, &plan)) {

@@ -28,12 +28,30 @@ size_t memory_budget_default(void)
 	return physical_memory_bytes() / 2;
 }
 
-static unsigned online_threads(unsigned asked)
+/* What a thread of the spill and the merge needs of the budget when the threads are
+ * not asked for: the merge gives each thread a block per run it merges (64 KiB at
+ * least) and the run writer a block and its compressed copy per slot, so under a small
+ * -S one thread per core would leave each a fan-in of a few runs (pass after pass over
+ * the temp files) and hold more than the budget between them: on 32 cores, -S 16M took
+ * 57 MiB and six merge passes. Two threads stay (one sorting while one spills); an
+ * explicit --parallel is taken as asked, as GNU sort takes it. */
+#define THREAD_BUDGET_MIN ((size_t)2 << 20)
+
+static unsigned online_threads(unsigned asked, size_t budget)
 {
 	if (asked)
 		return asked;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	return cores > 0 ? (unsigned)cores : 1;
+	unsigned threads = cores > 0 ? (unsigned)cores : 1;
+	size_t most = budget / THREAD_BUDGET_MIN;
+	if (most < 2)
+		most = 2;
+	return threads > most ? (unsigned)most : threads;
+}
+
+unsigned memory_plan_threads(const struct memory_limits *limits, unsigned asked)
+{
+	return online_threads(asked, limits->budget ? limits->budget : memory_budget_default());
 }
 
 size_t memory_plan_read_ahead(size_t budget)
@@ -99,7 +117,7 @@ void memory_plan_binary(const struct memory_limits *limits, const struct sort_en
 	plan->chunk_records = chunk;
 	plan->items_bytes = in_place ? 0 : chunk * width;
 	plan->overlap = overlap;
-	plan->threads = online_threads(asked->threads);
+	plan->threads = online_threads(asked->threads, budget);
 	plan->read_ahead = read_ahead;
 	plan->batch_size = limits->batch_size;
 }
@@ -117,7 +135,7 @@ void memory_plan_text(const struct memory_limits *limits, const struct sort_engi
 	bool overlap = total_bytes < 0 || (uint64_t)total_bytes >= budget / 4;
 	size_t chunk = overlap ? budget / 8 : budget / 4;
 	*plan = (struct memory_plan){.budget = budget, .chunk_bytes = chunk > TEXT_CHUNK_MIN ? chunk : TEXT_CHUNK_MIN,
-				     .overlap = overlap, .threads = online_threads(asked->threads),
+				     .overlap = overlap, .threads = online_threads(asked->threads, budget),
 				     .read_ahead = memory_plan_read_ahead(budget), .batch_size = limits->batch_size};
 }
 

@@ -30,6 +30,9 @@ struct memory_plan {
 
 /* The default budget: half of physical memory, as a generous GNU sort would take. */
 size_t memory_budget_default(void);
+/* The threads a sort of this budget uses: asked (--parallel), else one per online core
+ * but no more than 2 MiB of -S each (two at least): each thread's blocks come from it. */
+unsigned memory_plan_threads(const struct memory_limits *limits, unsigned asked);
 
 /* Sizes the input read-ahead (kept in flight per input file) to 1/16 of the budget and
  * returns it. */

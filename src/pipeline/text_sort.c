@@ -191,10 +191,12 @@ static int sort_text(const struct sort_job *job, const struct text_order *order,
 	sort_verify_init(&verify, !job->no_verify && !job->merge_only);
 	int64_t total = inputs_size(inputs);
 	const char *small = NULL;
-	int status = 2, err = engine_choice_open(&job->engine, job->merge_only, total, TEXT_GPU_MIN_BYTES,
+	struct sort_engine_config asked = job->engine;
+	asked.threads = memory_plan_threads(&job->memory, asked.threads);
+	int status = 2, err = engine_choice_open(&asked, job->merge_only, total, TEXT_GPU_MIN_BYTES,
 						 "input below 1 GiB: the CPU threads finish before a GPU would start",
 						 &engine, &small);
-	if (!err && (err = thread_pool_create(job->engine.threads, &pool)) != 0)
+	if (!err && (err = thread_pool_create(asked.threads, &pool)) != 0)
 		report("threads: %s", strerror(-err));
 	if (err)
 		goto out;
@@ -205,7 +207,7 @@ static int sort_text(const struct sort_job *job, const struct text_order *order,
 	}
 	stats_progress_start(stats, job->progress, total);
 	struct memory_plan plan;
-	memory_plan_text(&job->memory, &job->engine, total, &plan);
+	memory_plan_text(&job->memory, &asked, total, &plan);
 	struct text_chunks chunks = {.order = order, .engine = engine, .pool = pool, .verify = &verify, .stats = stats,
 				     .inputs = inputs, .chunk_bytes = plan.chunk_bytes};
 	for (int i = 0; i < 2; i++)
