@@ -188,10 +188,12 @@ stderr_has "gpusort: couldn't execute compress program: No such file or director
 	"no PROG: GNU's words, not taken for a want of processes"
 check "no PROG: old output untouched, nothing left" untouched
 
-# A real RLIMIT_NPROC: as nobody, with fewer processes allowed than gpusort's threads
-# and PROG's children need (threads count too). Every limit must end in the sorted
-# output or exit 2 with a message, nothing left behind; where the merge's PROG -d
-# children pass the limit, the message is GNU's. The waits are cut (spawn_wait).
+# A real RLIMIT_NPROC: as nobody, on one and two threads, under limits from below
+# what gpusort's own threads need to plenty (threads count too, and so does timeout).
+# Every limit ends in the sorted output or in exit 2 with one message, the old output
+# kept and no temp file left. Some limit leaves no process for PROG while gpusort's
+# threads still run: its runs are stored and the sort succeeds; where the merge's
+# PROG -d children pass the limit, the message is GNU's. The waits are cut (spawn_wait).
 if [ "$(id -u)" != 0 ]; then
 	skip_test "a real RLIMIT_NPROC needs root to run as another user (RLIMIT_NPROC does not bind root)"
 elif ! command -v setpriv >/dev/null || ! command -v prlimit >/dev/null || ! id nobody >/dev/null 2>&1; then
@@ -206,38 +208,57 @@ else
 	: >"$CALLS"
 	chmod 666 "$CALLS"
 	nobody_group=$(id -gn nobody)
-	outcomes="" messages_ok=true gnu_seen=false sorted_seen=false
 	as_nobody() { setpriv --reuid=nobody --regid="$nobody_group" --clear-groups "$@"; }
-	for limit in 3 4 5 6 7 8 10 12 16 24 64; do
-		rm -f "$nobody_dir/out"
-		as_nobody sh -c 'echo "old output" >"$1"' sh "$nobody_dir/out"
-		as_nobody env TMPDIR="$nobody_dir/tmp" GPUSORT_FAULT=spawn_wait:SHORT timeout 120 prlimit --nproc=$limit \
-			"$GPUSORT" -S 1M --parallel=1 --compress-program="$PROG" "$WORK/ties" -o "$nobody_dir/out" \
-			2>"$WORK/nproc.err"
-		status=$?
-		if [ $status -eq 0 ] && cmp -s "$WORK/expected.ties" "$nobody_dir/out"; then
-			outcomes="$outcomes $limit:sorted"
-			sorted_seen=true
-		elif [ $status -eq 2 ] && [ "$(cat "$nobody_dir/out")" = "old output" ] \
-			&& [ "$(wc -l <"$WORK/nproc.err")" -eq 1 ] && grep -q "^gpusort: .*Resource temporarily unavailable" "$WORK/nproc.err"; then
-			if grep -qxF "$(cat "$WORK/expected")" "$WORK/nproc.err"; then
-				outcomes="$outcomes $limit:-d-refused"
-				gnu_seen=true
+	outcomes="" messages_ok=true gnu_seen=false stored_seen=false sorted_seen=false
+	for threads in 1 2; do
+		for limit in 2 3 4 5 6 7 8 10 12 16 24 64; do
+			rm -f "$nobody_dir/out"
+			as_nobody sh -c 'echo "old output" >"$1"' sh "$nobody_dir/out"
+			as_nobody env TMPDIR="$nobody_dir/tmp" GPUSORT_FAULT=spawn_wait:SHORT timeout 120 \
+				prlimit --nproc=$limit "$GPUSORT" -S 1M --parallel=$threads --stats \
+				--compress-program="$PROG" "$WORK/ties" -o "$nobody_dir/out" 2>"$WORK/nproc.err"
+			status=$?
+			grep -v '^gpusort: stats:' "$WORK/nproc.err" >"$WORK/nproc.message"
+			outcome=$threads/$limit
+			if [ $status -eq 0 ] && cmp -s "$WORK/expected.ties" "$nobody_dir/out" \
+				&& ! [ -s "$WORK/nproc.message" ]; then
+				stored=$(runs_stored "$WORK/nproc.err")
+				if [ "$stored" -gt 0 ]; then
+					outcome="$outcome:sorted,$stored-stored"
+					stored_seen=true
+				else
+					outcome="$outcome:sorted"
+				fi
+				sorted_seen=true
+			elif [ $status -eq 2 ] && [ "$(cat "$nobody_dir/out")" = "old output" ] \
+				&& [ "$(wc -l <"$WORK/nproc.message")" -eq 1 ] \
+				&& grep -q "^gpusort: .*Resource temporarily unavailable" "$WORK/nproc.message"; then
+				if cmp -s "$WORK/expected" "$WORK/nproc.message"; then
+					outcome="$outcome:-d-refused"
+					gnu_seen=true
+				else
+					outcome="$outcome:refused"
+				fi
 			else
-				outcomes="$outcomes $limit:refused"
+				outcome="$outcome:status-$status"
+				messages_ok=false
+				sed 's/^/# /' "$WORK/nproc.message" | head -3
 			fi
-		else
-			outcomes="$outcomes $limit:status-$status"
-			messages_ok=false
-			sed 's/^/# /' "$WORK/nproc.err" | head -3
-		fi
-		[ -z "$(ls -A "$nobody_dir/tmp")" ] || { messages_ok=false; outcomes="$outcomes(temp-left)"; }
+			if [ -n "$(ls -A "$nobody_dir/tmp")" ]; then
+				messages_ok=false
+				outcome="$outcome(temp-left)"
+				rm -f "$nobody_dir/tmp"/*
+			fi
+			outcomes="$outcomes $outcome"
+		done
 	done
-	echo "# RLIMIT_NPROC outcomes:$outcomes"
+	echo "# RLIMIT_NPROC outcomes (threads/limit):$outcomes"
 	$messages_ok
 	tap_result $? "RLIMIT_NPROC as nobody: each limit sorted, or exit 2 with one message, old output kept, no temp file"
 	$sorted_seen
 	tap_result $? "RLIMIT_NPROC: a limit large enough sorts"
+	$stored_seen
+	tap_result $? "RLIMIT_NPROC: a limit with no process left for PROG stores runs without it, and sorts"
 	$gnu_seen
 	tap_result $? "RLIMIT_NPROC: the merge's PROG -d past the limit fails in GNU's words"
 	check "RLIMIT_NPROC: no PROG left running" sh -c "! ps -eo args | grep -F '$PROG' | grep -qv grep"

@@ -217,11 +217,11 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 	options.threads = list->writer_threads;
 	options.depth = list->writer_depth;
 	if (program && !run->piped) {
-		/* uncompressed, as GNU sort writes it, and on one thread: threads are
-		 * processes too, and none are to spare */
+		/* uncompressed, as GNU sort writes it, and by this thread alone: threads
+		 * count as processes too, and none are to spare */
 		options.stored = true;
 		options.transform = RUN_TRANSFORM_NONE;
-		options.threads = 1;
+		options.on_caller = true;
 	}
 	memset(sink, 0, sizeof *sink);
 	sink->order = order;
