@@ -195,7 +195,7 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 	const char *program = run_list_program(list);
 	if (program) {
 		/* PROG writes the file; we write PROG. With no process left for it even
-		 * after its tries, the run goes to the file without it, as GNU sort's does */
+		 * after its tries, the run goes to the file without it, as GNU sort does */
 		int error = compress_child_start(program, false, run->fd, &run->child);
 		if (error != -EAGAIN) {
 			close(run->fd);
