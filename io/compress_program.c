@@ -8,11 +8,20 @@
 #include <spawn.h>
 #include <stddef.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "compress_program.h"
 #include "fault_inject.h"
 
 extern char **environ;
+
+/* GNU sort's patience with a system out of processes: PROG tried 4 times before its
+ * temp file is written without it, PROG -d 9 times before the sort gives up, a quarter
+ * of a second between the first two tries and twice as long before each next one
+ * (1.75 s in all for PROG, 64 s for PROG -d). */
+#define COMPRESS_START_TRIES 4
+#define DECOMPRESS_START_TRIES 9
+#define SPAWN_RETRY_FIRST_WAIT 0.25
 
 static pthread_once_t children_once = PTHREAD_ONCE_INIT;
 
@@ -29,14 +38,41 @@ static void children_prepare(void)
 	}
 }
 
+/* Waits the delay between two tries (the whole of it, signals or not), or a
+ * millisecond where the tests ask (fault point spawn_wait). */
+static void spawn_retry_wait(double seconds)
+{
+	if (fault_inject("spawn_wait") == FAULT_SHORT)
+		seconds = 0.001;
+	struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+	while (nanosleep(&left, &left) != 0 && errno == EINTR)
+		;
+}
+
+/* posix_spawnp, tried again while the system has no process left for it (EAGAIN: a
+ * full process table, RLIMIT_NPROC), as GNU sort's pipe_fork tries fork. Returns 0 or
+ * a positive errno. */
+static int compress_child_spawn(pid_t *pid, const char *program, bool decompress,
+				const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attributes,
+				char *const argv[])
+{
+	unsigned tries = decompress ? DECOMPRESS_START_TRIES : COMPRESS_START_TRIES;
+	double wait = SPAWN_RETRY_FIRST_WAIT;
+	for (unsigned try = 1;; try++) {
+		int fault = fault_inject(decompress ? "decompress_start" : "compress_start");
+		int error = fault < 0 ? -fault : posix_spawnp(pid, program, actions, attributes, argv, environ);
+		if (error != EAGAIN || try == tries)
+			return error;
+		spawn_retry_wait(wait);
+		wait *= 2;
+	}
+}
+
 int compress_child_start(const char *program, bool decompress, int file_fd, struct compress_child *child)
 {
 	pthread_once(&children_once, children_prepare);
 	child->pid = 0;
 	child->pipe_fd = -1;
-	int fault = fault_inject(decompress ? "decompress_start" : "compress_start");
-	if (fault < 0)
-		return fault;
 	int ends[2];
 	if (pipe2(ends, O_CLOEXEC) != 0)
 		return -errno;
@@ -71,7 +107,7 @@ int compress_child_start(const char *program, bool decompress, int file_fd, stru
 	pid_t pid = 0;
 	char *const argv[] = {(char *)program, decompress ? "-d" : NULL, NULL};
 	if (!error)
-		error = posix_spawnp(&pid, program, &actions, &attributes, argv, environ);
+		error = compress_child_spawn(&pid, program, decompress, &actions, &attributes, argv);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attributes);
 	close(theirs);

@@ -21,9 +21,12 @@ struct compress_child {
 
 /* Starts PROG (found on PATH as execlp finds it), or `PROG -d` when decompress, with
  * file_fd as its stdout (compressing) or its stdin (decompressing, read from the file's
- * current offset); the caller may close file_fd once this returns. Returns 0, or the
- * negative errno that kept it from running (a PROG that does not exist or may not be
- * executed, no pipe or process left), with nothing left running. */
+ * current offset); the caller may close file_fd once this returns. While the system
+ * has no process to spare (EAGAIN) it tries again after a growing wait, as GNU sort
+ * does: up to 4 tries for PROG, 9 for PROG -d (compress_program.c has the waits).
+ * Returns 0, or the negative errno that kept it from running (a PROG that does not
+ * exist or may not be executed, no pipe left; -EAGAIN: still no process after the
+ * last try), with nothing left running. */
 int compress_child_start(const char *program, bool decompress, int file_fd, struct compress_child *child);
 
 /* Closes our end of the pipe (if still open) and waits for the child: 0 when it exited

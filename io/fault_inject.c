@@ -2,6 +2,7 @@
  * fail (see fault_inject.h for the syntax). Without the variable this is one load. */
 #include "config.h"
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -15,7 +16,7 @@ struct fault_rule {
 	char op[32];
 	int result;           /* negative errno or FAULT_SHORT */
 	unsigned long nth;    /* 0: every call */
-	bool and_later;
+	unsigned long last;   /* the last call that fails: nth, a range's end, or ULONG_MAX */
 	atomic_ulong calls;
 };
 
@@ -63,7 +64,7 @@ static void fault_parse(void)
 		if (nth) {
 			char *end;
 			r->nth = strtoul(nth, &end, 10);
-			r->and_later = *end == '+';
+			r->last = *end == '+' ? ULONG_MAX : *end == '-' ? strtoul(end + 1, NULL, 10) : r->nth;
 		}
 		fault_rule_count++;
 	}
@@ -78,7 +79,7 @@ int fault_inject(const char *op)
 		if (strcmp(r->op, op) != 0)
 			continue;
 		unsigned long call = atomic_fetch_add(&r->calls, 1) + 1;
-		if (r->nth == 0 || call == r->nth || (r->and_later && call > r->nth))
+		if (r->nth == 0 || (call >= r->nth && call <= r->last))
 			return r->result;
 	}
 	return 0;

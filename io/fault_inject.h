@@ -1,7 +1,7 @@
 /* Fault injection for the tests: every I/O path asks fault_inject() before it reads or
  * writes, so tests can make a disk fill up or a read go short.
  *
- * GPUSORT_FAULT="OP:ERR[:N[+]][,OP:ERR[:N[+]]...]"
+ * GPUSORT_FAULT="OP:ERR[:N[+|-M]][,OP:ERR[:N[+|-M]]...]"
  *   OP   input_read    reads of an input file (input_file.c)
  *        output_open   creating the output's temp twin or opening the output
  *        output_write  writes of the output (output_file.c)
@@ -11,8 +11,10 @@
  *        temp_create   creating a temp file (temp_files.c)
  *        temp_write    writes of a run file (run_file.c)
  *        temp_read     reads of a run file (run_file.c)
- *        compress_start, decompress_start  starting --compress-program's PROG, or
- *                      PROG -d (compress_program.c): as if it could not be executed
+ *        compress_start, decompress_start  each try at starting --compress-program's
+ *                      PROG, or PROG -d (compress_program.c): as if it could not be
+ *                      executed, or with EAGAIN as if no process were left (tried again)
+ *        spawn_wait    (SHORT only) the waits between those tries cut to a millisecond
  *        sort_swap     (SHORT only) a sorted chunk's first and last items swapped, and
  *        sort_duplicate (SHORT only) its first item overwritten by its second: bugs
  *                      planted after the engine (src/common/verify.c) for the tests
@@ -20,12 +22,14 @@
  *        distributed_cut (SHORT only) a rank's first cut of its sorted share moved to
  *                      the share's start, sending its first range to rank 1: a bug
  *                      planted for the test of the distributed sort's self-check
- *   ERR  an errno name (ENOSPC, EIO, EACCES, EROFS, EDQUOT, EFBIG, EPIPE, ENOMEM, EPERM)
+ *   ERR  an errno name (ENOSPC, EIO, EACCES, EROFS, EDQUOT, EFBIG, EPIPE, ENOMEM, EPERM,
+ *        EINTR, EAGAIN, EBADF)
  *        or a number: the call fails with that error; or SHORT: the transfer moves only
  *        part of the bytes (the caller must carry on with the rest).
  *   N    fail only the Nth call of OP (counting from 1); N+ the Nth and every later one
- *        (a disk that stays full); no N: every call.
- * Examples: temp_write:ENOSPC  output_write:EIO:3  input_read:SHORT  temp_read:EIO:2+ */
+ *        (a disk that stays full); N-M the Nth to the Mth; no N: every call.
+ * Examples: temp_write:ENOSPC  output_write:EIO:3  input_read:SHORT  temp_read:EIO:2+
+ *           compress_start:EAGAIN:2-5 */
 #ifndef GPUSORT_FAULT_INJECT_H
 #define GPUSORT_FAULT_INJECT_H
 

@@ -281,6 +281,27 @@ static void run_job_done(struct run_writer *writer, int error)
 		pthread_cond_broadcast(&writer->queued);
 }
 
+/* Takes the next queued job and compresses (or stores) it; called and returning with
+ * the lock held. */
+static void run_compress_next(struct run_compressor *compressor)
+{
+	struct run_writer *writer = compressor->writer;
+	struct run_job *job = &writer->jobs[writer->taken++ % writer->depth];
+	job->state = JOB_COMPRESSING;
+	writer->compressing++;
+	pthread_mutex_unlock(&writer->lock);
+	double started = run_now();
+	int error = run_job_compress(compressor, job);
+	double seconds = run_now() - started;
+	pthread_mutex_lock(&writer->lock);
+	writer->stats.compress_seconds += seconds;
+	job->lent = NULL;
+	writer->compressed++;
+	writer->compressing--;
+	job->state = JOB_COMPRESSED;
+	run_job_done(writer, error);
+}
+
 static void *run_compressor_main(void *context)
 {
 	struct run_compressor *compressor = context;
@@ -291,20 +312,7 @@ static void *run_compressor_main(void *context)
 			pthread_cond_wait(&writer->queued, &writer->lock);
 		if (writer->error || writer->taken == writer->appended)
 			break;
-		struct run_job *job = &writer->jobs[writer->taken++ % writer->depth];
-		job->state = JOB_COMPRESSING;
-		writer->compressing++;
-		pthread_mutex_unlock(&writer->lock);
-		double started = run_now();
-		int error = run_job_compress(compressor, job);
-		double seconds = run_now() - started;
-		pthread_mutex_lock(&writer->lock);
-		writer->stats.compress_seconds += seconds;
-		job->lent = NULL;
-		writer->compressed++;
-		writer->compressing--;
-		job->state = JOB_COMPRESSED;
-		run_job_done(writer, error);
+		run_compress_next(compressor);
 	}
 	pthread_mutex_unlock(&writer->lock);
 	return NULL;
@@ -333,6 +341,27 @@ static int run_index_add(struct run_writer *writer, const struct run_job *job, u
 	return 0;
 }
 
+/* Queues the write of the next job in block order (compressed), with its index entry;
+ * called and returning with the lock held. */
+static void run_write_next(struct run_writer *writer, struct run_job *job)
+{
+	pthread_mutex_unlock(&writer->lock);
+	uint64_t offset = writer->base + write_queue_bytes(writer->queue);
+	int error = run_index_add(writer, job, offset);
+	if (!error) {
+		void *buffer = job->output;
+		error = write_queue_submit_exchange(writer->queue, &buffer, &job->output_capacity,
+						    job->output_bytes);
+		job->output = buffer;
+	}
+	if (!error)
+		error = write_queue_write_behind(writer->queue, RUN_WRITE_BEHIND_BYTES);
+	pthread_mutex_lock(&writer->lock);
+	job->state = JOB_FREE;
+	writer->written++;
+	run_job_done(writer, error);
+}
+
 /* The writer thread: compressed blocks into the file in block order. */
 static void *run_write_main(void *context)
 {
@@ -356,21 +385,7 @@ static void *run_write_main(void *context)
 			pthread_cond_wait(&writer->changed, &writer->lock);
 			continue;
 		}
-		pthread_mutex_unlock(&writer->lock);
-		uint64_t offset = writer->base + write_queue_bytes(writer->queue);
-		int error = run_index_add(writer, job, offset);
-		if (!error) {
-			void *buffer = job->output;
-			error = write_queue_submit_exchange(writer->queue, &buffer, &job->output_capacity,
-							    job->output_bytes);
-			job->output = buffer;
-		}
-		if (!error)
-			error = write_queue_write_behind(writer->queue, RUN_WRITE_BEHIND_BYTES);
-		pthread_mutex_lock(&writer->lock);
-		job->state = JOB_FREE;
-		writer->written++;
-		run_job_done(writer, error);
+		run_write_next(writer, job);
 	}
 	pthread_mutex_unlock(&writer->lock);
 	return NULL;
@@ -418,7 +433,10 @@ static int run_writer_start(struct run_writer *writer, int fd)
 		options->stored = true;
 		options->transform = RUN_TRANSFORM_NONE;
 		options->threads = 1;
+		options->on_caller = false;
 	}
+	if (options->on_caller)
+		options->threads = 1;
 	if (options->level == 0)
 		options->level = RUN_DEFAULT_LEVEL;
 	if (options->element_bytes == 0)
@@ -438,6 +456,14 @@ static int run_writer_start(struct run_writer *writer, int fd)
 	if (!writer->jobs || !writer->compressors)
 		return -ENOMEM;
 	int error = write_queue_open(fd, RUN_WRITE_DEPTH, 4096, "temp_write", &writer->queue);
+	if (options->on_caller) {
+		/* the one compressor's state, used by the caller's thread */
+		writer->compressors[0].writer = writer;
+		writer->compressor_count = 1;
+		if (!error && !options->stored)
+			error = run_cctx_create(options, &writer->compressors[0].cctx);
+		return error;
+	}
 	for (unsigned i = 0; i < options->threads && !error; i++) {
 		struct run_compressor *compressor = &writer->compressors[i];
 		compressor->writer = writer;
@@ -525,8 +551,15 @@ static int run_writer_hand_over(struct run_writer *writer, const void *data, boo
 	job->state = JOB_QUEUED;
 	writer->appended++;
 	pthread_cond_signal(&writer->queued);
+	if (writer->options.on_caller) {
+		/* no threads: the block compressed and queued for writing here and now */
+		run_compress_next(&writer->compressors[0]);
+		if (!writer->error)
+			run_write_next(writer, job);
+		error = writer->error;
+	}
 	pthread_mutex_unlock(&writer->lock);
-	return 0;
+	return error;
 }
 
 int run_writer_append_block(struct run_writer *writer, const void *data, size_t bytes,

@@ -79,6 +79,10 @@ struct run_writer_options {
 	bool stream;                /* fd is a pipe: blocks stored (level, stored, transform
 				       and threads ignored), no index or footer written; end
 				       with run_writer_finish_stream */
+	bool on_caller;             /* no threads (threads ignored; not with stream): each
+				       block compressed or stored and queued for writing by
+				       the caller as it is handed over, for where no thread
+				       can be started (no process left: RLIMIT_NPROC) */
 };
 
 struct run_writer;

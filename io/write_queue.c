@@ -73,6 +73,26 @@ static void write_ring_queue(struct write_queue *queue, struct write_slot *slot,
 	}
 }
 
+static void write_sync(struct write_queue *queue, struct write_slot *slot, size_t first)
+{
+	double started = monotonic_seconds();
+	while (slot->done < slot->bytes) {
+		size_t want = slot->done ? slot->bytes - slot->done : first;
+		ssize_t wrote = queue->seekable
+			? pwrite(queue->fd, slot->data + slot->done, want, slot->offset + slot->done)
+			: write(queue->fd, slot->data + slot->done, want);
+		if (wrote < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (wrote <= 0) {
+			write_slot_fail(queue, slot, wrote < 0 ? -errno : -EIO);
+			return;
+		}
+		slot->done += wrote;
+	}
+	slot->busy = false;
+	queue->wait_seconds += monotonic_seconds() - started;
+}
+
 static int write_ring_reap(struct write_queue *queue)
 {
 	struct io_uring_cqe *cqe;
@@ -92,6 +112,13 @@ static int write_ring_reap(struct write_queue *queue)
 		write_ring_queue(queue, slot, slot->bytes - slot->done);
 		return 0;
 	}
+	if (result == -ECANCELED && queue->seekable) {
+		/* we cancel nothing: the kernel had no worker for it (none may be started
+		 * past RLIMIT_NPROC) and wrote none of it; written here instead, at its
+		 * offset (a pipe's later writes may have gone ahead: not there) */
+		write_sync(queue, slot, slot->bytes - slot->done);
+		return 0;
+	}
 	if (result < 0 || (result == 0 && slot->bytes > slot->done)) {
 		write_slot_fail(queue, slot, result < 0 ? result : -EIO);
 		return 0;
@@ -102,26 +129,6 @@ static int write_ring_reap(struct write_queue *queue)
 	else
 		slot->busy = false;
 	return 0;
-}
-
-static void write_sync(struct write_queue *queue, struct write_slot *slot, size_t first)
-{
-	double started = monotonic_seconds();
-	while (slot->done < slot->bytes) {
-		size_t want = slot->done ? slot->bytes - slot->done : first;
-		ssize_t wrote = queue->seekable
-			? pwrite(queue->fd, slot->data + slot->done, want, slot->offset + slot->done)
-			: write(queue->fd, slot->data + slot->done, want);
-		if (wrote < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (wrote <= 0) {
-			write_slot_fail(queue, slot, wrote < 0 ? -errno : -EIO);
-			return;
-		}
-		slot->done += wrote;
-	}
-	slot->busy = false;
-	queue->wait_seconds += monotonic_seconds() - started;
 }
 
 int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *fault_op,

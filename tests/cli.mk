@@ -53,3 +53,7 @@ EXTRA_DIST += tests/test_memory_cgroup.sh tests/cgroup_lib.sh
 # fail, damage data or are interrupted.
 TESTS += tests/test_compress_program.sh
 EXTRA_DIST += tests/test_compress_program.sh
+# --compress-program when no process is left for PROG (EAGAIN): runs stored without it,
+# PROG -d's failure in GNU's words; fault points, and a real RLIMIT_NPROC where root.
+TESTS += tests/test_compress_fallback.sh
+EXTRA_DIST += tests/test_compress_fallback.sh

@@ -5,9 +5,11 @@
  * block in order, with their index entries; a stored block takes its bytes plus an
  * 8-byte checksum; a flipped byte in a stored block or in its checksum reads as
  * -EBADMSG while its neighbours still read; a run cut inside a stored block does not
- * open; a run past the write-behind windows reads back whole. Run with and without
+ * open; a run past the write-behind windows reads back whole; a writer on the
+ * caller's thread (on_caller) starts no thread and writes the same runs. Run with and without
  * GPUSORT_IO=sync (test_io_run_threads_sync.sh). */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -297,12 +299,80 @@ static void long_run_written_behind(void)
 	free(back);
 }
 
+/* The process's threads, io_uring's kernel workers (iou-*) left out. */
+static int user_threads(void)
+{
+	DIR *tasks = opendir("/proc/self/task");
+	if (!tasks)
+		return -1;
+	int count = 0;
+	for (struct dirent *task; (task = readdir(tasks)) != NULL;) {
+		if (task->d_name[0] == '.')
+			continue;
+		char comm_path[300], comm[32] = "";
+		snprintf(comm_path, sizeof comm_path, "/proc/self/task/%s/comm", task->d_name);
+		FILE *file = fopen(comm_path, "r");
+		if (file) {
+			if (!fgets(comm, sizeof comm, file))
+				comm[0] = '\0';
+			fclose(file);
+		}
+		count += strncmp(comm, "iou-", 4) != 0;
+	}
+	closedir(tasks);
+	return count;
+}
+
+/* on_caller: no thread started (where none can be), every block still back in order,
+ * stored or compressed, however handed over. */
+static void on_caller_round_trips(void)
+{
+	const int counts[] = {0, 1, 5, 40};
+	for (int stored = 0; stored < 2; stored++)
+		for (int mode = COPIED; mode <= LENT; mode++) {
+			bool good = true;
+			for (size_t c = 0; c < sizeof counts / sizeof *counts && good; c++) {
+				struct run_writer_options options = {.threads = 4, .stored = stored, .on_caller = true};
+				struct run_file_stats stats = {0};
+				int fd = open_fresh();
+				good = write_run(fd, &options, counts[c], mode, &stats) == 0 && stats.stored == (bool)stored
+				       && read_back(fd, counts[c], mode == EXCHANGED, stored);
+				close(fd);
+			}
+			tap_ok(good, "on the caller, %s, %s: 0, 1, 5 and 40 blocks round-trip in order",
+			       stored ? "stored" : "zstd", mode_names[mode]);
+		}
+	struct run_writer_options options = {.threads = 4, .on_caller = true};
+	struct run_writer *writer;
+	int fd = open_fresh(), before = user_threads();
+	int error = run_writer_open(fd, &options, &writer);
+	for (int i = 0; i < 8 && !error; i++)
+		error = run_writer_append_block(writer, blocks[i].data, blocks[i].bytes, blocks[i].records,
+						blocks[i].entry, blocks[i].entry_bytes);
+	int during = user_threads();
+	if (!error)
+		error = run_writer_finish(writer, NULL);
+	tap_ok(!error && before > 0 && during == before && read_back(fd, 8, false, false),
+	       "on the caller: no thread started (%d threads before, %d while writing 8 blocks)", before, during);
+	close(fd);
+	/* the count sees a threaded writer's threads */
+	options.on_caller = false;
+	fd = open_fresh();
+	error = run_writer_open(fd, &options, &writer);
+	during = user_threads();
+	if (!error)
+		error = run_writer_finish(writer, NULL);
+	tap_ok(!error && during > before, "a threaded writer, for contrast: %d threads while open", during);
+	close(fd);
+}
+
 int main(void)
 {
 	snprintf(path, sizeof path, "%s/test_io_run_threads.%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		 (int)getpid());
 	make_blocks(11);
 	round_trips();
+	on_caller_round_trips();
 	lent_with_transform();
 	damaged_stored_blocks();
 	long_run_written_behind();

@@ -257,10 +257,15 @@ static void stats_print_spill(const struct sort_stats *stats)
 		? (double)stats->spill_compressed_bytes / 1048576.0 / stats->spill_compress_seconds : 0;
 	double writes = stats->spill_write_seconds > 0
 		? (double)stats->spill_written_bytes / 1048576.0 / stats->spill_write_seconds : 0;
-	if (stats->spill_program_runs) {
-		/* PROG compresses: what the writer saw is how fast PROG took the runs' bytes */
+	if (stats->spill_program_runs || stats->spill_program_unstarted_runs) {
+		/* PROG compresses: what the writer saw is how fast PROG took the runs' bytes
+		 * (and wrote those it could not be started for, stored) */
+		char unstarted[128] = "";
+		if (stats->spill_program_unstarted_runs)
+			snprintf(unstarted, sizeof unstarted, "; %" PRIu64 " stored without it (no process left to start it)",
+				 stats->spill_program_unstarted_runs);
 		stats_line("runs written through the compress program %" PRIu64 ", which took %.1f MiB/s of writer "
-			   "time\n", stats->spill_program_runs, writes);
+			   "time%s\n", stats->spill_program_runs, writes, unstarted);
 		return;
 	}
 	stats_line("runs written %s; compressor %.1f MiB/s per thread x %u threads, temp writes %.1f MiB/s of "

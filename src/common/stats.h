@@ -35,6 +35,7 @@ struct sort_stats {
 	 * they compressed, and the temp directory's time with writes in flight */
 	uint64_t spill_level_runs[STATS_SPILL_LEVELS];
 	uint64_t spill_program_runs; /* runs written through --compress-program's PROG */
+	uint64_t spill_program_unstarted_runs; /* and those stored without it: no process left */
 	uint64_t spill_compressed_bytes;
 	double spill_compress_seconds;
 	unsigned spill_threads;

@@ -183,6 +183,7 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 	run->file_bytes = 0;
 	run->bytes = 0;
 	run->child = (struct compress_child){0, -1};
+	run->piped = false;
 	run->fd = temp_file_create(run->path, sizeof run->path);
 	if (run->fd < 0) {
 		int error = run->fd;
@@ -191,25 +192,37 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 		return error;
 	}
 	int writer_fd = run->fd;
-	if (run_list_program(list)) {
-		/* PROG writes the file; we write PROG */
-		int error = compress_child_start(run_list_program(list), false, run->fd, &run->child);
-		close(run->fd);
-		run->fd = -1;
-		if (error) {
+	const char *program = run_list_program(list);
+	if (program) {
+		/* PROG writes the file; we write PROG. With no process left for it even
+		 * after its tries, the run goes to the file without it, as GNU sort does */
+		int error = compress_child_start(program, false, run->fd, &run->child);
+		if (error != -EAGAIN) {
+			close(run->fd);
+			run->fd = -1;
+		}
+		if (error && error != -EAGAIN) {
 			report("couldn't execute compress program: %s", strerror(-error));
 			return error;
 		}
-		writer_fd = run->child.pipe_fd;
+		run->piped = !error;
+		writer_fd = run->piped ? run->child.pipe_fd : run->fd;
 	}
 	struct run_writer_options options;
 	run_options_for(order, &options);
-	options.stream = run_list_program(list) != NULL;
+	options.stream = run->piped;
 	if (list->level.level == 0)
 		run_level_init(&list->level);
 	run_level_apply(&list->level, &options);
 	options.threads = list->writer_threads;
 	options.depth = list->writer_depth;
+	if (program && !run->piped) {
+		/* uncompressed, as GNU sort writes it, and by this thread alone: threads
+		 * count as processes too, and none are to spare */
+		options.stored = true;
+		options.transform = RUN_TRANSFORM_NONE;
+		options.on_caller = true;
+	}
 	memset(sink, 0, sizeof *sink);
 	sink->order = order;
 	sink->stats = stats;
@@ -246,15 +259,18 @@ int run_begin(struct run_list *list, const struct record_order *order, size_t bl
 }
 
 /* What the run measured: into --stats, and into the choice of the next run's level. */
-static void run_end_stats(struct run_list *list, struct sort_stats *stats, const struct run_file_stats *file_stats)
+static void run_end_stats(struct run_list *list, const struct run *run, struct sort_stats *stats,
+			  const struct run_file_stats *file_stats)
 {
 	stats->runs++;
-	if (run_list_program(list)) {
+	if (run->piped) {
 		stats->spill_program_runs++;
 		stats->spill_written_bytes += file_stats->bytes;
 		stats->spill_write_seconds += file_stats->write_seconds;
 		return;
 	}
+	if (run_list_program(list))
+		stats->spill_program_unstarted_runs++;
 	int level = file_stats->stored ? 0 : file_stats->level;
 	if (level >= STATS_SPILL_LEVELS)
 		level = STATS_SPILL_LEVELS - 1;
@@ -267,7 +283,8 @@ static void run_end_stats(struct run_list *list, struct sort_stats *stats, const
 		stats->spill_threads = file_stats->threads;
 	stats->spill_written_bytes += file_stats->file_bytes;
 	stats->spill_write_seconds += file_stats->write_seconds;
-	run_level_update(&list->level, file_stats);
+	if (!run_list_program(list)) /* the level is zstd's, which PROG's runs never use */
+		run_level_update(&list->level, file_stats);
 }
 
 /* Finishes a run written through PROG: its blocks into the pipe, then PROG's end (a
@@ -305,7 +322,7 @@ int run_end(struct run_list *list, struct run_sink *sink, int error)
 	if (!error)
 		error = run_sink_flush(sink);
 	struct run_file_stats file_stats = {0};
-	if (run_list_program(list)) {
+	if (run->piped) {
 		error = run_finish_piped(list, run, sink, error, &file_stats);
 		free(sink->block);
 		if (error)
@@ -324,7 +341,7 @@ int run_end(struct run_list *list, struct run_sink *sink, int error)
 			return error;
 		}
 	}
-	run_end_stats(list, sink->stats, &file_stats);
+	run_end_stats(list, run, sink->stats, &file_stats);
 	run->file_bytes = file_stats.file_bytes;
 	run->bytes = file_stats.bytes;
 	stats_temp_add(sink->stats, file_stats.file_bytes);
@@ -362,6 +379,13 @@ static int run_source_start(struct run_source *source)
 	}
 	int error = compress_child_start(source->program, true, fd, &run->child);
 	close(fd);
+	if (error == -EAGAIN) {
+		/* no process left after its tries: the run cannot be read (GNU's words) */
+		char quoted[PATH_MAX + 64];
+		report("couldn't create process for %s -d: %s",
+		       report_shell_quote(source->program, true, quoted, sizeof quoted), strerror(-error));
+		return error;
+	}
 	if (error) {
 		report("couldn't execute compress program (with -d): %s", strerror(-error));
 		return error;
@@ -423,7 +447,7 @@ int merge_runs(const struct record_order *order, struct sort_verify *verify, boo
 	for (size_t i = 0; i < k && !error; i++) {
 		struct run_source *context = &contexts[i];
 		context->run = &list->runs[first + i];
-		context->program = run_list_program(list);
+		context->program = context->run->piped ? run_list_program(list) : NULL;
 		context->buffer_bytes = run_reader_max_block_bytes(context->run->reader);
 		context->buffer = malloc(context->buffer_bytes ? context->buffer_bytes : 1);
 		if (!context->buffer)
@@ -434,8 +458,8 @@ int merge_runs(const struct record_order *order, struct sort_verify *verify, boo
 	if (error == -ENOMEM)
 		report("%s", strerror(ENOMEM));
 	/* every run's `PROG -d` at once: the loser tree takes from each in turn */
-	for (size_t i = 0; i < k && !error && run_list_program(list); i++)
-		if ((error = run_source_start(&contexts[i])) != 0)
+	for (size_t i = 0; i < k && !error; i++)
+		if (contexts[i].program && (error = run_source_start(&contexts[i])) != 0)
 			failing = i;
 	if (!error)
 		error = merge_records(order, verify, sources, k, to_output, block_bytes, sink, sink_context, &failing);

@@ -20,14 +20,17 @@
 #define RUN_PREFETCH_BLOCKS 2
 
 /* A run of a list with a compress program (--compress-program) is written through
- * PROG and read back through `PROG -d`, in order only: its file holds PROG's output,
- * its index stays in memory (the reader), and it holds no descriptor between (fd -1);
- * child is the PROG writing it, or the `PROG -d` a merge reads it from. */
+ * PROG and read back through `PROG -d`, in order only (piped): its file holds PROG's
+ * output, its index stays in memory (the reader), and it holds no descriptor between
+ * (fd -1); child is the PROG writing it, or the `PROG -d` a merge reads it from. Where
+ * PROG could not be started for want of processes, the run is written without it, as
+ * GNU sort does: a run file of blocks stored uncompressed, read as any other run. */
 struct run {
 	char path[PATH_MAX]; /* empty: the slot holds no file */
 	int fd;
 	struct run_reader *reader;
 	struct compress_child child;
+	bool piped;          /* written through PROG: read back through PROG -d */
 	uint64_t file_bytes;
 	uint64_t bytes;      /* its records' bytes, uncompressed */
 };
