@@ -7,33 +7,8 @@
 # points compress_start/decompress_start (each try counts, spawn_wait cuts the waits),
 # and, where the suite runs as root, from a real RLIMIT_NPROC as user nobody.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+. "$TESTS_SRCDIR/compress_lib.sh"
 
-mkdir "$WORK/tmp" "$WORK/bin"
-export TMPDIR="$WORK/tmp"
-CALLS="$WORK/calls"
-export CALLS
-
-# prog [-d]: logs each call, then gzip does the work.
-cat >"$WORK/bin/prog" <<'EOF'
-#!/bin/sh
-echo "call ${1:-}" >>"$CALLS"
-if [ "${1:-}" = -d ]; then exec gzip -dc; else exec gzip -1c; fi
-EOF
-chmod 755 "$WORK/bin/prog"
-PROG="$WORK/bin/prog"
-
-echo "old output" >"$WORK/out.old"
-untouched() {
-	cmp -s "$WORK/out" "$WORK/out.old" && test -z "$(ls -A "$WORK/tmp")" && ! running
-}
-running() { ps -eo args | grep -F "$WORK/bin/prog" | grep -qv grep; }
-fresh_output() { cp "$WORK/out.old" "$WORK/out"; }
-# calls: how many times PROG ran for compressing, and for -d, as "C D".
-calls() {
-	compress=$(grep -c '^call $' "$CALLS" 2>/dev/null)
-	decompress=$(grep -c '^call -d$' "$CALLS" 2>/dev/null)
-	echo "${compress:-0} ${decompress:-0}"
-}
 # runs_stored FILE: how many runs --stats (in FILE) says were stored without PROG
 runs_stored() {
 	stored=$(sed -n 's/.*; \([0-9]*\) stored without it.*/\1/p' "$1")
