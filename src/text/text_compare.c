@@ -4,6 +4,7 @@
  * locale are translated the same way and then collated, as GNU sort does. */
 #include "text_compare.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "text_collate.h"
@@ -27,11 +28,8 @@ static void init_tables(void)
 
 const bool *text_ignored_bytes(const struct key_ordering *ordering)
 {
-	static bool ready; /* benign race: every thread writes the same values */
-	if (!ready) {
-		init_tables();
-		__atomic_store_n(&ready, true, __ATOMIC_RELEASE);
-	}
+	static pthread_once_t ready = PTHREAD_ONCE_INIT; /* sort threads ask at once */
+	pthread_once(&ready, init_tables);
 	if (ordering->dictionary)
 		return dictionary_ignored;
 	if (ordering->ignore_nonprinting)
