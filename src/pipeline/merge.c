@@ -34,6 +34,11 @@ struct tree {
 	struct leaf_key *keys;
 	size_t leaves;          /* k rounded up to a power of two */
 	size_t *nodes;          /* nodes[0] the winner, nodes[1..leaves-1] losers */
+	/* Where the prefix decides (no compare): each loser's prefix and rank beside it, so
+	 * that a replay loads what each match needs from the node alone instead of going
+	 * from the node to its leaf (two dependent loads a level). Only the winner's leaf
+	 * ever changes, so the losers' copies stay true. */
+	unsigned __int128 *loser_orders;
 };
 
 static inline const unsigned char *cursor_record(const struct cursor *c)
@@ -117,12 +122,11 @@ static size_t tree_build(struct tree *tree, size_t node)
 	if (node >= tree->leaves)
 		return node - tree->leaves;
 	size_t left = tree_build(tree, 2 * node), right = tree_build(tree, 2 * node + 1);
-	if (goes_first_any(tree, left, right)) {
-		tree->nodes[node] = right;
-		return left;
-	}
-	tree->nodes[node] = left;
-	return right;
+	size_t winner = goes_first_any(tree, left, right) ? left : right;
+	tree->nodes[node] = winner == left ? right : left;
+	if (tree->loser_orders)
+		tree->loser_orders[node] = leaf_order(&tree->keys[tree->nodes[node]]);
+	return winner;
 }
 
 static inline void tree_replay(struct tree *tree, size_t leaf)
@@ -142,9 +146,10 @@ static inline void tree_replay(struct tree *tree, size_t leaf)
 	unsigned __int128 winner_order = leaf_order(&tree->keys[leaf]);
 	for (size_t node = (leaf + tree->leaves) / 2; node >= 1; node /= 2) {
 		size_t other = tree->nodes[node];
-		unsigned __int128 other_order = leaf_order(&tree->keys[other]);
+		unsigned __int128 other_order = tree->loser_orders[node];
 		bool swap = other_order < winner_order;
 		tree->nodes[node] = swap ? winner : other;
+		tree->loser_orders[node] = swap ? winner_order : other_order;
 		winner = swap ? other : winner;
 		winner_order = swap ? other_order : winner_order;
 	}
@@ -280,7 +285,7 @@ int merge_records_by_block(const struct record_order *order, struct sort_verify 
 	struct fingerprint print = {0, 0};
 	uint64_t disorder = 0;
 	bool unique = order->unique, keep_last = unique || (verify && to_output);
-	struct tree tree = {order, NULL, NULL, 1, NULL};
+	struct tree tree = {order, NULL, NULL, 1, NULL, NULL};
 	while (tree.leaves < k)
 		tree.leaves *= 2;
 	if (block_bytes < order->record_size)
@@ -288,9 +293,12 @@ int merge_records_by_block(const struct record_order *order, struct sort_verify 
 	tree.cursors = calloc(tree.leaves, sizeof *tree.cursors);
 	tree.keys = calloc(tree.leaves, sizeof *tree.keys);
 	tree.nodes = calloc(tree.leaves, sizeof *tree.nodes);
+	if (!order->compare)
+		tree.loser_orders = calloc(tree.leaves, sizeof *tree.loser_orders);
 	struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink, block_sink, sink_context};
 	struct last_record last = {NULL, NULL, 0, 0, 0, false};
-	int error = (!tree.cursors || !tree.keys || !tree.nodes || !out.bytes) ? -ENOMEM : 0;
+	int error = (!tree.cursors || !tree.keys || !tree.nodes || !out.bytes || (!order->compare && !tree.loser_orders))
+			    ? -ENOMEM : 0;
 	size_t failing = k;
 
 	for (size_t i = 0; i < tree.leaves && !error; i++) {
@@ -340,6 +348,7 @@ int merge_records_by_block(const struct record_order *order, struct sort_verify 
 	free(tree.cursors);
 	free(tree.keys);
 	free(tree.nodes);
+	free(tree.loser_orders);
 	free(out.bytes);
 	free(last.bytes);
 	return error;
