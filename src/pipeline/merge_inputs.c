@@ -102,8 +102,9 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 			error = run_end(runs, &sink, error);
 	}
 	stats->merge_passes++;
+	unsigned one = 1; /* -m's passes run one after another */
 	if (!error)
-		error = merge_passes(order, NULL, runs, run_list_fan_in(runs, batch, 1), block_bytes, 1, stats);
+		error = merge_passes(order, NULL, runs, run_list_fan_in(runs, batch, &one), block_bytes, 1, stats);
 	if (!error)
 		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output,
 				   NULL);

@@ -30,14 +30,22 @@ static void report_program_failure(const char *program)
 	report("%s [-d] terminated abnormally", report_shell_quote(program, true, quoted, sizeof quoted));
 }
 
-size_t run_list_fan_in(const struct run_list *list, size_t fan_in, unsigned threads)
+size_t run_list_fan_in(const struct run_list *list, size_t fan_in, unsigned *threads)
 {
 	if (!run_list_program(list))
 		return fan_in;
-	/* the merges' pipes, the output's two descriptors, and a few for the rest */
-	size_t free_now = input_file_descriptors_free(256), per_merge = threads ? free_now / threads : free_now;
-	size_t most = per_merge > 8 ? per_merge - 4 : 2;
-	return fan_in < most ? fan_in : most < 2 ? 2 : most;
+	/* each merge holds a pipe per run it reads and a few more (the run it writes and
+	 * its PROG's pipe, the output's two): when the descriptors free now cannot give
+	 * every thread's merge a dozen, fewer merges run at once (one at the least) */
+	size_t free_now = input_file_descriptors_free(256);
+	unsigned merges = *threads ? *threads : 1;
+	if (free_now / merges < 12) {
+		size_t fit = free_now / 12;
+		merges = fit > 1 ? (unsigned)fit : 1;
+	}
+	*threads = merges;
+	size_t per_merge = free_now / merges, most = per_merge > 6 ? per_merge - 4 : 2;
+	return fan_in < most ? fan_in : most;
 }
 
 void run_list_remove_all(struct run_list *list, struct sort_stats *stats)

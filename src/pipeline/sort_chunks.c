@@ -153,10 +153,10 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 	struct run_list list = {NULL, 0, plan->threads, memory_plan_run_writer_depth(plan, block_bytes), {0}, settings};
 	error = form_runs(mode, order, plan, block_bytes, &list, more, stats);
 	mode->release(mode->mode); /* the chunks' memory is the merge's now */
+	unsigned merges = plan->threads;
+	size_t fan_in = run_list_fan_in(&list, memory_plan_merge_fan_in(plan, block_bytes), &merges);
 	if (!error)
-		error = merge_passes(order, verify, &list,
-				     run_list_fan_in(&list, memory_plan_merge_fan_in(plan, block_bytes), plan->threads),
-				     block_bytes, plan->threads, stats);
+		error = merge_passes(order, verify, &list, fan_in, block_bytes, merges, stats);
 	if (!error)
 		error = merge_into_output(order, verify, &list, plan, block_bytes, target, stats);
 	run_list_remove_all(&list, stats);
