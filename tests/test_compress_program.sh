@@ -17,6 +17,13 @@ each_run_read_once() {
 	set -- "$1" $(calls)
 	[ "$2" -ge "$1" ] && [ "$2" -eq "$3" ]
 }
+# sorted_through_prog STATUS EXPECTED LABEL: the sort exited 0 with $WORK/got as
+# EXPECTED, and every run it wrote through PROG (at least 4) was read back once.
+sorted_through_prog() {
+	[ "$1" -eq 0 ] && cmp -s "$2" "$WORK/got"
+	tap_result $? "$3: as the system sort (exit $1)"
+	check "$3: $(calls) PROG calls, each run written and read once" each_run_read_once 4
+}
 
 "$TESTS_BUILDDIR/textgen" 120000 7 >"$WORK/text"
 "$TESTS_BUILDDIR/textgen" 120000 8 3 100 12 >"$WORK/ties"
@@ -34,11 +41,7 @@ for tool in gzip zstd cat; do
 		rm -f "$CALLS"
 		LC_ALL=C sort $options "$WORK/ties" >"$WORK/expected"
 		TOOL=$tool "$GPUSORT" $options --compress-program="$PROG" "$WORK/ties" >"$WORK/got"
-		status=$?
-		[ $status -eq 0 ] && cmp -s "$WORK/expected" "$WORK/got"
-		tap_result $? "text, $tool, '$options': as the system sort (exit $status)"
-		check "text, $tool, '$options': $(calls) PROG calls, each run written and read once" \
-			each_run_read_once 4
+		sorted_through_prog $? "$WORK/expected" "text, $tool, '$options'"
 	done
 done
 LC_ALL=C sort "$WORK/ties" >"$WORK/expected.ties"
@@ -73,11 +76,7 @@ tap_result $? "--stats: runs written through PROG ($written) as many as its call
 for threads in "" --parallel=4 --parallel=16; do
 	rm -f "$CALLS" "$WORK/got"
 	(ulimit -n 16 && exec "$GPUSORT" -S 1M $threads --compress-program="$PROG" "$WORK/ties" -o "$WORK/got")
-	status=$?
-	[ $status -eq 0 ] && cmp -s "$WORK/expected.ties" "$WORK/got"
-	tap_result $? "text under 'ulimit -n 16' ${threads:-(default threads)}: as the system sort (exit $status)"
-	check "under 'ulimit -n 16' ${threads:-(default threads)}: $(calls) PROG calls, each run read once" \
-		each_run_read_once 4
+	sorted_through_prog $? "$WORK/expected.ties" "text under 'ulimit -n 16' ${threads:-(default threads)}"
 done
 check "no temp file left after the sorts" test -z "$(ls -A "$WORK/tmp")"
 check "no PROG left running after the sorts" sh -c "! ps -eo args | grep -F '$PROG' | grep -qv grep"
