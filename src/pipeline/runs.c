@@ -208,13 +208,13 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 		if (error != -EAGAIN) {
 			close(run->fd);
 			run->fd = -1;
+			if (error) {
+				report("couldn't execute compress program: %s", strerror(-error));
+				return error;
+			}
+			run->piped = true;
+			writer_fd = run->child.pipe_fd;
 		}
-		if (error && error != -EAGAIN) {
-			report("couldn't execute compress program: %s", strerror(-error));
-			return error;
-		}
-		run->piped = !error;
-		writer_fd = run->piped ? run->child.pipe_fd : run->fd;
 	}
 	struct run_writer_options options;
 	run_options_for(order, &options);

@@ -102,14 +102,15 @@ void run_abandon(struct run_sink *sink);
 int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
 	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed);
 
-/* Merges groups of fan_in runs into new runs until no more than fan_in are left, up to
- * threads groups at once (each within the fan-in's memory per thread). */
 /* The fan-in a list with a compress program can take: each run merged holds a pipe
  * from its `PROG -d`, and each of *threads merges at once a few more for the run it
  * writes, within the descriptors free now; at least 2. Where those cannot serve
  * *threads merges, *threads becomes the merges they can (one at least). fan_in (and
  * *threads) unchanged for other lists. */
 size_t run_list_fan_in(const struct run_list *list, size_t fan_in, unsigned *threads);
+
+/* Merges groups of fan_in runs into new runs until no more than fan_in are left, up to
+ * threads groups at once (each within the fan-in's memory per thread). */
 int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
 		 size_t fan_in, size_t block_bytes, unsigned threads, struct sort_stats *stats);
 
