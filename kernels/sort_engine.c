@@ -125,23 +125,31 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
 #endif
 }
 
-/* --device=auto: the first GPU (or the auto_device'th, round the GPUs found), or the
- * CPU with the reason noted. */
-static void *open_first_gpu(void *argument)
+/* The GPU of a distributed sort's local rank: the first one asked for (0 under auto),
+ * then auto_device GPUs on, round the GPUs found; ranks given the same GPU share its
+ * memory evenly unless --gpu-memory says how much to take. */
+static int rank_ordinal(struct sort_engine *engine, int first)
 {
-	struct sort_engine *engine = argument;
-	char reason[256] = "";
-	int ordinal = 0;
+	int ordinal = first;
 #ifdef HAVE_CUDA
 	unsigned ranks = engine->config.auto_device_ranks;
 	int count = engine->config.auto_device || ranks > 1 ? gpu_backend_device_count() : 0;
 	if (count > 0) {
-		ordinal = (int)(engine->config.auto_device % (unsigned)count);
+		ordinal = (int)(((unsigned)first + engine->config.auto_device) % (unsigned)count);
 		unsigned sharers = ranks / (unsigned)count + ((unsigned)ordinal < ranks % (unsigned)count);
 		if (sharers > 1 && !engine->config.gpu_memory)
 			engine->config.gpu_memory = gpu_backend_memory_share(ordinal, sharers);
 	}
 #endif
+	return ordinal;
+}
+
+/* --device=auto: the first GPU (or the local rank's), or the CPU with the reason noted. */
+static void *open_first_gpu(void *argument)
+{
+	struct sort_engine *engine = argument;
+	char reason[256] = "";
+	int ordinal = rank_ordinal(engine, 0);
 	if (open_gpu(engine, ordinal, reason, sizeof(reason)) < 0)
 		set_fallback(engine, "gpu %d: %s", ordinal, reason);
 	return NULL;
@@ -185,7 +193,7 @@ static int engine_start(struct sort_engine *engine, const struct sort_engine_con
 		if (!engine->opening)
 			open_first_gpu(engine);
 	} else if (config->device >= 0) {
-		error = open_gpu(engine, config->device, reason, reason_size);
+		error = open_gpu(engine, rank_ordinal(engine, config->device), reason, reason_size);
 		if (error < 0)
 			goto fail;
 	}

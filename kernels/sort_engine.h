@@ -25,8 +25,9 @@ struct sort_engine_config {
 	unsigned threads;             /* CPU threads; 0 means the online cores */
 	size_t gpu_memory;            /* device bytes to use; 0 means most of the free memory */
 	enum sort_algorithm algorithm;
-	/* SORT_DEVICE_AUTO opens GPU auto_device modulo the GPUs found (0: the first): a
-	 * distributed sort's local rank, so that the ranks of a machine share its GPUs */
+	/* A distributed sort's local rank, so that the ranks of a machine share its GPUs:
+	 * SORT_DEVICE_AUTO opens GPU auto_device and an ordinal N opens GPU N + auto_device,
+	 * each modulo the GPUs found (0: the GPU asked for) */
 	unsigned auto_device;
 	/* and the ranks of this machine (0 or 1: one): those given the same GPU share its
 	 * memory evenly unless gpu_memory says how much to take */
