@@ -8,6 +8,10 @@ build=$(cd "${1:?usage: device_check.sh BUILD_DIR [TEST...]}" && pwd)
 shift
 src=$(cd "$(dirname "$0")/.." && pwd)
 export GPUSORT="$build/gpusort" TESTS_SRCDIR="$src/tests" TESTS_BUILDDIR="$build/tests" LC_ALL=C
+# a build with the distributed sort: test_mpi.sh (and the sweep's ranks) run it
+if [ -e "$build/.libs/gpusort-mpi.so" ]; then
+	export GPUSORT_MPI=yes GPUSORT_MPI_MODULE="$build/.libs/gpusort-mpi.so"
+fi
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
 	for t in "$build"/tests/test_*; do [ -x "$t" ] && [ -f "$t" ] && tests+=("$t"); done

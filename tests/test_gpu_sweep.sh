@@ -12,7 +12,21 @@
 #   every algorithm on uniform keys; with 2^28+1 u32 keys among the regressions.
 #   GPUSORT_SWEEP_JOBS=N: N cases at a time (default 1), each in its own folder; the
 #   results are printed in the cases' order, so a seed gives the same TAP either way.
+#   GPUSORT_SWEEP_RANKS=N: the GPU side runs as N MPI ranks (mpirun -np N, --device=0:
+#   local rank r on GPU r, round the GPUs), against one CPU process, byte for byte.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+ranks=${GPUSORT_SWEEP_RANKS:-1}
+launch=()
+if [ "$ranks" -gt 1 ]; then
+	if [ "${GPUSORT_MPI:-no}" != yes ] || ! command -v mpirun >/dev/null 2>&1; then
+		echo "1..0 # SKIP $ranks ranks asked for, but gpusort was built without MPI or mpirun is missing"
+		exit 0
+	fi
+	[ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
+	launch=(timeout 600 mpirun --oversubscribe --bind-to none -np "$ranks")
+fi
 
 keygen --type=u32 --count=3 --seed=1 -o "$WORK/probe"
 if ! "$GPUSORT" --device=0 --type=u32 "$WORK/probe" -o "$WORK/probe.out" 2>"$WORK/stderr"; then
@@ -23,7 +37,7 @@ seed=${GPUSORT_SWEEP_SEED:-$(date +%s)}
 cases=${GPUSORT_SWEEP_CASES:-40}
 full=${GPUSORT_SWEEP:-}
 RANDOM=$((seed % 32768))
-echo "# sweep: ${full:-random subset}, seed $seed"
+echo "# sweep: ${full:-random subset}, seed $seed, $ranks rank(s) on the GPU side"
 
 # make_input TYPE COUNT DIST FILE TEXT_SEED: the input for a form; prints its options.
 make_input() {
@@ -45,7 +59,8 @@ case_result() {
 	mkdir -p "$dir"
 	if opts=$(make_input "$type" "$count" "$dist" "$dir/in" "$text_seed"); then
 		# shellcheck disable=SC2086
-		"$GPUSORT" --device=0 --algorithm="$algorithm" $mode $opts "$dir/in" -o "$dir/gpu" 2>"$dir/stderr" &&
+		"${launch[@]}" "$GPUSORT" --device=0 --algorithm="$algorithm" $mode $opts "$dir/in" -o "$dir/gpu" \
+			2>"$dir/stderr" &&
 			"$GPUSORT" --device=cpu $mode $opts "$dir/in" -o "$dir/cpu" 2>>"$dir/stderr" &&
 			cmp -s "$dir/gpu" "$dir/cpu" && [ "$(wc -c < "$dir/gpu")" = "$(wc -c < "$dir/in")" -o "$type" = text ]
 		status=$?
