@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include "fault_inject.h"
 #include "temp_files.h"
 
@@ -200,7 +202,11 @@ int temp_file_create(char *path, size_t path_size)
 		if (error)
 			return error;
 	}
-	const char *dir = temp_dirs[atomic_fetch_add(&temp_dir_next, 1) % temp_dir_count];
+	return temp_file_create_in(temp_dirs[atomic_fetch_add(&temp_dir_next, 1) % temp_dir_count], path, path_size);
+}
+
+int temp_file_create_in(const char *dir, char *path, size_t path_size)
+{
 	int fd = fault_inject("temp_create");
 	if (fd >= 0) {
 		size_t dir_len = strlen(dir);
@@ -273,4 +279,21 @@ void temp_files_remove_all(void)
 		}
 	}
 	errno = saved_errno;
+}
+
+int temp_file_create_preferring(const char *dir, char *path, size_t path_size)
+{
+	int fd = dir ? temp_file_create_in(dir, path, path_size) : -ENOENT;
+	return fd >= 0 ? fd : temp_file_create(path, path_size);
+}
+
+const char *temp_memory_dir(uint64_t bytes)
+{
+	const char *dir = getenv("GPUSORT_MEMORY_DIR");
+	if (!dir)
+		dir = "/dev/shm";
+	struct statfs fs;
+	if (!dir[0] || statfs(dir, &fs) != 0 || fs.f_type != TMPFS_MAGIC || access(dir, W_OK | X_OK) != 0)
+		return NULL;
+	return (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize >= bytes ? dir : NULL;
 }

@@ -4,6 +4,7 @@
 #define GPUSORT_TEMP_FILES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* dirs may be empty: then $TMPDIR, else /tmp. Installs the signal handlers. */
 int temp_files_init(const char *const *dirs, size_t count);
@@ -11,6 +12,15 @@ int temp_files_init(const char *const *dirs, size_t count);
  * its name. Returns an fd, or a negative errno with the directory that refused in path
  * (for "cannot create temporary file in DIR"). */
 int temp_file_create(char *path, size_t path_size);
+/* The same in dir, which need not be a -T directory. */
+int temp_file_create_in(const char *dir, char *path, size_t path_size);
+/* In dir when it is given and the file can be made there, else in the next -T
+ * directory (temp_file_create). */
+int temp_file_create_preferring(const char *dir, char *path, size_t path_size);
+/* A memory file system (tmpfs: /dev/shm, or $GPUSORT_MEMORY_DIR, "" for none) that this
+ * process may write and that has bytes free, or NULL. For files that hold what is in
+ * memory anyway: there they skip the disk's write-back, which all writers share. */
+const char *temp_memory_dir(uint64_t bytes);
 /* mkostemp(path, flags) and registration as one step that no signal can split, on any
  * thread: path is a template ending in XXXXXX. Returns an fd or a negative errno. */
 int temp_file_create_registered(char *path, int flags);

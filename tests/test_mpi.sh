@@ -32,6 +32,16 @@ if [ -n "${GPUSORT_SANITIZED:-}" ]; then
 fi
 TMP=$WORK/tmp
 mkdir -p "$TMP"
+# A rank whose share is sorted in memory keeps its own files (its sorted share, what it
+# receives) in a memory file system: here a folder of /dev/shm of this test's own, so
+# that what is left there can be checked; none where /dev/shm is no tmpfs.
+MEM=
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && MEM=$(mktemp -d /dev/shm/gpusort-test.XXXXXX); then
+	trap 'rm -rf "$WORK" "$MEM"' EXIT
+fi
+export GPUSORT_MEMORY_DIR="$MEM"
+# leftovers: the temp files left in $TMP and in $MEM
+leftovers() { ls -A "$TMP"; [ -z "$MEM" ] || ls -A "$MEM"; }
 
 # mpi N ARGS...: gpusort on N ranks (temp files in $TMP).
 mpi() {
@@ -49,11 +59,11 @@ same() {
 	one=$?
 	mpi "$n" "$@" -o "$WORK/many" 2>"$WORK/many.err"
 	many=$?
-	[ $one -eq 0 ] && [ $many -eq 0 ] && cmp -s "$WORK/one" "$WORK/many" && [ -z "$(ls "$TMP")" ]
+	[ $one -eq 0 ] && [ $many -eq 0 ] && cmp -s "$WORK/one" "$WORK/many" && [ -z "$(leftovers)" ]
 	status=$?
 	tap_result $status "$desc, $n ranks"
 	if [ $status -ne 0 ]; then
-		echo "# exit $one and $many; $(cmp "$WORK/one" "$WORK/many" 2>&1 | head -n 1); temp: $(ls "$TMP" | head -n 3)"
+		echo "# exit $one and $many; $(cmp "$WORK/one" "$WORK/many" 2>&1 | head -n 1); temp: $(leftovers | head -n 3)"
 		sed 's/^/#   /' "$WORK/many.err" | head -5
 	fi
 	rm -f "$WORK/one" "$WORK/many" "$TMP"/*
@@ -214,6 +224,36 @@ fault 2 distributed_cut:SHORT 3 "a wrong cut planted on rank 2" --type=u64 "$WOR
 grep -q "internal error: distributed self-check: rank 1's range does not follow rank 0's" "$WORK/stderr"
 tap_result $? "the self-check names what it found"
 fault 2 distributed_cut:SHORT 3 "the same, text" -k2n "$WORK/text"
+
+# Where the ranks' own files go: into the memory folder when the share fits -S (its
+# default here), into the -T directory when it does not, or when there is no such folder.
+if [ -z "$MEM" ]; then
+	skip_test "/dev/shm is no tmpfs here: the ranks' files always go to -T"
+elif ! strace -f -o /dev/null true 2>/dev/null; then
+	skip_test "no strace that may trace here: cannot watch where the ranks' files are made"
+else
+	# traced ARGS...: 2 ranks sort the records, traced; prints where they created files:
+	# "MEMORY_COUNT TMP_COUNT" (or nothing when the output is wrong or files are left)
+	traced() {
+		strace -f -qq -e trace=openat -o "$WORK/trace" timeout 120 mpirun --oversubscribe -np 2 "$GPUSORT" \
+			-T "$TMP" "$@" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/many" 2>/dev/null &&
+			cmp -s "$WORK/many" "$WORK/records.sorted" && [ -z "$(leftovers)" ] &&
+			for dir in "$MEM" "$TMP"; do
+				grep -c "\"$dir/gpusort\.[^\"]*\", O_RDWR|O_CREAT|O_EXCL" "$WORK/trace"
+			done | paste -s -d ' '
+	}
+	"$GPUSORT" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/records.sorted"
+	# each rank makes at least its run and the file of what the other rank sent
+	set -- $(traced) x x; in_memory=$1 in_tmp=$2
+	[ "$in_memory" != x ] && [ "$in_memory" -ge 4 ] && [ "$in_tmp" -eq 0 ]
+	tap_result $? "in memory: the ranks' files in the memory folder ($in_memory), none in -T ($in_tmp)"
+	set -- $(traced -S 1M) x x; in_memory=$1 in_tmp=$2
+	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ]
+	tap_result $? "spilled (-S 1M): the ranks' files in -T ($in_tmp), none in the memory folder ($in_memory)"
+	set -- $(GPUSORT_MEMORY_DIR= traced) x x; in_memory=$1 in_tmp=$2
+	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ]
+	tap_result $? "no memory folder (GPUSORT_MEMORY_DIR empty): the ranks' files in -T ($in_tmp), the same output"
+fi
 
 # A rank killed mid-sort (SIGKILL once the ranks' temp files show the sort under way)
 # ends the job: no output file, no output twin; the other ranks, stopped by mpirun,

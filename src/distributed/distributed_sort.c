@@ -320,9 +320,18 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
 
+	/* This rank's own files (its sorted share, what it receives, its piece) hold about
+	 * its share each. When the share is sorted in memory they go to a memory file
+	 * system with room for them: in the -T directories they would pass through the
+	 * disk's write-back, which every rank of the machine shares (on 4 GPUs of one
+	 * machine, bench/RESULTS.md, the ranks' writes of their runs took turns). */
+	const char *rank_dir = NULL;
+	if (share.bytes && share.bytes <= budget / 2)
+		rank_dir = temp_memory_dir(3 * share.bytes + ((uint64_t)64 << 20));
+
 	/* 1. this rank's share sorted into a local run */
 	phase = seconds_now();
-	int fd = temp_file_create(local_path, sizeof local_path);
+	int fd = temp_file_create_preferring(rank_dir, local_path, sizeof local_path);
 	if (fd < 0) {
 		error = fd;
 		report_temp_create_error(local_path, error);
@@ -351,7 +360,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	/* 3. the exchange, in batches that -S bounds */
 	size_t batch = budget / (4 * (size_t)cluster->size);
 	batch = batch < BATCH_MIN ? BATCH_MIN : batch > BATCH_MAX ? BATCH_MAX : batch;
-	error = exchange_run(cluster, &run, cuts, batch, &exchange);
+	error = exchange_run(cluster, &run, cuts, batch, rank_dir, &exchange);
 	figures.sent_bytes = exchange.sent_bytes;
 	figures.received_bytes = exchange.received_bytes;
 	figures.rounds = exchange.rounds;
@@ -377,7 +386,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 		sink.name = output.name;
 		sink.offset = cluster_exscan(cluster, incoming);
 	} else {
-		piece_fd = temp_file_create(piece_path, sizeof piece_path);
+		piece_fd = temp_file_create_preferring(rank_dir, piece_path, sizeof piece_path);
 		if (piece_fd < 0) {
 			error = piece_fd;
 			report_temp_create_error(piece_path, error);

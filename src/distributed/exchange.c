@@ -42,7 +42,7 @@ static size_t smaller(uint64_t a, size_t b)
 }
 
 int exchange_run(const struct cluster *cluster, const struct local_run *run, const uint64_t *cuts, size_t batch,
-		 struct exchange *exchange)
+		 const char *dir, struct exchange *exchange)
 {
 	int size = cluster->size, me = cluster->rank, error = 0;
 	double started = seconds_now();
@@ -69,7 +69,7 @@ int exchange_run(const struct cluster *cluster, const struct local_run *run, con
 	for (int s = 0; s < size && !error; s++) {
 		if (s == me || exchange->received[s] == 0)
 			continue;
-		fds[s] = temp_file_create(exchange->paths[s], sizeof exchange->paths[s]);
+		fds[s] = temp_file_create_preferring(dir, exchange->paths[s], sizeof exchange->paths[s]);
 		if (fds[s] < 0) {
 			error = fds[s];
 			report_temp_create_error(exchange->paths[s], error);
