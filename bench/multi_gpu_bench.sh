@@ -9,7 +9,8 @@
 # every run's --stats goes to LOGDIR.
 # Usage: bench/multi_gpu_bench.sh [GPUSORT] [TOOLS_DIR] [U64_COUNT] [RECORDS] [SPILL] [REPEATS] [LOGDIR]
 #   defaults: ./gpusort ./tests 2147483648 100000000 2G 1 (no logs kept)
-#   GPUS="1 2 4" (default: 1, 2, 4 up to the GPUs nvidia-smi lists)
+#   GPUS="1 2 4" (default: 1, 2, 4 up to the GPUs nvidia-smi lists); MODES="memory
+#   spilled" (the default, or either); a count of 0 leaves that input out
 # Needs mpirun and about 6x the larger input free in $TMPDIR.
 set -e
 gpusort=${1:-./gpusort}
@@ -78,7 +79,7 @@ bench_input() {
 	title=$1 input=$2 check=$3
 	shift 3
 	rm -f "$dir/reference"
-	for mode in memory spilled; do
+	for mode in ${MODES:-memory spilled}; do
 		limit=
 		[ $mode = spilled ] && limit="-S $spill"
 		echo
@@ -98,8 +99,10 @@ bench_input() {
 echo "gpusort: $("$gpusort" --version | head -n 1); $(mpirun --version 2>/dev/null | head -n 1)"
 echo "GPUs: $gpu_count ($(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)), $(nproc) cores, temp: $(df -h "$dir" | awk 'NR == 2 { print $1, $4 " free" }')"
 start=$(date +%s.%N)
-"$tools/keygen" --type=u64 --count="$count" --seed=1 -o "$dir/u64"
-if command -v gensort >/dev/null 2>&1; then
+[ "$count" -gt 0 ] && "$tools/keygen" --type=u64 --count="$count" --seed=1 -o "$dir/u64"
+if [ "$records" -eq 0 ]; then
+	:
+elif command -v gensort >/dev/null 2>&1; then
 	gensort "$records" "$dir/records"
 	records_from=gensort
 else
@@ -107,9 +110,13 @@ else
 	records_from="tests/keygen, gensort's shape"
 fi
 echo "inputs made in $(seconds_since "$start") s"
-bench_input "u64 ($count keys)" "$dir/u64" "--type=u64" --type=u64
-rm -f "$dir/u64"
-bench_input "records ($records, $records_from)" "$dir/records" "--type=bytes --record-size=100 --key-size=10" \
-	--record-size=100 --key-size=10
+if [ "$count" -gt 0 ]; then
+	bench_input "u64 ($count keys)" "$dir/u64" "--type=u64" --type=u64
+	rm -f "$dir/u64"
+fi
+if [ "$records" -gt 0 ]; then
+	bench_input "records ($records, $records_from)" "$dir/records" "--type=bytes --record-size=100 --key-size=10" \
+		--record-size=100 --key-size=10
+fi
 echo
 echo "Outputs: every run byte-identical to the one-GPU in-memory run of its input; that one checked by tests/sortcheck."
