@@ -200,7 +200,7 @@ fault() {
 		exec "$@"' sh "$rank" "$spec" "$GPUSORT" -T "$TMP" "$@" -o "$WORK/out" >/dev/null 2>"$WORK/stderr"
 	status=$?
 	[ $status -eq 2 ] && [ "$(grep -c '^gpusort: ' "$WORK/stderr")" -eq 1 ] &&
-		[ "$(cat "$WORK/out")" = "old output" ] && [ -z "$(ls "$TMP")" ] &&
+		[ "$(cat "$WORK/out")" = "old output" ] && [ -z "$(leftovers)" ] &&
 		[ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
 	result=$?
 	tap_result $result "$desc: exit $status, one message, old output kept, no temp file"
@@ -232,27 +232,46 @@ if [ -z "$MEM" ]; then
 elif ! strace -f -o /dev/null true 2>/dev/null; then
 	skip_test "no strace that may trace here: cannot watch where the ranks' files are made"
 else
-	# traced ARGS...: 2 ranks sort the records, traced; prints where they created files:
-	# "MEMORY_COUNT TMP_COUNT" (or nothing when the output is wrong or files are left)
+	# traced ARGS...: 2 ranks sort the records, traced; prints where they created files
+	# and how often they allocated a range of the output (to map it): "MEMORY_COUNT
+	# TMP_COUNT FALLOCATE_COUNT", or nothing when the output is wrong or files are left
 	traced() {
-		strace -f -qq -e trace=openat -o "$WORK/trace" timeout 120 mpirun --oversubscribe -np 2 "$GPUSORT" \
-			-T "$TMP" "$@" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/many" 2>/dev/null &&
-			cmp -s "$WORK/many" "$WORK/records.sorted" && [ -z "$(leftovers)" ] &&
-			for dir in "$MEM" "$TMP"; do
+		strace -f -qq -y -e trace=openat,fallocate -o "$WORK/trace" timeout 120 mpirun --oversubscribe -np 2 \
+			"$GPUSORT" -T "$TMP" "$@" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/many" \
+			2>/dev/null && cmp -s "$WORK/many" "$WORK/records.sorted" && [ -z "$(leftovers)" ] &&
+			{ for dir in "$MEM" "$TMP"; do
 				grep -c "\"$dir/gpusort\.[^\"]*\", O_RDWR|O_CREAT|O_EXCL" "$WORK/trace"
-			done | paste -s -d ' '
+			done; grep -c " fallocate([0-9]*<$WORK/\.gpusort-out\." "$WORK/trace"; } | paste -s -d ' '
 	}
 	"$GPUSORT" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/records.sorted"
 	# each rank makes at least its run and the file of what the other rank sent
-	set -- $(traced) x x; in_memory=$1 in_tmp=$2
-	[ "$in_memory" != x ] && [ "$in_memory" -ge 4 ] && [ "$in_tmp" -eq 0 ]
-	tap_result $? "in memory: the ranks' files in the memory folder ($in_memory), none in -T ($in_tmp)"
-	set -- $(traced -S 1M) x x; in_memory=$1 in_tmp=$2
-	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ]
-	tap_result $? "spilled (-S 1M): the ranks' files in -T ($in_tmp), none in the memory folder ($in_memory)"
-	set -- $(GPUSORT_MEMORY_DIR= traced) x x; in_memory=$1 in_tmp=$2
-	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ]
-	tap_result $? "no memory folder (GPUSORT_MEMORY_DIR empty): the ranks' files in -T ($in_tmp), the same output"
+	set -- $(traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
+	[ "$in_memory" != x ] && [ "$in_memory" -ge 4 ] && [ "$in_tmp" -eq 0 ] && [ "$mapped" -eq 2 ]
+	tap_result $? "in memory: the ranks' files in the memory folder ($in_memory), none in -T ($in_tmp); both ranks map their output range ($mapped)"
+	set -- $(traced -S 1M) x x x; in_memory=$1 in_tmp=$2 mapped=$3
+	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ] && [ "$mapped" -eq 0 ]
+	tap_result $? "spilled (-S 1M): the ranks' files in -T ($in_tmp), none in the memory folder ($in_memory); output by pwrite ($mapped mapped)"
+	set -- $(GPUSORT_MEMORY_DIR= GPUSORT_OUTPUT_MAP=0 traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
+	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ] && [ "$mapped" -eq 0 ]
+	tap_result $? "GPUSORT_MEMORY_DIR empty, GPUSORT_OUTPUT_MAP=0: files in -T ($in_tmp), output by pwrite ($mapped mapped), the same output"
+fi
+
+# An output file system without room for the ranges (a 1 MiB tmpfs in a mount namespace
+# of the test's own, as root): allocating them fails, one message, exit 2, the old
+# output kept and no twin left.
+mkdir "$WORK/full"
+if [ "$(id -u)" -eq 0 ] && unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$WORK/full'" 2>/dev/null; then
+	unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs "$1/full" && echo "old output" >"$1/full/out" &&
+		{ timeout 120 mpirun --oversubscribe -np 2 "$2" -T "$3" --record-size=100 --key-size=10 \
+			"$1/records" -o "$1/full/out" 2>"$1/stderr"; echo $? >"$1/status"; } &&
+		cat "$1/full/out" >"$1/kept" && ls -A "$1/full" >"$1/left"' sh "$WORK" "$GPUSORT" "$TMP"
+	[ "$(cat "$WORK/status")" = 2 ] && [ "$(cat "$WORK/kept")" = "old output" ] && [ "$(cat "$WORK/left")" = out ] &&
+		[ "$(grep -c '^gpusort: ' "$WORK/stderr")" -eq 1 ] &&
+		grep -q "^gpusort: write failed: .*/full/out: No space left on device" "$WORK/stderr" &&
+		[ -z "$(leftovers)" ]
+	tap_result $? "an output file system without room: exit $(cat "$WORK/status"), $(grep '^gpusort: ' "$WORK/stderr")"
+else
+	skip_test "cannot mount a small tmpfs here (needs root and unshare -m)"
 fi
 
 # A rank killed mid-sort (SIGKILL once the ranks' temp files show the sort under way)

@@ -20,6 +20,9 @@ struct distributed_output {
 	int fd;                   /* this rank's descriptor of the twin, or -1 */
 	bool positional;          /* every rank writes at its offset */
 	const char *name;         /* for messages */
+	unsigned char *mapping;   /* this rank's range of the twin, mapped, or NULL */
+	uint64_t mapped_from;     /* the file offset of mapping[0] (a page boundary) */
+	size_t mapped_length;
 };
 
 /* Opens the output the target names on rank 0 and the twin on every rank; returns the
@@ -27,8 +30,17 @@ struct distributed_output {
 int distributed_output_open(const struct cluster *cluster, const struct output_target *target,
 			    struct distributed_output *output);
 
-/* Positional: length bytes at offset of the output (faults injected as output_write);
- * returns 0 or a negative errno for the caller to report. */
+/* Positional: this rank's range [offset, offset + length) of the twin, its blocks
+ * allocated (fallocate) and mapped, so that the writes below copy into the page cache
+ * without taking the file's lock, which buffered writes take in turn, rank after rank
+ * (and thread after thread). Where the file system cannot allocate or map, or
+ * GPUSORT_OUTPUT_MAP is 0, the writes stay pwrite's; returns 0 then too, and a
+ * negative errno (no space) for the caller to report. */
+int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length);
+
+/* Positional: length bytes at offset of the output (faults injected as output_write),
+ * copied into the mapping when it holds that range; returns 0 or a negative errno for
+ * the caller to report. */
 int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset);
 
 /* length bytes to fd at offset, whole (faults injected as fault_op); returns 0 or a

@@ -385,6 +385,9 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 		sink.output = &output;
 		sink.name = output.name;
 		sink.offset = cluster_exscan(cluster, incoming);
+		/* mapped when the range fits -S, as the mapped pages count as this rank's */
+		if (incoming <= budget / 2 && (error = distributed_output_map(&output, sink.offset, incoming)) != 0)
+			report_file_failure("write failed", output.name, error);
 	} else {
 		piece_fd = temp_file_create_preferring(rank_dir, piece_path, sizeof piece_path);
 		if (piece_fd < 0) {
