@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include "distributed_output.h"
 #include "../common/report.h"
 #include "../pipeline/output_check.h"
@@ -48,7 +50,12 @@ int distributed_output_map(struct distributed_output *output, uint64_t offset, u
 	const char *map = getenv("GPUSORT_OUTPUT_MAP");
 	if (!output->positional || output->fd < 0 || length == 0 || (map && strcmp(map, "0") == 0))
 		return 0;
-	int error = fault_inject("output_write");
+	/* a tmpfs allocates by clearing pages, which the copies would then touch again:
+	 * slower than pwrite there (bench/RESULTS.md) */
+	struct statfs fs;
+	if (fstatfs(output->fd, &fs) != 0 || fs.f_type == TMPFS_MAGIC)
+		return 0;
+	int error = fault_inject("range_write");
 	if (error < 0)
 		return error;
 	if (fallocate(output->fd, 0, (off_t)offset, (off_t)length) != 0)
@@ -68,13 +75,13 @@ int distributed_output_write_at(struct distributed_output *output, const void *b
 {
 	if (output->mapping && offset >= output->mapped_from &&
 	    offset + length <= output->mapped_from + output->mapped_length) {
-		int fault = fault_inject("output_write");
+		int fault = fault_inject("range_write");
 		if (fault < 0)
 			return fault;
 		memcpy(output->mapping + (offset - output->mapped_from), bytes, length);
 		return 0;
 	}
-	return write_whole_at(output->fd, bytes, length, offset, "output_write");
+	return write_whole_at(output->fd, bytes, length, offset, "range_write");
 }
 
 int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset, const char *fault_op)

@@ -33,8 +33,9 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 /* Positional: this rank's range [offset, offset + length) of the twin, its blocks
  * allocated (fallocate) and mapped, so that the writes below copy into the page cache
  * without taking the file's lock, which buffered writes take in turn, rank after rank
- * (and thread after thread). Where the file system cannot allocate or map, or
- * GPUSORT_OUTPUT_MAP is 0, the writes stay pwrite's; returns 0 then too, and a
+ * (and thread after thread). Where the file system cannot allocate or map, on a tmpfs
+ * (which allocates by clearing pages), or when GPUSORT_OUTPUT_MAP is 0, the writes
+ * stay pwrite's; returns 0 then too, and a
  * negative errno (no space) for the caller to report. */
 int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length);
 
