@@ -31,40 +31,16 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-mpi-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/tmp"
 
+. "$(dirname "$0")/distributed_lib.sh"
 "$tools/keygen" --type=u64 --count="$count" --seed=1 -o "$dir/u64"
-if command -v gensort >/dev/null 2>&1; then
-	gensort "$records" "$dir/records"
-	records_from=gensort
-else
-	"$tools/keygen" --type=bytes --key-size=10 --record-size=100 --count="$records" --seed=1 -o "$dir/records"
-	records_from="tests/keygen (bytes keys, gensort's shape)"
-fi
+make_records "$records" "$dir/records"
 
-# run NAME INPUT LAUNCH ARGS...: best of $repeats wall times of LAUNCH gpusort ARGS
-# INPUT -o OUT; the first run of a case (NAME ending in /1) is the reference the others
-# must equal. Prints a table row; keeps the stats of the best run.
+# run NAME INPUT LAUNCH ARGS...: best_run of the case; the first run of an input is the
+# reference the others must equal. Prints a table row; keeps the stats of the best run.
 run() {
 	name=$1 input=$2 launch=$3
 	shift 3
-	best=
-	for _ in $(seq "$repeats"); do
-		rm -f "$dir/out"
-		cat "$input" >/dev/null # every run starts from the page cache
-		start=$(date +%s.%N)
-		$launch "$gpusort" -T "$dir/tmp" --stats "$@" "$input" -o "$dir/out" 2>"$dir/stats.now"
-		end=$(date +%s.%N)
-		seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
-		test -z "$(ls -A "$dir/tmp")"
-		if [ -z "$best" ] || awk -v a="$seconds" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-			best=$seconds
-			cp "$dir/stats.now" "$dir/stats.$name"
-		fi
-		if [ ! -e "$dir/reference" ]; then
-			mv "$dir/out" "$dir/reference"
-		else
-			cmp "$dir/reference" "$dir/out"
-		fi
-	done
+	best_run "$dir/stats.$name" "$launch" "$@" "$input"
 	bytes=$(wc -c <"$input")
 	reference=${reference_seconds:-$best}
 	awk -v n="$name" -v s="$best" -v b="$bytes" -v r="$reference" \

@@ -38,33 +38,17 @@ mkdir "$dir/tmp"
 [ -n "$logs" ] && mkdir -p "$logs"
 
 seconds_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
+. "$(dirname "$0")/distributed_lib.sh"
 
-# run NAME INPUT RANKS ARGS...: best of $repeats wall times of gpusort ARGS INPUT -o OUT
-# on RANKS ranks (1: a plain process); the first run of an input is the reference that
-# every later one must equal. Prints a table row.
+# run NAME INPUT RANKS ARGS...: best_run of gpusort ARGS INPUT on RANKS ranks (1: a
+# plain process); the first run of an input is the reference that every later one must
+# equal. Prints a table row.
 run() {
 	name=$1 input=$2 ranks=$3
 	shift 3
 	launch=
 	[ "$ranks" -gt 1 ] && launch="$mpirun -np $ranks"
-	best=
-	for _ in $(seq "$repeats"); do
-		rm -f "$dir/out"
-		cat "$input" >/dev/null # every run starts from the page cache
-		start=$(date +%s.%N)
-		$launch "$gpusort" -T "$dir/tmp" --stats "$@" "$input" -o "$dir/out" 2>"$dir/stats.now"
-		seconds=$(seconds_since "$start")
-		test -z "$(ls -A "$dir/tmp")"
-		if [ -z "$best" ] || awk -v a="$seconds" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-			best=$seconds
-			cp "$dir/stats.now" "$dir/stats.best"
-		fi
-		if [ ! -e "$dir/reference" ]; then
-			mv "$dir/out" "$dir/reference"
-		else
-			cmp "$dir/reference" "$dir/out"
-		fi
-	done
+	best_run "$dir/stats.best" "$launch" "$@" "$input"
 	[ -n "$logs" ] && cp "$dir/stats.best" "$logs/$(echo "$name" | tr -c 'A-Za-z0-9\n' '_').stats"
 	[ "$ranks" -eq 1 ] && one_gpu=$best
 	# the slowest rank's phases: the total line of the distributed stats table
@@ -100,15 +84,7 @@ echo "gpusort: $("$gpusort" --version | head -n 1); $(mpirun --version 2>/dev/nu
 echo "GPUs: $gpu_count ($(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)), $(nproc) cores, temp: $(df -h "$dir" | awk 'NR == 2 { print $1, $4 " free" }')"
 start=$(date +%s.%N)
 [ "$count" -gt 0 ] && "$tools/keygen" --type=u64 --count="$count" --seed=1 -o "$dir/u64"
-if [ "$records" -eq 0 ]; then
-	:
-elif command -v gensort >/dev/null 2>&1; then
-	gensort "$records" "$dir/records"
-	records_from=gensort
-else
-	"$tools/keygen" --type=bytes --key-size=10 --record-size=100 --count="$records" --seed=1 -o "$dir/records"
-	records_from="tests/keygen, gensort's shape"
-fi
+[ "$records" -gt 0 ] && make_records "$records" "$dir/records"
 echo "inputs made in $(seconds_since "$start") s"
 if [ "$count" -gt 0 ]; then
 	bench_input "u64 ($count keys)" "$dir/u64" "--type=u64" --type=u64

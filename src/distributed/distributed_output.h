@@ -34,12 +34,12 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
  * allocated (fallocate) and mapped, so that the writes below copy into the page cache
  * without taking the file's lock, which buffered writes take in turn, rank after rank
  * (and thread after thread). Where the file system cannot allocate or map, on a tmpfs
- * (which allocates by clearing pages), or when GPUSORT_OUTPUT_MAP is 0, the writes
- * stay pwrite's; returns 0 then too, and a
- * negative errno (no space) for the caller to report. */
+ * (which allocates by clearing pages), or when GPUSORT_OUTPUT_MAP is 0, the writes stay
+ * pwrite's. Returns 0 then too; a negative errno (no space) for the caller to report.
+ * Faults are injected as range_write. */
 int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length);
 
-/* Positional: length bytes at offset of the output (faults injected as output_write),
+/* Positional: length bytes at offset of the output (faults injected as range_write),
  * copied into the mapping when it holds that range; returns 0 or a negative errno for
  * the caller to report. */
 int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset);

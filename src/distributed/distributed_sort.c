@@ -321,12 +321,13 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 		goto out;
 
 	/* This rank's own files (its sorted share, what it receives, its piece) hold about
-	 * its share each. When the share is sorted in memory they go to a memory file
-	 * system with room for them: in the -T directories they would pass through the
-	 * disk's write-back, which every rank of the machine shares (on 4 GPUs of one
-	 * machine, bench/RESULTS.md, the ranks' writes of their runs took turns). */
+	 * its share each. When the share is small beside -S (these files live in memory
+	 * then, beside the local sort's buffers) they go to a memory file system with room
+	 * for them: in the -T directories they would pass through the disk's write-back,
+	 * which every rank of the machine shares (on 4 GPUs of one machine,
+	 * bench/RESULTS.md, the ranks' writes of their runs took turns). */
 	const char *rank_dir = NULL;
-	if (share.bytes && share.bytes <= budget / 2)
+	if (share.bytes && share.bytes <= budget / 4)
 		rank_dir = temp_memory_dir(3 * share.bytes + ((uint64_t)64 << 20));
 
 	/* 1. this rank's share sorted into a local run */
@@ -385,7 +386,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 		sink.output = &output;
 		sink.name = output.name;
 		sink.offset = cluster_exscan(cluster, incoming);
-		/* mapped when the range fits -S, as the mapped pages count as this rank's */
+		/* mapped when the range fits half of -S: the mapped pages count as this rank's */
 		if (incoming <= budget / 2 && (error = distributed_output_map(&output, sink.offset, incoming)) != 0)
 			report_file_failure("write failed", output.name, error);
 	} else {

@@ -21,9 +21,9 @@ struct exchange {
 };
 
 /* Sends [cuts[d], cuts[d + 1]) of run to rank d, for every d, and receives the others'
- * into temp files (in dir when given, else in the -T directories). A rank that fails (a temp file it cannot write) still takes part in every round, so
- * that none waits for it; the error (reported by the file's name) is returned for
- * cluster_agree. */
+ * into temp files (in dir when given, else in the -T directories). A rank that fails
+ * (a temp file it cannot write) still takes part in every round, so that none waits
+ * for it; the error (reported by the file's name) is returned for cluster_agree. */
 int exchange_run(const struct cluster *cluster, const struct local_run *run, const uint64_t *cuts, size_t batch,
 		 const char *dir, struct exchange *exchange);
 
