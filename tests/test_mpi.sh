@@ -282,6 +282,33 @@ else
 	skip_test "cannot mount a small tmpfs here (needs root and unshare -m)"
 fi
 
+# An output its owner may write but not read (mode 0200), sorted by that owner (nobody,
+# through setpriv, when the test runs as root): its twin takes that mode, so the ranks
+# cannot map it (they open it write-only); the output still holds the one process's
+# bytes, and keeps its mode.
+RUN=
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	RUN="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	mkdir -p "$WORK/nobody/tmp" && cp "$WORK/records" "$WORK/records.sorted" "$WORK/nobody/" &&
+		chown -R 65534:65534 "$WORK/nobody" && chmod 755 "$WORK"
+	$RUN "$GPUSORT" --version >/dev/null 2>&1 && $RUN test -r "$WORK/nobody/records" &&
+		{ [ -z "${GPUSORT_MPI_MODULE:-}" ] || $RUN test -r "$GPUSORT_MPI_MODULE"; } || RUN=no
+fi
+if [ "$RUN" = no ]; then
+	skip_test "nobody (65534) cannot run $GPUSORT on $WORK with setpriv"
+else
+	nb=$WORK/nobody
+	[ -d "$nb" ] || { mkdir -p "$nb/tmp"; cp "$WORK/records" "$WORK/records.sorted" "$nb/"; }
+	: >"$nb/out" && chown --reference="$nb" "$nb/out" && chmod 0200 "$nb/out"
+	GPUSORT_MEMORY_DIR= TMPDIR=$nb/tmp $RUN timeout 120 mpirun --oversubscribe -np 2 "$GPUSORT" -T "$nb/tmp" \
+		--record-size=100 --key-size=10 "$nb/records" -o "$nb/out" 2>"$WORK/stderr"
+	status=$?
+	[ $status -eq 0 ] && cmp -s "$nb/out" "$nb/records.sorted" && [ "$(stat -c %a "$nb/out")" = 200 ] &&
+		[ -z "$(ls -A "$nb/tmp" | grep gpusort)" ]
+	tap_result $? "an output of mode 0200, its owner sorting on 2 ranks: exit $status, the right bytes, mode kept"
+	sed 's/^/#   /' "$WORK/stderr" | head -3
+fi
+
 # A rank killed mid-sort (SIGKILL once the ranks' temp files show the sort under way)
 # ends the job: no output file, no output twin; the other ranks, stopped by mpirun,
 # remove their temp files (the killed one cannot).

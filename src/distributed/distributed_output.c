@@ -35,8 +35,12 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 	cluster_broadcast(cluster, twin, sizeof twin, 0);
 	/* a twin the other ranks cannot open (another machine's -T directory) sends the
 	 * ranges through rank 0 instead */
-	if (twin[0])
-		output->fd = open(twin, O_RDWR | O_CLOEXEC); /* read too: a shared mapping needs it */
+	if (twin[0]) {
+		/* read too where the twin's mode allows: a shared mapping needs it */
+		output->fd = open(twin, O_RDWR | O_CLOEXEC);
+		if (output->fd < 0 && errno == EACCES)
+			output->fd = open(twin, O_WRONLY | O_CLOEXEC);
+	}
 	output->positional = cluster_agree(cluster, twin[0] && output->fd >= 0 ? 0 : -ENOENT) == 0;
 	if (!output->positional && output->fd >= 0) {
 		close(output->fd);
@@ -53,7 +57,8 @@ int distributed_output_map(struct distributed_output *output, uint64_t offset, u
 	/* a tmpfs allocates by clearing pages, which the copies would then touch again:
 	 * slower than pwrite there (bench/RESULTS.md) */
 	struct statfs fs;
-	if (fstatfs(output->fd, &fs) != 0 || fs.f_type == TMPFS_MAGIC)
+	int mode = fcntl(output->fd, F_GETFL);
+	if (fstatfs(output->fd, &fs) != 0 || fs.f_type == TMPFS_MAGIC || mode < 0 || (mode & O_ACCMODE) != O_RDWR)
 		return 0;
 	int error = fault_inject("range_write");
 	if (error < 0)
