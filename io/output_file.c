@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "fault_inject.h"
 #include "file_attributes.h"
 #include "file_copy.h"
+#include "file_map.h"
 #include "output_file.h"
 #include "parallel_io.h"
 #include "temp_files.h"
@@ -39,6 +41,11 @@ struct output_file {
 	unsigned char *buffer;   /* the queue buffer being filled */
 	size_t filled;
 	int error;
+	/* output_file_map's: the twin allocated to a bound (and mapped, where that pays);
+	 * the commit cuts it to the end of what output_file_write_at wrote */
+	bool allocated;
+	struct file_map map;
+	_Atomic uint64_t written_end;
 };
 
 /* A symbolic link is followed, as writing through it would: the link stays, its target
@@ -270,11 +277,38 @@ const char *output_file_temp_path(const struct output_file *file)
 	return output_file_positional(file) ? file->temp_path : NULL;
 }
 
+int output_file_map(struct output_file *file, uint64_t bytes)
+{
+	if (!output_file_positional(file) || file->allocated || bytes == 0)
+		return 0;
+	int error = file_map_range(file->fd, 0, bytes, "output_write", &file->map);
+	/* a bare allocation (no mapping) still extends the file: the commit cuts it */
+	file->allocated = error == 0;
+	return error;
+}
+
+/* Notes that the bytes up to end are written. */
+static void written_to(struct output_file *file, uint64_t end)
+{
+	uint64_t seen = atomic_load(&file->written_end);
+	while (seen < end && !atomic_compare_exchange_weak(&file->written_end, &seen, end))
+		;
+}
+
 int output_file_write_at(struct output_file *file, const void *data, size_t len, off_t offset)
 {
 	const unsigned char *from = data;
 	if (!output_file_positional(file))
 		return -ESPIPE;
+	if (file->allocated)
+		written_to(file, (uint64_t)offset + len);
+	if (file_map_holds(&file->map, (uint64_t)offset, len)) {
+		int fault = fault_inject("output_write");
+		if (fault < 0)
+			return fault;
+		memcpy(file->map.bytes + ((uint64_t)offset - file->map.from), from, len);
+		return 0;
+	}
 	while (len) {
 		int fault = fault_inject("output_write");
 		if (fault < 0)
@@ -302,6 +336,7 @@ int output_file_write_queue(struct output_file *file, unsigned depth, size_t slo
 
 static void output_file_free(struct output_file *file)
 {
+	file_map_release(&file->map);
 	write_queue_close(file->queue);
 	if (file->owns_fd && file->fd >= 0)
 		close(file->fd);
@@ -327,6 +362,9 @@ static int output_copy_into_original(struct output_file *file)
 int output_file_commit(struct output_file *file)
 {
 	int error = file->error;
+	file_map_release(&file->map);
+	if (!error && file->allocated && ftruncate(file->fd, (off_t)atomic_load(&file->written_end)) != 0)
+		error = -errno;
 	if (!error && file->filled)
 		error = output_submit(file);
 	if (!error)

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct output_file;
@@ -39,6 +40,12 @@ const char *output_file_temp_path(const struct output_file *file);
  * output_file_write. */
 int output_file_write_at(struct output_file *file, const void *buffer, size_t len,
 			 off_t offset);
+/* Before output_file_write_at, for an output of at most bytes: the twin allocated that
+ * far and mapped where that pays (io/file_map.h), so that the writes copy into the page
+ * cache without the file's lock, which pwrite takes in turn, thread after thread; the
+ * commit cuts the file to the end of what was written. Returns 0 (also where nothing
+ * is mapped: the writes stay pwrite's), or a negative errno (no room) to report. */
+int output_file_map(struct output_file *file, uint64_t bytes);
 /* A queue of writes to a positional output for one thread (write_queue.h): placed with
  * write_queue_seek, filled with write_queue_buffer and write_queue_submit, waited for
  * with write_queue_wait, closed by the caller before the commit. The writes run behind

@@ -33,6 +33,9 @@ TESTS += tests/test_order_check.sh
 EXTRA_DIST += tests/test_order_check.sh
 TESTS += tests/test_output_file.sh
 EXTRA_DIST += tests/test_output_file.sh
+# An in-memory sort's output through a mapping (GPUSORT_OUTPUT_MAP), against pwrite.
+TESTS += tests/test_output_map.sh
+EXTRA_DIST += tests/test_output_map.sh
 # -T directories that cannot take a temp file: GNU sort's message, at GNU's moment.
 TESTS += tests/test_temp_dirs.sh
 EXTRA_DIST += tests/test_temp_dirs.sh

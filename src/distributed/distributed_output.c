@@ -6,14 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/statfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 #include "distributed_output.h"
 #include "../common/report.h"
 #include "../pipeline/output_check.h"
 #include "../../io/fault_inject.h"
+#include "../../io/file_map.h"
 #include "../../io/output_file.h"
 
 int distributed_output_open(const struct cluster *cluster, const struct output_target *target,
@@ -51,39 +49,18 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 
 int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length)
 {
-	const char *map = getenv("GPUSORT_OUTPUT_MAP");
-	if (!output->positional || output->fd < 0 || length == 0 || (map && strcmp(map, "0") == 0))
+	if (!output->positional || output->fd < 0)
 		return 0;
-	/* a tmpfs allocates by clearing pages, which the copies would then touch again:
-	 * slower than pwrite there (bench/RESULTS.md) */
-	struct statfs fs;
-	int mode = fcntl(output->fd, F_GETFL);
-	if (fstatfs(output->fd, &fs) != 0 || fs.f_type == TMPFS_MAGIC || mode < 0 || (mode & O_ACCMODE) != O_RDWR)
-		return 0;
-	int error = fault_inject("range_write");
-	if (error < 0)
-		return error;
-	if (fallocate(output->fd, 0, (off_t)offset, (off_t)length) != 0)
-		return errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? -errno : 0;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), from = offset / page * page;
-	size_t mapped = (size_t)(offset + length - from);
-	void *mapping = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, output->fd, (off_t)from);
-	if (mapping == MAP_FAILED)
-		return 0;
-	output->mapping = mapping;
-	output->mapped_from = from;
-	output->mapped_length = mapped;
-	return 0;
+	return file_map_range(output->fd, offset, length, "range_write", &output->mapping);
 }
 
 int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset)
 {
-	if (output->mapping && offset >= output->mapped_from &&
-	    offset + length <= output->mapped_from + output->mapped_length) {
+	if (file_map_holds(&output->mapping, offset, length)) {
 		int fault = fault_inject("range_write");
 		if (fault < 0)
 			return fault;
-		memcpy(output->mapping + (offset - output->mapped_from), bytes, length);
+		memcpy(output->mapping.bytes + (offset - output->mapping.from), bytes, length);
 		return 0;
 	}
 	return write_whole_at(output->fd, bytes, length, offset, "range_write");
@@ -198,10 +175,7 @@ int distributed_output_put(const struct cluster *cluster, struct distributed_out
 
 int distributed_output_finish(const struct cluster *cluster, struct distributed_output *output, int error)
 {
-	if (output->mapping) {
-		munmap(output->mapping, output->mapped_length);
-		output->mapping = NULL;
-	}
+	file_map_release(&output->mapping);
 	if (output->fd >= 0 && close(output->fd) != 0 && !error) {
 		error = -errno;
 		report_file_error(output->name, error);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cluster.h"
+#include "../../io/file_map.h"
 #include "../pipeline/output_check.h"
 
 struct output_file;
@@ -20,9 +21,7 @@ struct distributed_output {
 	int fd;                   /* this rank's descriptor of the twin, or -1 */
 	bool positional;          /* every rank writes at its offset */
 	const char *name;         /* for messages */
-	unsigned char *mapping;   /* this rank's range of the twin, mapped, or NULL */
-	uint64_t mapped_from;     /* the file offset of mapping[0] (a page boundary) */
-	size_t mapped_length;
+	struct file_map mapping;  /* this rank's range of the twin, when mapped */
 };
 
 /* Opens the output the target names on rank 0 and the twin on every rank; returns the
@@ -30,13 +29,11 @@ struct distributed_output {
 int distributed_output_open(const struct cluster *cluster, const struct output_target *target,
 			    struct distributed_output *output);
 
-/* Positional: this rank's range [offset, offset + length) of the twin, its blocks
- * allocated (fallocate) and mapped, so that the writes below copy into the page cache
- * without taking the file's lock, which buffered writes take in turn, rank after rank
- * (and thread after thread). Where the file system cannot allocate or map, on a tmpfs
- * (which allocates by clearing pages), or when GPUSORT_OUTPUT_MAP is 0, the writes stay
- * pwrite's. Returns 0 then too; a negative errno (no space) for the caller to report.
- * Faults are injected as range_write. */
+/* Positional: this rank's range [offset, offset + length) of the twin allocated and
+ * mapped (io/file_map.h), so that the writes below copy into the page cache without
+ * taking the file's lock in turn, rank after rank; where that does not pay or cannot
+ * be (file_map_range), they stay pwrite's. Returns 0, or a negative errno (no room)
+ * for the caller to report. Faults are injected as range_write. */
 int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length);
 
 /* Positional: length bytes at offset of the output (faults injected as range_write),

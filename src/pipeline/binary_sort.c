@@ -121,6 +121,12 @@ static int binary_emit(void *context, int b, bool to_output, record_sink sink, r
 				 to_output, sink, sink_at, sink_context);
 }
 
+static uint64_t binary_output_bound(void *context, int b)
+{
+	struct binary_chunks *chunks = context;
+	return (uint64_t)chunks->buffers[b].n * chunks->layout->record_size;
+}
+
 static void binary_release(void *context)
 {
 	struct binary_chunks *chunks = context;
@@ -242,7 +248,8 @@ int binary_sort_run(const struct sort_job *job)
 	if (binary_buffers(&chunks, &plan)) {
 		stats_progress_start(&stats, job->progress, total_bytes);
 		size_t runs = total_bytes > 0 ? (size_t)total_bytes / layout.record_size / plan.chunk_records + 1 : 0;
-		const struct chunk_mode mode = {&chunks, binary_fill, binary_carry, binary_sort, binary_emit, binary_release};
+		const struct chunk_mode mode = {&chunks, binary_fill, binary_carry, binary_sort, binary_emit,
+						binary_release, binary_output_bound};
 		status = sort_chunks(&mode, &order, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
 				     &job->runs, &job->output, &stats);
 	}

@@ -84,6 +84,16 @@ record_sink_at record_output_sink_at(const struct record_output *output)
 	return output_file_positional(output->file) && !output->annotated ? record_output_write_at : NULL;
 }
 
+int record_output_map(struct record_output *output, uint64_t bytes)
+{
+	int error = output_file_map(output->file, bytes);
+	if (error) {
+		report_file_failure("write failed", output->name, error);
+		output->reported = true;
+	}
+	return error;
+}
+
 int record_output_finish(struct record_output *output, int error)
 {
 	free(output->shown);

@@ -47,6 +47,9 @@ int record_output_write(void *context, const unsigned char *records, size_t byte
 /* record_sink_at, when the output is a regular file of our own (else NULL): writes
  * bytes at offset; returns the error for the caller to report once. */
 record_sink_at record_output_sink_at(const struct record_output *output);
+/* Before the sink_at's writes, for an output of at most bytes: io's output_file_map.
+ * Returns 0 or the error, reported ("write failed"). */
+int record_output_map(struct record_output *output, uint64_t bytes);
 
 /* Commits the output when error is 0 and the self-check (if any) holds, reporting a
  * failure ("internal error: ..." for the self-check), else aborts it and leaves the old

@@ -8,6 +8,7 @@
 #define GPUSORT_SORT_CHUNKS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "../common/record_sink.h"
 #include "../common/stats.h"
 #include "output_check.h"
@@ -38,6 +39,8 @@ struct chunk_mode {
 	int (*emit)(void *mode, int b, bool to_output, record_sink sink, record_sink_at sink_at, void *context);
 	/* Frees both buffers (their memory goes to the merge). */
 	void (*release)(void *mode);
+	/* The most bytes emit puts out for buffer b's chunk. */
+	uint64_t (*output_bound)(void *mode, int b);
 };
 
 /* Sorts the mode's records into the output the target names; runs, when the input

@@ -147,6 +147,13 @@ static int text_emit(void *context, int b, bool to_output, record_sink sink, rec
 			       chunks->verify, to_output, sink, sink_at, sink_context);
 }
 
+/* The chunk's lines, and a terminator for a last line that has none. */
+static uint64_t text_output_bound(void *context, int b)
+{
+	struct text_chunks *chunks = context;
+	return (uint64_t)chunks->buffers[b].lines.size + 1;
+}
+
 static void text_release(void *context)
 {
 	struct text_chunks *chunks = context;
@@ -213,7 +220,8 @@ static int sort_text(const struct sort_job *job, const struct text_order *order,
 	for (int i = 0; i < 2; i++)
 		text_lines_init(&chunks.buffers[i].lines, order->eol);
 	size_t runs = total > 0 ? (size_t)total / plan.chunk_bytes + 1 : 0;
-	const struct chunk_mode mode = {&chunks, text_fill, text_carry, text_sort, text_emit, text_release};
+	const struct chunk_mode mode = {&chunks, text_fill, text_carry, text_sort, text_emit, text_release,
+					 text_output_bound};
 	status = sort_chunks(&mode, &lines, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
 			     &job->runs, &job->output, stats);
 	text_release(&chunks);

@@ -1,0 +1,50 @@
+/* A range of a file allocated and mapped for writing (see file_map.h). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include "fault_inject.h"
+#include "file_map.h"
+
+int file_map_range(int fd, uint64_t offset, uint64_t length, const char *fault_op, struct file_map *map)
+{
+	*map = (struct file_map){NULL, 0, 0};
+	const char *wanted = getenv("GPUSORT_OUTPUT_MAP");
+	int mode = fcntl(fd, F_GETFL);
+	struct statfs fs;
+	if (length == 0 || (wanted && strcmp(wanted, "0") == 0) || mode < 0 || (mode & O_ACCMODE) != O_RDWR ||
+	    fstatfs(fd, &fs) != 0 || fs.f_type == TMPFS_MAGIC)
+		return 0;
+	int error = fault_inject(fault_op);
+	if (error < 0)
+		return error;
+	if (fallocate(fd, 0, (off_t)offset, (off_t)length) != 0)
+		return errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? -errno : 0;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), from = offset / page * page;
+	size_t mapped = (size_t)(offset + length - from);
+	void *bytes = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)from);
+	if (bytes == MAP_FAILED)
+		return 0;
+	*map = (struct file_map){bytes, from, mapped};
+	return 0;
+}
+
+void file_map_release(struct file_map *map)
+{
+	if (map->bytes)
+		munmap(map->bytes, map->length);
+	*map = (struct file_map){NULL, 0, 0};
+}
+
+int file_map_wanted(uint64_t bytes, uint64_t min_bytes)
+{
+	const char *wanted = getenv("GPUSORT_OUTPUT_MAP");
+	if (wanted && (strcmp(wanted, "0") == 0 || strcmp(wanted, "1") == 0))
+		return wanted[0] == '1';
+	return bytes >= min_bytes;
+}

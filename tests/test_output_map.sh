@@ -1,0 +1,97 @@
+#!/bin/sh
+# An in-memory sort's output written through a mapping (io/file_map.h): from 4 GiB up
+# by default, for every size with GPUSORT_OUTPUT_MAP=1, never with =0. The same bytes
+# either way for binary keys, records, text, -u (the allocated file cut to what was
+# written) and several threads; the twin allocated only when mapped, never on a tmpfs;
+# an output with two hard links gets the bytes through both; no room: GNU's message,
+# exit 2, the old output kept and no temp file left.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+TMP=$WORK/tmp
+mkdir -p "$TMP"
+
+# same DESCRIPTION ARGS...: mapped (=1) and written (=0), the same output, exit 0.
+same() {
+	desc=$1
+	shift
+	GPUSORT_OUTPUT_MAP=0 "$GPUSORT" -T "$TMP" "$@" -o "$WORK/written" 2>"$WORK/written.err"
+	written=$?
+	GPUSORT_OUTPUT_MAP=1 "$GPUSORT" -T "$TMP" "$@" -o "$WORK/mapped" 2>"$WORK/mapped.err"
+	mapped=$?
+	[ $written -eq 0 ] && [ $mapped -eq 0 ] && cmp -s "$WORK/written" "$WORK/mapped" && [ -z "$(ls -A "$TMP")" ]
+	tap_result $? "$desc: mapped and written alike (exit $mapped and $written, $(wc -c <"$WORK/mapped") bytes)"
+	head -3 "$WORK/mapped.err" | sed 's/^/#   /'
+}
+
+keygen --type=u64 --count=300000 --dist=uniform --seed=1 -o "$WORK/u64"
+keygen --type=u32 --count=300001 --dist=few-unique --seed=2 -o "$WORK/u32"
+keygen --type=bytes --key-size=10 --record-size=100 --count=30000 --dist=few-unique --seed=3 -o "$WORK/records"
+"$TESTS_BUILDDIR/textgen" 50000 7 >"$WORK/text"
+printf 'b\na\nc' >"$WORK/unterminated"
+
+same "u64 keys" --type=u64 "$WORK/u64"
+same "u64 keys, 4 threads" --type=u64 --parallel=4 "$WORK/u64"
+same "u32 keys, -u (shorter than the input)" --type=u32 -u "$WORK/u32"
+same "100-byte records" --record-size=100 --key-size=10 "$WORK/records"
+same "100-byte records, -r -u" --record-size=100 --key-size=10 -r -u "$WORK/records"
+same "text" "$WORK/text"
+same "text -k2n -u, 3 threads" -k2n -u --parallel=3 "$WORK/text"
+same "text whose last line has no newline" "$WORK/unterminated"
+[ "$(cat "$WORK/mapped")" = "$(printf 'a\nb\nc')" ]
+tap_result $? "the unterminated last line ends with a newline, and nothing follows it"
+sort -u -k2n "$WORK/text" >"$WORK/expected" 2>/dev/null
+GPUSORT_OUTPUT_MAP=1 "$GPUSORT" -k2n -u "$WORK/text" -o "$WORK/mapped" && cmp -s "$WORK/mapped" "$WORK/expected"
+tap_result $? "text -k2n -u mapped: the system sort's bytes"
+
+# allocated NAME ARGS...: how often gpusort allocated a range of its output's twin
+# (fallocate on a .gpusort-out file), traced; prints nothing when strace cannot trace.
+allocated() {
+	name=$1
+	shift
+	strace -f -qq -y -e trace=fallocate -o "$WORK/trace" "$GPUSORT" "$@" -o "$name" >/dev/null 2>&1 &&
+		grep -c " fallocate([0-9]*<[^>]*\.gpusort-out\." "$WORK/trace"
+}
+if ! strace -f -o /dev/null true 2>/dev/null; then
+	skip_test "no strace that may trace here: cannot watch the output being allocated"
+else
+	set -- "$(GPUSORT_OUTPUT_MAP=1 allocated "$WORK/out" --type=u64 "$WORK/u64")" \
+		"$(GPUSORT_OUTPUT_MAP=0 allocated "$WORK/out" --type=u64 "$WORK/u64")" \
+		"$(allocated "$WORK/out" --type=u64 "$WORK/u64")"
+	[ "$1" = 1 ] && [ "$2" = 0 ] && [ "$3" = 0 ]
+	tap_result $? "allocated once with GPUSORT_OUTPUT_MAP=1 ($1), never with =0 ($2) or below 4 GiB by default ($3)"
+	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
+		shm=$(mktemp -d /dev/shm/gpusort-test.XXXXXX)
+		count=$(GPUSORT_OUTPUT_MAP=1 allocated "$shm/out" --type=u64 "$WORK/u64")
+		GPUSORT_OUTPUT_MAP=0 "$GPUSORT" --type=u64 "$WORK/u64" | cmp -s - "$shm/out"
+		status=$?
+		rm -rf "$shm"
+		[ $status -eq 0 ] && [ "$count" = 0 ]
+		tap_result $? "an output on a tmpfs is written, not allocated and mapped ($count), the same bytes"
+	else
+		skip_test "/dev/shm is no tmpfs here"
+	fi
+fi
+
+# An output with a second hard link: the bytes are copied into it at the commit, so
+# both names show them.
+echo old >"$WORK/linked"
+ln "$WORK/linked" "$WORK/link2"
+GPUSORT_OUTPUT_MAP=1 "$GPUSORT" --type=u64 "$WORK/u64" -o "$WORK/linked" &&
+	GPUSORT_OUTPUT_MAP=0 "$GPUSORT" --type=u64 "$WORK/u64" -o "$WORK/plain" &&
+	cmp -s "$WORK/linked" "$WORK/plain" && cmp -s "$WORK/link2" "$WORK/plain" &&
+	[ "$(stat -c %h "$WORK/linked")" = 2 ]
+tap_result $? "an output with two hard links: both show the sorted bytes"
+
+# No room for the output when it is allocated (injected): one message, exit 2, the old
+# output as it was, no twin and no temp file left.
+for spec in "output_write:ENOSPC:1" "output_write:EIO:2"; do
+	echo "old output" >"$WORK/out"
+	GPUSORT_OUTPUT_MAP=1 GPUSORT_FAULT=$spec "$GPUSORT" -T "$TMP" --type=u64 "$WORK/u64" -o "$WORK/out" 2>"$WORK/stderr"
+	status=$?
+	[ $status -eq 2 ] && [ "$(grep -c . "$WORK/stderr")" -eq 1 ] &&
+		grep -q "^gpusort: write failed: .*out: " "$WORK/stderr" && [ "$(cat "$WORK/out")" = "old output" ] &&
+		[ -z "$(ls -A "$TMP")" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
+	tap_result $? "$spec while mapped: exit $status, $(cat "$WORK/stderr"); old output kept, nothing left"
+done
+
+done_testing
