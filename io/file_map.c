@@ -34,6 +34,18 @@ int file_map_range(int fd, uint64_t offset, uint64_t length, const char *fault_o
 	return 0;
 }
 
+int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes, size_t length,
+		  const char *fault_op)
+{
+	if (!map->bytes || offset < map->from || offset + length > map->from + map->length)
+		return 0;
+	int fault = fault_inject(fault_op);
+	if (fault < 0)
+		return fault;
+	memcpy(map->bytes + (offset - map->from), bytes, length);
+	return 1;
+}
+
 void file_map_release(struct file_map *map)
 {
 	if (map->bytes)

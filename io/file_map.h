@@ -27,11 +27,11 @@ int file_map_range(int fd, uint64_t offset, uint64_t length, const char *fault_o
  * else from min_bytes up (the caller's measured crossover). */
 int file_map_wanted(uint64_t bytes, uint64_t min_bytes);
 
-/* Whether [offset, offset + length) lies in the mapping. */
-static inline int file_map_holds(const struct file_map *map, uint64_t offset, size_t length)
-{
-	return map->bytes && offset >= map->from && offset + length <= map->from + map->length;
-}
+/* Copies length bytes to the file's offset through the mapping when it holds them all:
+ * returns 1 when done, 0 when it does not (the caller writes them), or the negative
+ * errno that fault_op injected. */
+int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes, size_t length,
+		  const char *fault_op);
 
 /* Unmaps (the pages stay in the page cache, written back as any). */
 void file_map_release(struct file_map *map);

@@ -302,13 +302,9 @@ int output_file_write_at(struct output_file *file, const void *data, size_t len,
 		return -ESPIPE;
 	if (file->allocated)
 		written_to(file, (uint64_t)offset + len);
-	if (file_map_holds(&file->map, (uint64_t)offset, len)) {
-		int fault = fault_inject("output_write");
-		if (fault < 0)
-			return fault;
-		memcpy(file->map.bytes + ((uint64_t)offset - file->map.from), from, len);
-		return 0;
-	}
+	int copied = file_map_copy(&file->map, (uint64_t)offset, from, len, "output_write");
+	if (copied)
+		return copied < 0 ? copied : 0;
 	while (len) {
 		int fault = fault_inject("output_write");
 		if (fault < 0)

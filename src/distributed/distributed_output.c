@@ -56,13 +56,9 @@ int distributed_output_map(struct distributed_output *output, uint64_t offset, u
 
 int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset)
 {
-	if (file_map_holds(&output->mapping, offset, length)) {
-		int fault = fault_inject("range_write");
-		if (fault < 0)
-			return fault;
-		memcpy(output->mapping.bytes + (offset - output->mapping.from), bytes, length);
-		return 0;
-	}
+	int copied = file_map_copy(&output->mapping, offset, bytes, length, "range_write");
+	if (copied)
+		return copied < 0 ? copied : 0;
 	return write_whole_at(output->fd, bytes, length, offset, "range_write");
 }
 
