@@ -140,6 +140,8 @@ static int rank_ordinal(struct sort_engine *engine, int first)
 		if (sharers > 1 && !engine->config.gpu_memory)
 			engine->config.gpu_memory = gpu_backend_memory_share(ordinal, sharers);
 	}
+#else
+	(void)engine;
 #endif
 	return ordinal;
 }
