@@ -11,7 +11,7 @@
 #include "../common/verify.h"
 
 /* Outputs from this size up are written through a mapping (io/file_map.h). On the H100
- * machine (bench/RESULTS.md) the write stage of 16 GiB of u64 took 4.08 s so against
+ * machine (bench/RESULTS.md) the write stage of 16 GiB of u64 took 4.08 s against
  * 8.96 s by pwrite, and of 2 GiB 1.02-1.09 s against 0.65-1.16 s: the mapping's fixed
  * costs (allocating, unmapping) win back only on large outputs. */
 #define OUTPUT_MAP_MIN_BYTES ((uint64_t)4 << 30)
