@@ -145,8 +145,8 @@ for mode in text binary records; do
 	GPUSORT_FAULT=decompress_start:EAGAIN,spawn_wait:SHORT expect_status 2 \
 		"$mode, PROG -d never started, two threads" \
 		"$GPUSORT" --parallel=2 --batch-size=2 --compress-program="$PROG" "$@" -o "$WORK/out"
-	stderr_has "couldn't create process for '$PROG' -d: Resource temporarily unavailable" \
-		"$mode, PROG -d never started on two threads: GNU's words"
+	# both threads' merges fail alike: one message all the same, as GNU's one thread says it
+	check "$mode, PROG -d never started on two threads: GNU's words, once" cmp "$WORK/expected" "$WORK/stderr"
 	check "$mode, two threads: old output untouched, no temp file, no PROG running" untouched
 done
 # Runs stored because PROG could not start need no -d: those sorts succeed.

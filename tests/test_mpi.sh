@@ -282,22 +282,23 @@ else
 	skip_test "cannot mount a small tmpfs here (needs root and unshare -m)"
 fi
 
-# An output its owner may write but not read (mode 0200), sorted by that owner (nobody,
-# through setpriv, when the test runs as root): its twin takes that mode, so the ranks
-# cannot map it (they open it write-only); the output still holds the one process's
-# bytes, and keeps its mode.
+# An output its owner may write but not read (mode 0200), sorted by that owner (an
+# unprivileged uid through setpriv, when the test runs as root; not nobody's, whose
+# processes test_compress_fallback.sh counts against its RLIMIT_NPROC meanwhile): its
+# twin takes that mode, so the ranks cannot map it (they open it write-only); the
+# output still holds the one process's bytes, and keeps its mode.
 RUN=
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
-	RUN="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	mkdir -p "$WORK/nobody/tmp" && cp "$WORK/records" "$WORK/records.sorted" "$WORK/nobody/" &&
-		chown -R 65534:65534 "$WORK/nobody" && chmod 755 "$WORK"
-	$RUN "$GPUSORT" --version >/dev/null 2>&1 && $RUN test -r "$WORK/nobody/records" &&
+	RUN="setpriv --reuid=65533 --regid=65533 --clear-groups"
+	mkdir -p "$WORK/owner/tmp" && cp "$WORK/records" "$WORK/records.sorted" "$WORK/owner/" &&
+		chown -R 65533:65533 "$WORK/owner" && chmod 755 "$WORK"
+	$RUN "$GPUSORT" --version >/dev/null 2>&1 && $RUN test -r "$WORK/owner/records" &&
 		{ [ -z "${GPUSORT_MPI_MODULE:-}" ] || $RUN test -r "$GPUSORT_MPI_MODULE"; } || RUN=no
 fi
 if [ "$RUN" = no ]; then
-	skip_test "nobody (65534) cannot run $GPUSORT on $WORK with setpriv"
+	skip_test "uid 65533 cannot run $GPUSORT on $WORK with setpriv"
 else
-	nb=$WORK/nobody
+	nb=$WORK/owner
 	[ -d "$nb" ] || { mkdir -p "$nb/tmp"; cp "$WORK/records" "$WORK/records.sorted" "$nb/"; }
 	: >"$nb/out" && chown --reference="$nb" "$nb/out" && chmod 0200 "$nb/out"
 	GPUSORT_MEMORY_DIR= TMPDIR=$nb/tmp $RUN timeout 120 mpirun --oversubscribe -np 2 "$GPUSORT" -T "$nb/tmp" \

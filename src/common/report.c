@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <langinfo.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,16 +14,46 @@
 #include "report.h"
 #include "stats.h"
 
+/* The last message, so that threads that fail the same way (two merges that cannot
+ * start `PROG -d`, say) say it once, as GNU sort, which stops at the first, would. */
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+static char report_last[2 * 4096 + 256];
+
 void report(const char *format, ...)
 {
+	char message[sizeof report_last];
 	va_list args;
-	stats_progress_interrupt(); /* the message gets a line of its own */
-	fputs("gpusort: ", stderr);
 	va_start(args, format);
-	vfprintf(stderr, format, args);
+	int length = vsnprintf(message, sizeof message, format, args);
 	va_end(args);
-	fputc('\n', stderr);
-	stats_progress_resume();
+	if (length < 0)
+		return;
+	pthread_mutex_lock(&report_lock);
+	/* a message too long for the buffer is always printed, whole */
+	bool repeated = (size_t)length < sizeof message && strcmp(message, report_last) == 0;
+	if (!repeated) {
+		stats_progress_interrupt(); /* the message gets a line of its own */
+		fputs("gpusort: ", stderr);
+		if ((size_t)length < sizeof message) {
+			fputs(message, stderr);
+			memcpy(report_last, message, (size_t)length + 1);
+		} else {
+			va_start(args, format);
+			vfprintf(stderr, format, args);
+			va_end(args);
+			report_last[0] = '\0';
+		}
+		fputc('\n', stderr);
+		stats_progress_resume();
+	}
+	pthread_mutex_unlock(&report_lock);
+}
+
+void report_new_job(void)
+{
+	pthread_mutex_lock(&report_lock);
+	report_last[0] = '\0';
+	pthread_mutex_unlock(&report_lock);
 }
 
 /* Room for a quoted path: each byte may take four ("\\ooo"), and the quotes. */

@@ -6,8 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "gpusort: <formatted>" and a newline. */
+/* "gpusort: <formatted>" and a newline; a message the same as the last one is left out
+ * (threads that fail alike), until report_new_job. */
 void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* A new job (gpusort_run): its first message is printed whatever came before. */
+void report_new_job(void);
 /* "gpusort: <name>: <strerror(-error)>", the name quoted as GNU's quotef() does (see
  * report_shell_quote); "-" stays "-", as in GNU sort's messages. */
 void report_file_error(const char *name, int error);
