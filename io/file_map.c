@@ -14,11 +14,10 @@
 int file_map_range(int fd, uint64_t offset, uint64_t length, const char *fault_op, struct file_map *map)
 {
 	*map = (struct file_map){NULL, 0, 0};
-	const char *wanted = getenv("GPUSORT_OUTPUT_MAP");
 	int mode = fcntl(fd, F_GETFL);
 	struct statfs fs;
-	if (length == 0 || (wanted && strcmp(wanted, "0") == 0) || mode < 0 || (mode & O_ACCMODE) != O_RDWR ||
-	    fstatfs(fd, &fs) != 0 || fs.f_type == TMPFS_MAGIC)
+	if (length == 0 || mode < 0 || (mode & O_ACCMODE) != O_RDWR || fstatfs(fd, &fs) != 0 ||
+	    fs.f_type == TMPFS_MAGIC)
 		return 0;
 	int error = fault_inject(fault_op);
 	if (error < 0)

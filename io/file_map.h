@@ -18,9 +18,9 @@ struct file_map {
  * maps it for writing into map. Where that does not pay or cannot be, map stays
  * unmapped and 0 is returned, for the caller to write as before: fd not open for
  * reading and writing, a tmpfs (whose allocation clears every page, which the copies
- * then fill again: slower than pwrite), a file system that cannot allocate or map, or
- * GPUSORT_OUTPUT_MAP=0 (for comparing the two). No room (ENOSPC, EDQUOT, EFBIG) is a
- * negative errno. Faults are injected as fault_op. */
+ * then fill again: slower than pwrite), or a file system that cannot allocate or map.
+ * No room (ENOSPC, EDQUOT, EFBIG) is a negative errno. Faults are injected as fault_op.
+ * Callers ask file_map_wanted first. */
 int file_map_range(int fd, uint64_t offset, uint64_t length, const char *fault_op, struct file_map *map);
 
 /* Whether a writer of bytes should map them: GPUSORT_OUTPUT_MAP=1 always, =0 never,
