@@ -45,6 +45,22 @@ int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes
 	return 1;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+void file_map_prefault(const struct file_map *map, uint64_t offset, uint64_t length)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), end = offset + length;
+	uint64_t map_end = map->from + map->length;
+	if (!map->bytes || offset >= map_end || end <= map->from)
+		return;
+	offset = offset > map->from ? offset / page * page : map->from;
+	end = end < map_end ? end : map_end;
+	/* an older kernel says EINVAL and the copies fault the pages in themselves */
+	(void)madvise(map->bytes + (offset - map->from), (size_t)(end - offset), MADV_POPULATE_WRITE);
+}
+
 void file_map_release(struct file_map *map)
 {
 	if (map->bytes)

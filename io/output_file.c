@@ -287,6 +287,11 @@ int output_file_map(struct output_file *file, uint64_t bytes)
 	return error;
 }
 
+void output_file_prefault(struct output_file *file, uint64_t offset, uint64_t length)
+{
+	file_map_prefault(&file->map, offset, length);
+}
+
 /* Notes that the bytes up to end are written. */
 static void written_to(struct output_file *file, uint64_t end)
 {

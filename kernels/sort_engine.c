@@ -35,6 +35,7 @@ struct sort_engine {
 	pthread_mutex_t open_lock;
 	pthread_t opener;
 	bool opening;
+	int opened;          /* atomic: the opener's outcome, 1 open, -1 failed, 0 not yet */
 	double open_seconds; /* how long opening the GPU took */
 	unsigned pinned_buffers; /* page-locked host buffers not yet freed */
 	pthread_t releaser;      /* sort_engine_release_gpu's thread */
@@ -152,8 +153,10 @@ static void *open_first_gpu(void *argument)
 	struct sort_engine *engine = argument;
 	char reason[256] = "";
 	int ordinal = rank_ordinal(engine, 0);
-	if (open_gpu(engine, ordinal, reason, sizeof(reason)) < 0)
+	bool open = open_gpu(engine, ordinal, reason, sizeof(reason)) == 0;
+	if (!open)
 		set_fallback(engine, "gpu %d: %s", ordinal, reason);
+	__atomic_store_n(&engine->opened, open ? 1 : -1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -429,4 +432,13 @@ bool sort_engine_uses_gpu(const struct sort_engine *engine)
 {
 	engine_ready(engine);
 	return engine->gpu != NULL;
+}
+
+bool sort_engine_may_use_gpu(const struct sort_engine *engine)
+{
+	struct sort_engine *e = (struct sort_engine *)engine;
+	pthread_mutex_lock(&e->open_lock);
+	bool may = e->opening ? __atomic_load_n(&e->opened, __ATOMIC_ACQUIRE) >= 0 : e->gpu != NULL;
+	pthread_mutex_unlock(&e->open_lock);
+	return may;
 }

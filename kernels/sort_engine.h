@@ -77,6 +77,8 @@ const char *sort_engine_describe(const struct sort_engine *engine);
 /* Why the GPU is not used (no device, old driver, allocation failed), or NULL. */
 const char *sort_engine_fallback_reason(const struct sort_engine *engine);
 bool sort_engine_uses_gpu(const struct sort_engine *engine);
+/* Without waiting for the GPU to open: whether it is open or still opening. */
+bool sort_engine_may_use_gpu(const struct sort_engine *engine);
 
 /* Parses "bucket", "sample", ...; returns 0 or -EINVAL. */
 int sort_algorithm_parse(const char *name, enum sort_algorithm *algorithm);

@@ -1,6 +1,8 @@
 #!/bin/sh
-# An in-memory sort's output written through a mapping (io/file_map.h): from 4 GiB up
-# by default, for every size with GPUSORT_OUTPUT_MAP=1, never with =0. The same bytes
+# An in-memory sort's output written through a mapping (io/file_map.h) whose pages
+# threads fault in during the sort: by default from 256 MiB to 4 GiB beside the GPU (so
+# never in CI, nor at these sizes), for every size with GPUSORT_OUTPUT_MAP=1, never
+# with =0. The same bytes
 # either way for binary keys, records, text, -u (the allocated file cut to what was
 # written) and several threads; the twin allocated only when mapped, never on a tmpfs;
 # an output with two hard links gets the bytes through both; no room: GNU's message,
@@ -60,7 +62,7 @@ else
 		"$(GPUSORT_OUTPUT_MAP=0 allocated "$WORK/out" --type=u64 "$WORK/u64")" \
 		"$(allocated "$WORK/out" --type=u64 "$WORK/u64")"
 	[ "$1" = 1 ] && [ "$2" = 0 ] && [ "$3" = 0 ]
-	tap_result $? "allocated once with GPUSORT_OUTPUT_MAP=1 ($1), never with =0 ($2) or below 4 GiB by default ($3)"
+	tap_result $? "allocated once with GPUSORT_OUTPUT_MAP=1 ($1), never with =0 ($2) or by default at this size ($3)"
 	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
 		shm=$(mktemp -d /dev/shm/gpusort-test.XXXXXX)
 		count=$(GPUSORT_OUTPUT_MAP=1 allocated "$shm/out" --type=u64 "$WORK/u64")
@@ -73,6 +75,36 @@ else
 		skip_test "/dev/shm is no tmpfs here"
 	fi
 fi
+
+# prefaults NAME ARGS...: the threads' MADV_POPULATE_WRITE calls on the output's
+# mapping, traced, as "CALLS BYTES"; prints nothing when strace cannot trace.
+prefaults() {
+	name=$1
+	shift
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=madvise -o "$WORK/trace" "$GPUSORT" "$@" -o "$name" >/dev/null 2>&1 &&
+		sed -n 's/.*madvise(0x[0-9a-f]*, \([0-9]*\), MADV_POPULATE_WRITE.*/\1/p' "$WORK/trace" |
+		awk '{ calls++; bytes += $1 } END { print calls + 0, bytes + 0 }'
+}
+if ! strace -f -o /dev/null true 2>/dev/null; then
+	skip_test "no strace that may trace here: cannot watch the output's pages being faulted in"
+else
+	set -- "$(GPUSORT_OUTPUT_MAP=1 prefaults "$WORK/out" --type=u64 "$WORK/u64")" \
+		"$(GPUSORT_OUTPUT_MAP=0 prefaults "$WORK/out" --type=u64 "$WORK/u64")" \
+		"$(prefaults "$WORK/out" --type=u64 "$WORK/u64")"
+	size=$(wc -c <"$WORK/u64")
+	[ "${1% *}" = 4 ] && [ "${1#* }" -ge "$size" ] && [ "$2" = "0 0" ] && [ "$3" = "0 0" ]
+	tap_result $? "pages faulted in by 4 threads covering the $size bytes with GPUSORT_OUTPUT_MAP=1 ($1), never with =0 ($2) or by default at this size ($3)"
+fi
+
+# A sort whose self-check fails after its output was mapped and faulted in: the
+# internal error once, exit 2, the old output as it was, nothing left.
+echo "old output" >"$WORK/out"
+GPUSORT_OUTPUT_MAP=1 GPUSORT_FAULT=sort_swap:SHORT "$GPUSORT" -T "$TMP" --type=u64 "$WORK/u64" -o "$WORK/out" 2>"$WORK/stderr"
+status=$?
+[ $status -eq 2 ] && [ "$(grep -c . "$WORK/stderr")" -eq 1 ] && grep -q "^gpusort: internal error: " "$WORK/stderr" &&
+	[ "$(cat "$WORK/out")" = "old output" ] && [ -z "$(ls -A "$TMP")" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
+tap_result $? "a failed self-check after the output was mapped: exit $status, $(cat "$WORK/stderr"); old output kept"
 
 # An output with a second hard link: the bytes are copied into it at the commit, so
 # both names show them.

@@ -94,6 +94,11 @@ int record_output_map(struct record_output *output, uint64_t bytes)
 	return error;
 }
 
+void record_output_prefault(struct record_output *output, uint64_t offset, uint64_t length)
+{
+	output_file_prefault(output->file, offset, length);
+}
+
 int record_output_finish(struct record_output *output, int error)
 {
 	free(output->shown);
