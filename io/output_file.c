@@ -42,7 +42,8 @@ struct output_file {
 	size_t filled;
 	int error;
 	/* output_file_map's: the twin allocated to a bound (and mapped, where that pays);
-	 * the commit cuts it to the end of what output_file_write_at wrote */
+	 * the commit cuts it to the end of what was written, by output_file_write_at
+	 * (written_end) or in order (the queue's offset) */
 	bool allocated;
 	struct file_map map;
 	_Atomic uint64_t written_end;
@@ -364,12 +365,17 @@ int output_file_commit(struct output_file *file)
 {
 	int error = file->error;
 	file_map_release(&file->map);
-	if (!error && file->allocated && ftruncate(file->fd, (off_t)atomic_load(&file->written_end)) != 0)
-		error = -errno;
 	if (!error && file->filled)
 		error = output_submit(file);
 	if (!error)
 		error = write_queue_flush(file->queue);
+	/* an allocated twin is cut where the last write ended, at an offset or in order */
+	if (!error && file->allocated) {
+		uint64_t end = atomic_load(&file->written_end);
+		uint64_t in_order = file->queue ? (uint64_t)write_queue_offset(file->queue) : 0;
+		if (ftruncate(file->fd, (off_t)(end > in_order ? end : in_order)) != 0)
+			error = -errno;
+	}
 	write_queue_close(file->queue);
 	file->queue = NULL;
 	bool copy = file->original_fd >= 0;

@@ -27,7 +27,10 @@ same() {
 
 keygen --type=u64 --count=300000 --dist=uniform --seed=1 -o "$WORK/u64"
 keygen --type=u32 --count=300001 --dist=few-unique --seed=2 -o "$WORK/u32"
-keygen --type=bytes --key-size=10 --record-size=100 --count=30000 --dist=few-unique --seed=3 -o "$WORK/records"
+# records (20 MB) enough that the writes in order are done before the commit: it once
+# cut the allocated twin where the writes at offsets ended, to nothing (from 10 MB up)
+keygen --type=bytes --key-size=10 --record-size=100 --count=200000 --dist=few-unique --seed=3 -o "$WORK/records"
+keygen --type=bytes --key-size=10 --record-size=100 --count=200000 --dist=uniform --seed=4 -o "$WORK/distinct"
 "$TESTS_BUILDDIR/textgen" 50000 7 >"$WORK/text"
 printf 'b\na\nc' >"$WORK/unterminated"
 
@@ -36,6 +39,7 @@ same "u64 keys, 4 threads" --type=u64 --parallel=4 "$WORK/u64"
 same "u32 keys, -u (shorter than the input)" --type=u32 -u "$WORK/u32"
 same "100-byte records" --record-size=100 --key-size=10 "$WORK/records"
 same "100-byte records, -r -u" --record-size=100 --key-size=10 -r -u "$WORK/records"
+same "100-byte records with distinct keys, -u (written in order)" --record-size=100 --key-size=10 -u "$WORK/distinct"
 same "text" "$WORK/text"
 same "text -k2n -u, 3 threads" -k2n -u --parallel=3 "$WORK/text"
 same "text whose last line has no newline" "$WORK/unterminated"

@@ -471,6 +471,7 @@ struct gather_job {
 	size_t count;
 	unsigned char *out;
 	bool to_output;
+	struct positional_sink *at; /* NULL: the block goes to a sink in order afterwards */
 };
 
 /* Two records' keys in output order (directions applied): <0, 0, >0. */
@@ -638,32 +639,37 @@ static void gather_slice(void *context, size_t slice)
 	struct sort_verify *verify = job->layout->verify;
 	if (!verify || !verify->enabled || !job->to_output) {
 		gather_records(job, begin, end);
-		return;
+	} else {
+		size_t piece = CHECK_PIECE_BYTES / size ? CHECK_PIECE_BYTES / size : 1;
+		for (size_t from = begin; from < end; from += piece) {
+			size_t to = end - from > piece ? from + piece : end;
+			gather_records(job, from, to);
+			gather_check(job, from, to);
+		}
 	}
-	size_t piece = CHECK_PIECE_BYTES / size ? CHECK_PIECE_BYTES / size : 1;
-	for (size_t from = begin; from < end; from += piece) {
-		size_t to = end - from > piece ? from + piece : end;
-		gather_records(job, from, to);
-		gather_check(job, from, to);
-	}
+	if (job->at)
+		write_at(job->at, job->out + begin * size, size, job->first + begin, end - begin);
 }
 
 /* Every record in item order, gathered into two alternating blocks: the sink writes one
- * (on a thread of its own) while the pool gathers the next. */
+ * (on a thread of its own) while the pool gathers the next; or, with a positional sink,
+ * each thread writes the slice it gathered at its offset, while it is in cache. */
 static int emit_gathered(const struct record_layout *layout, enum record_form form,
 			 const unsigned char *records, const void *items, size_t n, size_t per_block,
-			 bool to_output, record_sink sink, void *context)
+			 bool to_output, record_sink sink, record_sink_at sink_at, void *context)
 {
 	size_t size = layout->record_size;
 	unsigned char *blocks[2] = {malloc(per_block * size), malloc(per_block * size)};
 	struct sink_call call = {0};
+	struct positional_sink at = {sink_at, context, 0};
 	int error = blocks[0] && blocks[1] ? 0 : -ENOMEM;
 	for (size_t done = 0, k = 0; done < n && !error; done += per_block, k++) {
 		size_t count = n - done < per_block ? n - done : per_block;
-		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1], to_output};
+		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1], to_output,
+					 sink_at ? &at : NULL};
 		thread_pool_parallel_for(layout->pool, (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS,
 					 gather_slice, &job);
-		error = sink_call_start(&call, sink, context, blocks[k & 1], count * size, count);
+		error = sink_at ? at.error : sink_call_start(&call, sink, context, blocks[k & 1], count * size, count);
 	}
 	int last = sink_call_wait(&call);
 	if (!error)
@@ -686,7 +692,7 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 		      : block_bytes > EMIT_BLOCK_MAX ? EMIT_BLOCK_MAX : block_bytes;
 	size_t per_block = block_bytes / size ? block_bytes / size : 1;
 	if (!unique)
-		return emit_gathered(layout, form, records, items, n, per_block, to_output, sink, context);
+		return emit_gathered(layout, form, records, items, n, per_block, to_output, sink, sink_at, context);
 	unsigned char *block = malloc(per_block * size);
 	if (!block)
 		return -ENOMEM;
