@@ -49,18 +49,30 @@ sort -u -k2n "$WORK/text" >"$WORK/expected" 2>/dev/null
 GPUSORT_OUTPUT_MAP=1 "$GPUSORT" -k2n -u "$WORK/text" -o "$WORK/mapped" && cmp -s "$WORK/mapped" "$WORK/expected"
 tap_result $? "text -k2n -u mapped: the system sort's bytes"
 
-# allocated NAME ARGS...: how often gpusort allocated a range of its output's twin
-# (fallocate on a .gpusort-out file), traced; prints nothing when strace cannot trace.
+# traced CALL NAME ARGS...: gpusort ARGS -o NAME with its CALL system calls traced into
+# $WORK/trace (-y: descriptors named by their files); fails when strace cannot trace.
 # (LeakSanitizer cannot run under a tracer: off there, under --enable-sanitizers.)
-allocated() {
-	name=$1
-	shift
+traced() {
+	call=$1 name=$2
+	shift 2
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -y -e trace=fallocate -o "$WORK/trace" "$GPUSORT" "$@" -o "$name" >/dev/null 2>&1 &&
-		grep -c " fallocate([0-9]*<[^>]*\.gpusort-out\." "$WORK/trace"
+		strace -f -qq -y -e trace="$call" -o "$WORK/trace" "$GPUSORT" "$@" -o "$name" >/dev/null 2>&1
+}
+# allocated NAME ARGS...: how often gpusort allocated a range of its output's twin
+# (fallocate on a .gpusort-out file).
+allocated() {
+	traced fallocate "$@" && grep -c " fallocate([0-9]*<[^>]*\.gpusort-out\." "$WORK/trace"
+}
+# prefaults NAME ARGS...: the threads' MADV_POPULATE_WRITE calls on the output's
+# mapping, as "CALLS BYTES".
+prefaults() {
+	traced madvise "$@" &&
+		sed -n 's/.*madvise(0x[0-9a-f]*, \([0-9]*\), MADV_POPULATE_WRITE.*/\1/p' "$WORK/trace" |
+		awk '{ calls++; bytes += $1 } END { print calls + 0, bytes + 0 }'
 }
 if ! strace -f -o /dev/null true 2>/dev/null; then
 	skip_test "no strace that may trace here: cannot watch the output being allocated"
+	skip_test "no strace that may trace here: cannot watch the output's pages being faulted in"
 else
 	set -- "$(GPUSORT_OUTPUT_MAP=1 allocated "$WORK/out" --type=u64 "$WORK/u64")" \
 		"$(GPUSORT_OUTPUT_MAP=0 allocated "$WORK/out" --type=u64 "$WORK/u64")" \
@@ -78,21 +90,6 @@ else
 	else
 		skip_test "/dev/shm is no tmpfs here"
 	fi
-fi
-
-# prefaults NAME ARGS...: the threads' MADV_POPULATE_WRITE calls on the output's
-# mapping, traced, as "CALLS BYTES"; prints nothing when strace cannot trace.
-prefaults() {
-	name=$1
-	shift
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -e trace=madvise -o "$WORK/trace" "$GPUSORT" "$@" -o "$name" >/dev/null 2>&1 &&
-		sed -n 's/.*madvise(0x[0-9a-f]*, \([0-9]*\), MADV_POPULATE_WRITE.*/\1/p' "$WORK/trace" |
-		awk '{ calls++; bytes += $1 } END { print calls + 0, bytes + 0 }'
-}
-if ! strace -f -o /dev/null true 2>/dev/null; then
-	skip_test "no strace that may trace here: cannot watch the output's pages being faulted in"
-else
 	set -- "$(GPUSORT_OUTPUT_MAP=1 prefaults "$WORK/out" --type=u64 "$WORK/u64")" \
 		"$(GPUSORT_OUTPUT_MAP=0 prefaults "$WORK/out" --type=u64 "$WORK/u64")" \
 		"$(prefaults "$WORK/out" --type=u64 "$WORK/u64")"
