@@ -49,6 +49,44 @@ sort -u -k2n "$WORK/text" >"$WORK/expected" 2>/dev/null
 GPUSORT_OUTPUT_MAP=1 "$GPUSORT" -k2n -u "$WORK/text" -o "$WORK/mapped" && cmp -s "$WORK/mapped" "$WORK/expected"
 tap_result $? "text -k2n -u mapped: the system sort's bytes"
 
+# Every way an in-memory sort puts its records out, mapped and written, at a size past
+# the output's direct-write minimum (32 MiB) and the gather's block sizes (4-64 MiB), and
+# checked against the input by sortcheck: bare keys (in place), records behind 64- and
+# 128-bit items (a 32-bit, 64-bit, 80-bit or 64-bit-prefix key with the position), -u
+# (kept records written in order), -r, text and -z.
+# forms KIND SORTCHECK_ARGS -- GPUSORT_ARGS: KIND's file (made once) sorted both ways.
+forms() {
+	kind=$1 check=$2
+	shift 3
+	if [ ! -e "$WORK/form.$kind" ]; then
+		case $kind in
+		u64) keygen --type=u64 --count=5000000 --seed=5 -o "$WORK/form.$kind" ;;
+		u32) keygen --type=u32 --count=10000000 --dist=few-unique --seed=6 -o "$WORK/form.$kind" ;;
+		key32) keygen --type=u32 --record-size=8 --key-offset=4 --count=5000000 --seed=7 -o "$WORK/form.$kind" ;;
+		key64) keygen --type=i64 --record-size=16 --count=2500000 --dist=normal --seed=8 -o "$WORK/form.$kind" ;;
+		key80) keygen --type=bytes --key-size=10 --record-size=100 --count=400000 --seed=9 -o "$WORK/form.$kind" ;;
+		prefix) keygen --type=bytes --key-size=20 --record-size=40 --count=1000000 --dist=few-unique --seed=10 -o "$WORK/form.$kind" ;;
+		text) "$TESTS_BUILDDIR/textgen" 3000000 11 >"$WORK/form.$kind" ;;
+		esac
+	fi
+	same "$kind ($(wc -c <"$WORK/form.$kind") bytes) $*" "$@" "$WORK/form.$kind"
+	if [ "$check" = text ]; then
+		LC_ALL=C sort "$@" "$WORK/form.$kind" | cmp -s - "$WORK/mapped"
+	else
+		"$TESTS_BUILDDIR/sortcheck" $check "$@" "$WORK/form.$kind" "$WORK/mapped" >/dev/null 2>&1
+	fi
+	tap_result $? "$kind $*: the mapped output is the input in order"
+}
+forms u64 "" -- --type=u64
+forms u32 "" -- --type=u32 -u
+forms key32 "" -- --type=u32 --record-size=8 --key-offset=4
+forms key64 "" -- --type=i64 --record-size=16 -r
+forms key80 "" -- --type=bytes --record-size=100 --key-size=10
+forms key80 "" -- --type=bytes --record-size=100 --key-size=10 -u
+forms prefix "" -- --type=bytes --record-size=40 --key-size=20 -u
+forms text text -- -u
+forms text text -- -k2n
+
 # traced CALL NAME ARGS...: gpusort ARGS -o NAME with its CALL system calls traced into
 # $WORK/trace (-y: descriptors named by their files); fails when strace cannot trace.
 # (LeakSanitizer cannot run under a tracer: off there, under --enable-sanitizers.)
