@@ -383,6 +383,9 @@ struct restore_job {
 	bool unique;
 	bool to_output;
 	struct positional_sink *out;
+	/* -u: per slice, how many of its records it kept (at its start), and where the
+	 * first of them goes in the output; NULL: every record is kept, in place */
+	const size_t *kept, *put;
 };
 
 /* Checks, then turns images back into keys, in place (bare forms: record == key), and
@@ -393,25 +396,41 @@ static void restore_slice(void *context, size_t slice)
 	const struct record_layout *layout = job->layout;
 	size_t begin = slice * SLICE_RECORDS;
 	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
+	size_t first = begin;
+	if (job->kept) {
+		end = begin + job->kept[slice];
+		first = job->put[slice];
+	}
 	struct sort_verify *verify = layout->verify && layout->verify->enabled && job->to_output ? layout->verify : NULL;
 	bare_slice(layout, job->form, job->records, begin, end, true, job->unique, verify);
-	write_at(job->out, job->records + begin * layout->record_size, layout->record_size, begin, end - begin);
+	write_at(job->out, job->records + begin * layout->record_size, layout->record_size, first, end - begin);
 }
 
-/* -u on sorted bare images: keeps the first of each run of equal images; the dropped
- * ones still count as put out (the self-check), and an image below its predecessor is
- * disorder. Returns how many are kept. */
-static size_t drop_equal_images(const struct record_layout *layout, enum record_form form,
-				unsigned char *records, size_t n)
+/* -u on sorted bare images, a slice at a time: the slice keeps the first of each run of
+ * equal images, moved to its start (the image before the slice, taken before any slice
+ * moved, decides its first); the dropped ones still count as put out (the self-check),
+ * and an image below its predecessor is disorder. */
+struct unique_bare_job {
+	const struct record_layout *layout;
+	enum record_form form;
+	unsigned char *records;
+	size_t n;
+	const uint64_t *before; /* per slice: the image before its first (unused for slice 0) */
+	size_t *kept;
+};
+
+static void drop_equal_slice(void *context, size_t slice)
 {
-	size_t size = layout->record_size, kept = 0;
+	struct unique_bare_job *job = context;
+	const struct record_layout *layout = job->layout;
+	size_t size = layout->record_size, begin = slice * SLICE_RECORDS, kept = begin;
+	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
 	struct sort_verify *verify = layout->verify && layout->verify->enabled ? layout->verify : NULL;
 	struct fingerprint dropped = {0, 0};
-	uint64_t disorder = 0, mask = bare_mask(layout, form);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t image = bare_image(form, records, i);
-		if (kept > 0) {
-			uint64_t last = bare_image(form, records, kept - 1);
+	uint64_t disorder = 0, mask = bare_mask(layout, job->form), last = job->before[slice];
+	for (size_t i = begin; i < end; i++) {
+		uint64_t image = bare_image(job->form, job->records, i);
+		if (i > 0) {
 			if (image == last) {
 				if (verify) { /* counted as the key it stands for, as restored ones are */
 					dropped.count++;
@@ -422,43 +441,80 @@ static size_t drop_equal_images(const struct record_layout *layout, enum record_
 			disorder += image < last;
 		}
 		if (kept != i)
-			memcpy(records + kept * size, records + i * size, size);
+			memcpy(job->records + kept * size, job->records + i * size, size);
 		kept++;
+		last = image;
 	}
+	job->kept[slice] = kept - begin;
 	if (verify)
 		sort_verify_output(verify, &dropped, disorder);
-	return kept;
 }
 
 static int emit_in_place(const struct record_layout *layout, enum record_form form,
 			 unsigned char *records, size_t n, bool unique, bool to_output, record_sink sink,
 			 record_sink_at sink_at, void *context)
 {
-	size_t size = layout->record_size, kept = unique ? drop_equal_images(layout, form, records, n) : n;
-	/* the pairs that straddle two slices, checked before the slices restore them */
+	size_t size = layout->record_size, slices = (n + SLICE_RECORDS - 1) / SLICE_RECORDS;
+	uint64_t *before = NULL;
+	size_t *kept = NULL, *put = NULL;
+	if (unique && slices > 0) {
+		before = malloc(slices * sizeof *before);
+		kept = malloc(slices * sizeof *kept);
+		put = malloc(slices * sizeof *put);
+		if (!before || !kept || !put) {
+			free(before);
+			free(kept);
+			free(put);
+			return -ENOMEM;
+		}
+		for (size_t s = 1; s < slices; s++)
+			before[s] = bare_image(form, records, s * SLICE_RECORDS - 1);
+		before[0] = 0;
+		struct unique_bare_job job = {layout, form, records, n, before, kept};
+		thread_pool_parallel_for(layout->pool, slices, drop_equal_slice, &job);
+		for (size_t s = 0, total = 0; s < slices; s++) {
+			put[s] = total;
+			total += kept[s];
+		}
+	}
+	/* the pairs that straddle two slices (the last kept before, the first kept in a
+	 * slice), checked before the slices restore them */
 	struct sort_verify *verify = layout->verify;
 	if (verify && verify->enabled && to_output) {
 		uint64_t disorder = 0;
-		for (size_t b = SLICE_RECORDS; b < kept; b += SLICE_RECORDS) {
-			uint64_t before = bare_image(form, records, b - 1), after = bare_image(form, records, b);
-			disorder += before > after || (unique && before == after);
+		bool seen = false;
+		uint64_t last = 0;
+		for (size_t s = 0; s < slices; s++) {
+			size_t begin = s * SLICE_RECORDS, count = kept ? kept[s] : (n - begin < SLICE_RECORDS ? n - begin : SLICE_RECORDS);
+			if (count == 0)
+				continue;
+			uint64_t first = bare_image(form, records, begin);
+			if (seen)
+				disorder += last > first || (unique && last == first);
+			last = bare_image(form, records, begin + count - 1);
+			seen = true;
 		}
 		struct fingerprint none = {0, 0};
 		sort_verify_output(verify, &none, disorder);
 	}
 	struct positional_sink out = {sink_at, context, 0};
-	struct restore_job job = {layout, form, records, kept, unique, to_output, &out};
-	thread_pool_parallel_for(layout->pool, (kept + SLICE_RECORDS - 1) / SLICE_RECORDS, restore_slice, &job);
-	if (sink_at)
-		return out.error;
+	struct restore_job job = {layout, form, records, n, unique, to_output, &out, kept, put};
+	thread_pool_parallel_for(layout->pool, slices, restore_slice, &job);
+	int error = sink_at ? out.error : 0;
+	/* in order, in blocks of at most EMIT_IN_PLACE_BYTES: all records, or with -u each
+	 * slice's kept ones */
 	size_t per_block = EMIT_IN_PLACE_BYTES / size;
-	for (size_t done = 0; done < kept; done += per_block) {
-		size_t count = kept - done < per_block ? kept - done : per_block;
-		int error = sink(context, records + done * size, count * size, count);
-		if (error)
-			return error;
+	for (size_t s = 0; !sink_at && !error && s < (kept ? slices : 1); s++) {
+		size_t begin = kept ? s * SLICE_RECORDS : 0, count = kept ? kept[s] : n;
+		for (size_t done = 0; done < count && !error; done += per_block) {
+			size_t take = count - done < per_block ? count - done : per_block;
+			error = sink(context, records + (begin + done) * size, take * size, take);
+		}
 	}
-	return 0;
+	free(before);
+	free(kept);
+	free(put);
+	return error;
 }
 
 /* Copies the records of items [first, first + count) into out, in parallel slices. */
@@ -679,6 +735,123 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 	return error;
 }
 
+/* -u over a block of items [first, first + count): which to keep (each against the one
+ * before it in the order, the block's first against the last of the block before),
+ * counted per slice, then the kept records gathered at their places in the block. */
+struct unique_job {
+	const struct record_layout *layout;
+	enum record_form form;
+	const unsigned char *records;
+	const void *items;
+	size_t first, count;
+	bool to_output;
+	unsigned char *dropped; /* per item of the block: 1 when it repeats the one before */
+	size_t *kept;           /* per slice: records kept, then where its first goes */
+	unsigned char *out;
+	size_t out_first;       /* the block's first kept record's place in the output */
+	struct positional_sink *at;
+};
+
+static const unsigned char *item_record(const struct unique_job *job, size_t i)
+{
+	return job->records + item_position(job->form, job->items, i) * job->layout->record_size;
+}
+
+/* Marks the slice's repeats, counts what it keeps, and checks and fingerprints (verify.h)
+ * its records: all of them when they go to the output, else only the dropped ones,
+ * which no later reader sees. */
+static void unique_mark_slice(void *context, size_t slice)
+{
+	struct unique_job *job = context;
+	struct sort_verify *verify = job->layout->verify && job->layout->verify->enabled ? job->layout->verify : NULL;
+	size_t begin = slice * GATHER_SLICE_RECORDS;
+	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+	struct fingerprint print = {0, 0};
+	uint64_t disorder = 0;
+	size_t kept = 0, at = job->first + begin;
+	const unsigned char *previous = at > 0 ? item_record(job, at - 1) : NULL;
+	for (size_t i = begin; i < end; i++, at++) {
+		const unsigned char *record = item_record(job, at);
+		int order = previous ? record_key_order(job->layout, previous, record) : -1;
+		bool drop = order == 0;
+		if (verify && (job->to_output || drop)) {
+			disorder += job->to_output && order > 0;
+			record_fingerprint(job->layout, verify, &print, record,
+					   item_position(job->form, job->items, at));
+		}
+		job->dropped[i] = drop;
+		kept += !drop;
+		previous = record;
+	}
+	job->kept[slice] = kept;
+	if (verify)
+		sort_verify_output(verify, &print, disorder);
+}
+
+/* Gathers the slice's kept records at their places, and writes them through the
+ * positional sink, if any, while they are in cache. */
+static void unique_gather_slice(void *context, size_t slice)
+{
+	struct unique_job *job = context;
+	size_t size = job->layout->record_size;
+	size_t begin = slice * GATHER_SLICE_RECORDS;
+	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+	size_t start = job->kept[slice], put = start;
+	for (size_t i = begin; i < end; i++)
+		if (!job->dropped[i])
+			memcpy(job->out + put++ * size, item_record(job, job->first + i), size);
+	if (job->at)
+		write_at(job->at, job->out + start * size, size, job->out_first + start, put - start);
+}
+
+/* Every record in item order less the repeats of the one before it (-u), block by block:
+ * the pool marks and gathers each block, which the sink then writes in order (on a
+ * thread of its own, while the pool does the next), or each thread its slice at its
+ * offset. */
+static int emit_unique(const struct record_layout *layout, enum record_form form,
+		       const unsigned char *records, const void *items, size_t n, size_t per_block,
+		       bool to_output, record_sink sink, record_sink_at sink_at, void *context)
+{
+	size_t size = layout->record_size, slices = (per_block + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
+	unsigned char *blocks[2] = {malloc(per_block * size), malloc(per_block * size)};
+	unsigned char *dropped = malloc(per_block);
+	size_t *kept = malloc(slices * sizeof *kept);
+	struct sink_call call = {0};
+	struct positional_sink at = {sink_at, context, 0};
+	int error = blocks[0] && blocks[1] && dropped && kept ? 0 : -ENOMEM;
+	size_t put = 0;
+	for (size_t done = 0, k = 0; done < n && !error; done += per_block, k++) {
+		size_t count = n - done < per_block ? n - done : per_block;
+		size_t block_slices = (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
+		struct unique_job job = {layout, form, records, items, done, count, to_output, dropped, kept,
+					 blocks[k & 1], put, sink_at ? &at : NULL};
+		thread_pool_parallel_for(layout->pool, block_slices, unique_mark_slice, &job);
+		size_t block_kept = 0;
+		for (size_t i = 0; i < block_slices; i++) {
+			size_t slice_kept = kept[i];
+			kept[i] = block_kept;
+			block_kept += slice_kept;
+		}
+		/* the sink's thread may still be writing the other block, not this one */
+		thread_pool_parallel_for(layout->pool, block_slices, unique_gather_slice, &job);
+		put += block_kept;
+		if (sink_at)
+			error = at.error;
+		else if (block_kept > 0) /* once the block before is written: the next fills its buffer */
+			error = sink_call_start(&call, sink, context, blocks[k & 1], block_kept * size, block_kept);
+		else
+			error = sink_call_wait(&call);
+	}
+	int last = sink_call_wait(&call);
+	if (!error)
+		error = last;
+	free(blocks[0]);
+	free(blocks[1]);
+	free(dropped);
+	free(kept);
+	return error;
+}
+
 int record_items_emit(const struct record_layout *layout, enum record_form form,
 		      unsigned char *records, const void *items, size_t n, bool unique, bool to_output,
 		      record_sink sink, record_sink_at sink_at, void *context)
@@ -693,38 +866,5 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 	size_t per_block = block_bytes / size ? block_bytes / size : 1;
 	if (!unique)
 		return emit_gathered(layout, form, records, items, n, per_block, to_output, sink, sink_at, context);
-	unsigned char *block = malloc(per_block * size);
-	if (!block)
-		return -ENOMEM;
-	struct sort_verify *verify = layout->verify && layout->verify->enabled ? layout->verify : NULL;
-	struct fingerprint print = {0, 0};
-	uint64_t disorder = 0;
-	const unsigned char *previous = NULL;
-	size_t filled = 0;
-	int error = 0;
-	for (size_t i = 0; i < n && !error; i++) {
-		size_t position = item_position(form, items, i);
-		const unsigned char *record = records + position * size;
-		int order = previous ? record_key_order(layout, previous, record) : -1;
-		bool drop = order == 0;
-		if (verify && (to_output || drop)) {
-			/* every item, kept or dropped, is put out once */
-			disorder += to_output && order > 0;
-			record_fingerprint(layout, verify, &print, record, position);
-		}
-		if (drop)
-			continue;
-		previous = record;
-		memcpy(block + filled * size, record, size);
-		if (++filled == per_block) {
-			error = sink(context, block, filled * size, filled);
-			filled = 0;
-		}
-	}
-	if (!error && filled)
-		error = sink(context, block, filled * size, filled);
-	if (verify)
-		sort_verify_output(verify, &print, disorder);
-	free(block);
-	return error;
+	return emit_unique(layout, form, records, items, n, per_block, to_output, sink, sink_at, context);
 }
