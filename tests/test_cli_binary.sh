@@ -112,4 +112,17 @@ printf '\003\000\000\000\002\000\000\000' > "$WORK/two"
 expect_status 1 "-c finds disorder at record 2" "$GPUSORT" -c --type=u32 "$WORK/two"
 stderr_has "disorder at record 2" "-c names record 2"
 expect_status 0 "-c -r accepts descending" "$GPUSORT" -c -r --type=u32 "$WORK/two"
+# -u in memory goes slice by slice on the pool's threads (bare keys in slices of 2^20,
+# records behind items in slices of 2^14 and blocks of 4 MiB up): repeats that straddle
+# the slices' edges, at sizes just past them, with 4 threads
+keygen --type=u64 --count=$((1048576 + 1)) --dist=poisson --seed=11 -o "$WORK/bare"
+same_as_oracle "u64 bare keys, poisson, -u one past a slice" "--type=u64 -u" "$WORK/bare" --parallel=4
+same_as_oracle "u64 bare keys, poisson, -r -u one past a slice" "--type=u64 -r -u" "$WORK/bare" --parallel=4
+keygen --type=u32 --count=$((1048576 + 3)) --dist=bucket --seed=12 -o "$WORK/bare"
+same_as_oracle "u32 bare keys, bucket, -u three past a slice" "--type=u32 -u" "$WORK/bare" --parallel=4
+keygen --type=u32 --count=$((5 * 16384 + 1)) --dist=poisson --seed=13 --record-size=16 --key-offset=4 -o "$WORK/rec"
+same_as_oracle "u32 records, poisson, -u past five gather slices" "--type=u32 --record-size=16 --key-offset=4 -u" "$WORK/rec" --parallel=4
+keygen --type=bytes --key-size=2 --count=$((48 * 1024 + 1)) --dist=uniform --seed=14 --record-size=100 -o "$WORK/rec"
+same_as_oracle "2-byte keys in 100-byte records, -u past a 4 MiB block" "--type=bytes --key-size=2 --record-size=100 -u" "$WORK/rec" --parallel=4
+
 done_testing
