@@ -125,4 +125,17 @@ same_as_oracle "u32 records, poisson, -u past five gather slices" "--type=u32 --
 keygen --type=bytes --key-size=2 --count=$((48 * 1024 + 1)) --dist=uniform --seed=14 --record-size=100 -o "$WORK/rec"
 same_as_oracle "2-byte keys in 100-byte records, -u past a 4 MiB block" "--type=bytes --key-size=2 --record-size=100 -u" "$WORK/rec" --parallel=4
 
+# Keys longer than 8 bytes whose first 8 bytes tie in long runs, across the tie
+# finishing's slices of 2^16 items: four shared prefixes, then random bytes or none
+python3 -c "
+import random, sys
+random.seed(15)
+with open(sys.argv[1], 'wb') as f:
+    for i in range(3 * 65536 + 5):
+        tail = bytes(random.randrange(256) for _ in range(12)) if i % 3 else bytes(12)
+        f.write(b'PREFIX%02d' % random.randrange(4) + tail + i.to_bytes(12, 'little'))
+" "$WORK/rec"
+same_as_oracle "20-byte keys, first 8 bytes in four long runs" "--type=bytes --key-size=20 --record-size=32" "$WORK/rec" --parallel=4
+same_as_oracle "20-byte keys, first 8 bytes in four long runs, -r -u" "--type=bytes --key-size=20 --record-size=32 -r -u" "$WORK/rec" --parallel=4
+
 done_testing
