@@ -36,7 +36,8 @@ struct sort_engine {
 	pthread_t opener;
 	bool opening;
 	int opened;          /* atomic: the opener's outcome, 1 open, -1 failed, 0 not yet */
-	double open_seconds; /* how long opening the GPU took */
+	double open_seconds;
+	double waited_seconds; /* how long the caller waited for it */ /* how long opening the GPU took */
 	unsigned pinned_buffers; /* page-locked host buffers not yet freed */
 	pthread_t releaser;      /* sort_engine_release_gpu's thread */
 	bool releasing;
@@ -166,10 +167,20 @@ static void engine_ready(const struct sort_engine *engine)
 	struct sort_engine *e = (struct sort_engine *)engine;
 	pthread_mutex_lock(&e->open_lock);
 	if (e->opening) {
+		double started = seconds_now();
 		pthread_join(e->opener, NULL);
+		/* a GPU that did not open kept nothing waiting worth saying */
+		if (__atomic_load_n(&e->opened, __ATOMIC_ACQUIRE) > 0)
+			e->waited_seconds = seconds_now() - started;
 		e->opening = false;
 	}
 	pthread_mutex_unlock(&e->open_lock);
+}
+
+double sort_engine_wait_seconds(const struct sort_engine *engine)
+{
+	engine_ready(engine);
+	return engine->waited_seconds;
 }
 
 double sort_engine_open_seconds(const struct sort_engine *engine)

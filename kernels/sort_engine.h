@@ -59,6 +59,8 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 /* --device=auto opens the GPU on a thread of its own; every call below that depends
  * on the device waits for it. Seconds that opening the GPU took (0 without one). */
 double sort_engine_open_seconds(const struct sort_engine *engine);
+/* Of that, how long the first caller that needed the GPU waited for it to open. */
+double sort_engine_wait_seconds(const struct sort_engine *engine);
 
 /* The most items one sort_engine_sort() call takes on the chosen backend (the GPU's
  * memory bounds it); the CPU backend takes any count that fits host memory. */

@@ -275,8 +275,12 @@ static void stats_print_spill(const struct sort_stats *stats)
 void stats_print(const struct sort_stats *stats)
 {
 	double total = stats_now() - stats->started;
-	stats_line("engine %s, opened in %.3f s\n", stats->engine ? stats->engine : "none",
-		stats->engine_seconds);
+	if (stats->engine_wait_seconds > 0)
+		stats_line("engine %s, opened in %.3f s (beside the read; the sort waited %.3f s of it)\n",
+			   stats->engine ? stats->engine : "none", stats->engine_seconds, stats->engine_wait_seconds);
+	else
+		stats_line("engine %s, opened in %.3f s\n", stats->engine ? stats->engine : "none",
+			   stats->engine_seconds);
 	if (stats->fallback)
 		stats_line("GPU not used: %s\n", stats->fallback);
 	stats_line("%-8s %10s %12s %10s\n", "stage", "seconds", "MiB", "MiB/s");

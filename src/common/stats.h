@@ -51,6 +51,7 @@ struct sort_stats {
 	pthread_t progress_thread;
 	const char *engine;        /* the sort engine's description */
 	double engine_seconds;     /* opening it (a GPU: creating the CUDA context) */
+	double engine_wait_seconds; /* of that, the sort's wait for it (opened during the read) */
 	const char *fallback;      /* why the GPU was not used, or NULL */
 	/* the self-check (verify.h): whether it ran, and its time per thread, spent inside
 	 * the stages above (it rides on their passes) */

@@ -34,6 +34,7 @@ void engine_choice_note(bool verbose, struct sort_engine *engine, const char *sm
 {
 	stats->engine = sort_engine_describe(engine);
 	stats->engine_seconds = sort_engine_open_seconds(engine);
+	stats->engine_wait_seconds = sort_engine_wait_seconds(engine);
 	stats->fallback = small ? small : sort_engine_fallback_reason(engine);
 	if (verbose && stats->fallback)
 		report("note: sorting on the CPU: %s", stats->fallback);
