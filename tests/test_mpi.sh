@@ -188,14 +188,15 @@ tap_result $? "--stats prints each rank, the totals, bytes exchanged and the imb
 
 # Faults on one rank: every rank ends with exit 2 (mpirun passes on the first nonzero
 # status, and every rank's is 2), one message, the old output as it
-# was, no temp file (GPUSORT_FAULT set in rank 1's or 2's environment alone).
+# was, no temp file (GPUSORT_FAULT set in that rank's environment alone, or with RANK
+# "all" in every rank's).
 # fault RANK SPEC N DESCRIPTION ARGS...
 fault() {
 	rank=$1 spec=$2 n=$3 desc=$4
 	shift 4
 	echo "old output" >"$WORK/out"
 	timeout 120 mpirun --oversubscribe -np "$n" sh -c '
-		if [ "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}" = "$1" ]; then export GPUSORT_FAULT="$2"; fi
+		if [ "$1" = all ] || [ "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}" = "$1" ]; then export GPUSORT_FAULT="$2"; fi
 		shift 2
 		exec "$@"' sh "$rank" "$spec" "$GPUSORT" -T "$TMP" "$@" -o "$WORK/out" >/dev/null 2>"$WORK/stderr"
 	status=$?
@@ -222,6 +223,9 @@ fault 1 range_write:EIO 2 "rank 1 cannot write its range, written (not mapped: -
 fault 1 temp_write:ENOSPC 2 "rank 1 cannot spill" -S 64K "$WORK/text5"
 fault 2 temp_write:ENOSPC:2 3 "rank 2 cannot write what it received" -k2n "$WORK/text"
 fault 3 temp_create:EACCES 4 "rank 3 cannot create a temp file" "$WORK/text"
+# every rank failing alike: the first of them speaks (cluster_agree), not each
+fault all range_write:EIO 3 "no rank can write its range" --type=u64 "$WORK/keys.normal"
+fault all input_read:EIO 3 "no rank can read its share" --type=u64 "$WORK/keys.uniform"
 
 # The self-check: a cut planted wrong on rank 2 (its first range sent to rank 1) is
 # found, reported as an internal error, and nothing is committed.

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 #include <wctype.h>
@@ -19,6 +20,34 @@
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static char report_last[2 * 4096 + 256];
 
+/* report_hold's messages, printed or dropped by report_release. */
+static bool report_holding;
+static char *report_held;
+static size_t report_held_length, report_held_size;
+
+/* Puts text out, or keeps it while held (a message that finds no room is printed). */
+static void report_put(const char *text, size_t length)
+{
+	if (report_holding) {
+		if (report_held_length + length > report_held_size) {
+			size_t size = 2 * (report_held_length + length) + 256;
+			char *grown = realloc(report_held, size);
+			if (grown) {
+				report_held = grown;
+				report_held_size = size;
+			}
+		}
+		if (report_held_length + length <= report_held_size) {
+			memcpy(report_held + report_held_length, text, length);
+			report_held_length += length;
+			return;
+		}
+	}
+	stats_progress_interrupt(); /* the message gets a line of its own */
+	fwrite(text, 1, length, stderr);
+	stats_progress_resume();
+}
+
 void report(const char *format, ...)
 {
 	char message[sizeof report_last];
@@ -29,23 +58,43 @@ void report(const char *format, ...)
 	if (length < 0)
 		return;
 	pthread_mutex_lock(&report_lock);
-	/* a message too long for the buffer is always printed, whole */
+	/* a message too long for the buffer is always put out, whole */
 	bool repeated = (size_t)length < sizeof message && strcmp(message, report_last) == 0;
 	if (!repeated) {
-		stats_progress_interrupt(); /* the message gets a line of its own */
-		fputs("gpusort: ", stderr);
+		char *whole = NULL;
 		if ((size_t)length < sizeof message) {
-			fputs(message, stderr);
 			memcpy(report_last, message, (size_t)length + 1);
 		} else {
-			va_start(args, format);
-			vfprintf(stderr, format, args);
-			va_end(args);
 			report_last[0] = '\0';
+			whole = malloc((size_t)length + 1);
+			if (whole) {
+				va_start(args, format);
+				vsnprintf(whole, (size_t)length + 1, format, args);
+				va_end(args);
+			}
 		}
-		fputc('\n', stderr);
-		stats_progress_resume();
+		report_put("gpusort: ", 9);
+		report_put(whole ? whole : message, whole ? (size_t)length : strlen(message));
+		report_put("\n", 1);
+		free(whole);
 	}
+	pthread_mutex_unlock(&report_lock);
+}
+
+void report_hold(void)
+{
+	pthread_mutex_lock(&report_lock);
+	report_holding = true;
+	pthread_mutex_unlock(&report_lock);
+}
+
+void report_release(bool print)
+{
+	pthread_mutex_lock(&report_lock);
+	report_holding = false;
+	if (print && report_held_length)
+		report_put(report_held, report_held_length);
+	report_held_length = 0;
 	pthread_mutex_unlock(&report_lock);
 }
 

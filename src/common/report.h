@@ -9,6 +9,10 @@
 /* "gpusort: <formatted>" and a newline; a message the same as the last one is left out
  * (threads that fail alike), until report_new_job. */
 void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* From report_hold on, messages are kept instead of printed, until report_release
+ * prints them (print) or drops them: ranks that fail alike let one of them speak. */
+void report_hold(void);
+void report_release(bool print);
 /* A new job (gpusort_run): its first message is printed whatever came before. */
 void report_new_job(void);
 /* "gpusort: <name>: <strerror(-error)>", the name quoted as GNU's quotef() does (see

@@ -28,7 +28,9 @@ bool cluster_launched(void);
 int cluster_join(struct cluster *cluster);
 
 /* Every rank's error (0 or a negative errno) in, one out: 0 when all were 0, else the
- * first nonzero one by rank. */
+ * first nonzero one by rank. The messages reported since the last agreement (held:
+ * report_hold) are then printed by every rank when all went well, else by the first
+ * failing rank alone, and the next ones held again. */
 int cluster_agree(const struct cluster *cluster, int error);
 
 /* The largest and the sum of every rank's value. */

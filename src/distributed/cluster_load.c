@@ -77,7 +77,17 @@ int cluster_join(struct cluster *cluster)
 
 int cluster_agree(const struct cluster *cluster, int error)
 {
-	return calls->agree(cluster, error);
+	int agreed = calls->agree(cluster, error);
+	/* the first failing rank's messages are said; the others' were the same, or only
+	 * followed from it */
+	bool say = true;
+	if (agreed) {
+		uint64_t first = UINT64_MAX - calls->max(cluster, error ? UINT64_MAX - (uint64_t)cluster->rank : 0);
+		say = error && first == (uint64_t)cluster->rank;
+	}
+	report_release(say);
+	report_hold();
+	return agreed;
 }
 
 uint64_t cluster_max(const struct cluster *cluster, uint64_t value)

@@ -1,7 +1,8 @@
 /* The sort across ranks (see distributed_sort.h), phase by phase. Every phase ends in
  * cluster_agree(): a rank that failed has reported why (the file it names, as a single
- * process words it), and then every rank stops at the same step with exit status 2, its
- * temp files removed and the output's twin abandoned. */
+ * process words it; held until then, and said by the first failing rank alone), and
+ * then every rank stops at the same step with exit status 2, its temp files removed and
+ * the output's twin abandoned. */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
@@ -447,8 +448,12 @@ int distributed_sort_run(const struct sort_job *job)
 	struct cluster cluster;
 	if (cluster_join(&cluster) != 0)
 		return 2; /* reported */
+	/* each rank's messages wait for the next agreement (cluster_agree), where only the
+	 * first failing rank's are said */
+	report_hold();
 	/* --debug annotates the output's lines, which a rank's run must not hold */
-	if (job->check || job->merge_only || job->debug)
-		return on_rank_zero(&cluster, job);
-	return distributed_sort(&cluster, job);
+	int status = job->check || job->merge_only || job->debug ? on_rank_zero(&cluster, job)
+								  : distributed_sort(&cluster, job);
+	report_release(true);
+	return status;
 }
