@@ -91,14 +91,12 @@ static void describe_cpu(struct sort_engine *engine)
 		 threads == 1 ? "" : "s");
 }
 
-#ifdef HAVE_CUDA
 static double seconds_now(void)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)now.tv_sec + now.tv_nsec / 1e9;
 }
-#endif
 
 /* Opens the CUDA device; 0, or -ENODEV with CUDA's reason in `reason`. */
 static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_t reason_size)
