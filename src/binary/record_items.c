@@ -560,6 +560,11 @@ struct gather_job {
 	unsigned char *out;
 	bool to_output;
 	struct positional_sink *at; /* NULL: the block goes to a sink in order afterwards */
+	/* -u: per item of the block, 1 when it repeats the one before; per slice, records
+	 * kept, then where its first goes in the block. NULL without -u. */
+	unsigned char *dropped;
+	size_t *kept;
+	size_t out_first; /* the block's first record's place in the output */
 };
 
 /* Two records' keys in output order (directions applied): <0, 0, >0. */
@@ -736,55 +741,13 @@ static void gather_slice(void *context, size_t slice)
 		}
 	}
 	if (job->at)
-		write_at(job->at, job->out + begin * size, size, job->first + begin, end - begin);
+		write_at(job->at, job->out + begin * size, size, job->out_first + begin, end - begin);
 }
 
-/* Every record in item order, gathered into two alternating blocks: the sink writes one
- * (on a thread of its own) while the pool gathers the next; or, with a positional sink,
- * each thread writes the slice it gathered at its offset, while it is in cache. */
-static int emit_gathered(const struct record_layout *layout, enum record_form form,
-			 const unsigned char *records, const void *items, size_t n, size_t per_block,
-			 bool to_output, record_sink sink, record_sink_at sink_at, void *context)
-{
-	size_t size = layout->record_size;
-	unsigned char *blocks[2] = {malloc(per_block * size), malloc(per_block * size)};
-	struct sink_call call = {0};
-	struct positional_sink at = {sink_at, context, 0};
-	int error = blocks[0] && blocks[1] ? 0 : -ENOMEM;
-	for (size_t done = 0, k = 0; done < n && !error; done += per_block, k++) {
-		size_t count = n - done < per_block ? n - done : per_block;
-		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1], to_output,
-					 sink_at ? &at : NULL};
-		thread_pool_parallel_for(layout->pool, (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS,
-					 gather_slice, &job);
-		error = sink_at ? at.error : sink_call_start(&call, sink, context, blocks[k & 1], count * size, count);
-	}
-	int last = sink_call_wait(&call);
-	if (!error)
-		error = last;
-	free(blocks[0]);
-	free(blocks[1]);
-	return error;
-}
-
-/* -u over a block of items [first, first + count): which to keep (each against the one
- * before it in the order, the block's first against the last of the block before),
- * counted per slice, then the kept records gathered at their places in the block. */
-struct unique_job {
-	const struct record_layout *layout;
-	enum record_form form;
-	const unsigned char *records;
-	const void *items;
-	size_t first, count;
-	bool to_output;
-	unsigned char *dropped; /* per item of the block: 1 when it repeats the one before */
-	size_t *kept;           /* per slice: records kept, then where its first goes */
-	unsigned char *out;
-	size_t out_first;       /* the block's first kept record's place in the output */
-	struct positional_sink *at;
-};
-
-static const unsigned char *item_record(const struct unique_job *job, size_t i)
+/* -u over a block of items: which to keep (each against the one before it in the order,
+ * the block's first against the last of the block before), counted per slice, then the
+ * kept records gathered at their places in the block. */
+static const unsigned char *item_record(const struct gather_job *job, size_t i)
 {
 	return job->records + item_position(job->form, job->items, i) * job->layout->record_size;
 }
@@ -794,7 +757,7 @@ static const unsigned char *item_record(const struct unique_job *job, size_t i)
  * which no later reader sees. */
 static void unique_mark_slice(void *context, size_t slice)
 {
-	struct unique_job *job = context;
+	struct gather_job *job = context;
 	struct sort_verify *verify = job->layout->verify && job->layout->verify->enabled ? job->layout->verify : NULL;
 	size_t begin = slice * GATHER_SLICE_RECORDS;
 	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
@@ -824,7 +787,7 @@ static void unique_mark_slice(void *context, size_t slice)
  * positional sink, if any, while they are in cache. */
 static void unique_gather_slice(void *context, size_t slice)
 {
-	struct unique_job *job = context;
+	struct gather_job *job = context;
 	size_t size = job->layout->record_size;
 	size_t begin = slice * GATHER_SLICE_RECORDS;
 	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
@@ -836,41 +799,44 @@ static void unique_gather_slice(void *context, size_t slice)
 		write_at(job->at, job->out + start * size, size, job->out_first + start, put - start);
 }
 
-/* Every record in item order less the repeats of the one before it (-u), block by block:
- * the pool marks and gathers each block, which the sink then writes in order (on a
- * thread of its own, while the pool does the next), or each thread its slice at its
- * offset. */
-static int emit_unique(const struct record_layout *layout, enum record_form form,
-		       const unsigned char *records, const void *items, size_t n, size_t per_block,
-		       bool to_output, record_sink sink, record_sink_at sink_at, void *context)
+/* Every record in item order (less, with -u, the repeats of the one before it), block
+ * by block: the pool gathers each block (with -u, after marking it), which the sink
+ * then writes in order on a thread of its own while the pool does the next; or, with a
+ * positional sink, each thread writes the slice it gathered at its offset, while it is
+ * in cache. */
+static int emit_gathered(const struct record_layout *layout, enum record_form form,
+			 const unsigned char *records, const void *items, size_t n, size_t per_block, bool unique,
+			 bool to_output, record_sink sink, record_sink_at sink_at, void *context)
 {
 	size_t size = layout->record_size, slices = (per_block + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
 	unsigned char *blocks[2] = {malloc(per_block * size), malloc(per_block * size)};
-	unsigned char *dropped = malloc(per_block);
-	size_t *kept = malloc(slices * sizeof *kept);
+	unsigned char *dropped = unique ? malloc(per_block) : NULL;
+	size_t *kept = unique ? malloc(slices * sizeof *kept) : NULL;
 	struct sink_call call = {0};
 	struct positional_sink at = {sink_at, context, 0};
-	int error = blocks[0] && blocks[1] && dropped && kept ? 0 : -ENOMEM;
+	int error = blocks[0] && blocks[1] && (!unique || (dropped && kept)) ? 0 : -ENOMEM;
 	size_t put = 0;
 	for (size_t done = 0, k = 0; done < n && !error; done += per_block, k++) {
-		size_t count = n - done < per_block ? n - done : per_block;
+		size_t count = n - done < per_block ? n - done : per_block, out = count;
 		size_t block_slices = (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
-		struct unique_job job = {layout, form, records, items, done, count, to_output, dropped, kept,
-					 blocks[k & 1], put, sink_at ? &at : NULL};
-		thread_pool_parallel_for(layout->pool, block_slices, unique_mark_slice, &job);
-		size_t block_kept = 0;
-		for (size_t i = 0; i < block_slices; i++) {
-			size_t slice_kept = kept[i];
-			kept[i] = block_kept;
-			block_kept += slice_kept;
+		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1], to_output,
+					 sink_at ? &at : NULL, dropped, kept, put};
+		if (unique) {
+			thread_pool_parallel_for(layout->pool, block_slices, unique_mark_slice, &job);
+			out = 0;
+			for (size_t i = 0; i < block_slices; i++) {
+				size_t slice_kept = kept[i];
+				kept[i] = out;
+				out += slice_kept;
+			}
 		}
 		/* the sink's thread may still be writing the other block, not this one */
-		thread_pool_parallel_for(layout->pool, block_slices, unique_gather_slice, &job);
-		put += block_kept;
+		thread_pool_parallel_for(layout->pool, block_slices, unique ? unique_gather_slice : gather_slice, &job);
+		put += out;
 		if (sink_at)
 			error = at.error;
-		else if (block_kept > 0) /* once the block before is written: the next fills its buffer */
-			error = sink_call_start(&call, sink, context, blocks[k & 1], block_kept * size, block_kept);
+		else if (out > 0) /* once the block before is written: the next fills its buffer */
+			error = sink_call_start(&call, sink, context, blocks[k & 1], out * size, out);
 		else
 			error = sink_call_wait(&call);
 	}
@@ -896,7 +862,5 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 	block_bytes = block_bytes < EMIT_BLOCK_MIN ? EMIT_BLOCK_MIN
 		      : block_bytes > EMIT_BLOCK_MAX ? EMIT_BLOCK_MAX : block_bytes;
 	size_t per_block = block_bytes / size ? block_bytes / size : 1;
-	if (!unique)
-		return emit_gathered(layout, form, records, items, n, per_block, to_output, sink, sink_at, context);
-	return emit_unique(layout, form, records, items, n, per_block, to_output, sink, sink_at, context);
+	return emit_gathered(layout, form, records, items, n, per_block, unique, to_output, sink, sink_at, context);
 }
