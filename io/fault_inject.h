@@ -24,6 +24,9 @@
  *        distributed_cut (SHORT only) a rank's first cut of its sorted share moved to
  *                      the share's start, sending its first range to rank 1: a bug
  *                      planted for the test of the distributed sort's self-check
+ *        run_share     a distributed sort's rank trying to open another rank's run to
+ *                      read its range in place: as if it could not (the ranges are then
+ *                      sent through MPI, src/distributed/exchange.c)
  *   ERR  an errno name (ENOSPC, EIO, EACCES, EROFS, EDQUOT, EFBIG, EPIPE, ENOMEM, EPERM,
  *        EINTR, EAGAIN, EBADF)
  *        or a number: the call fails with that error; or SHORT: the transfer moves only

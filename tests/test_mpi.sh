@@ -131,6 +131,35 @@ same 3 "text -z" -z "$WORK/text0"
 printf 'no terminator' >"$WORK/unterminated"
 same 4 "an input whose last line has no terminator" "$WORK/text" "$WORK/unterminated"
 
+# The exchange through MPI: ranks of one machine read each other's ranges in place (the
+# runs are shared, src/distributed/exchange.h); GPUSORT_SHARED_RUNS=0 sends them, as
+# ranks on machines that share no file system must.
+export GPUSORT_SHARED_RUNS=0
+same 3 "sent through MPI: u64 keys" --type=u64 "$WORK/keys.normal"
+same 4 "sent through MPI: 100-byte records, -r -u" --record-size=100 --key-size=10 -r -u "$WORK/records"
+same 2 "sent through MPI: text -k1,1 -s, the merge in 3 parts" --parallel=3 -k1,1 -s "$WORK/text3"
+same 4 "sent through MPI: 100-byte records, -S 1M" --record-size=100 --key-size=10 -S 1M "$WORK/records6m"
+unset GPUSORT_SHARED_RUNS
+# shared or sent: what --stats says of the exchange
+exchanged() {
+	mpi 3 --stats "$@" -k2n "$WORK/text" -o "$WORK/many" 2>"$WORK/stderr" && "$GPUSORT" -k2n "$WORK/text" |
+		cmp -s - "$WORK/many" && [ -z "$(leftovers)" ] && sed -n 's/^gpusort: stats: bytes exchanged [0-9]* //p' "$WORK/stderr"
+}
+case "$(exchanged)" in "in 0 rounds (read in place from the ranks' runs),"*) true ;; *) false ;; esac
+tap_result $? "3 ranks of one machine: nothing sent, the ranges read in place ($(exchanged | cut -d, -f1))"
+case "$(GPUSORT_SHARED_RUNS=0 exchanged)" in "in "[1-9]*" rounds,"*) true ;; *) false ;; esac
+tap_result $? "GPUSORT_SHARED_RUNS=0: sent in rounds ($(GPUSORT_SHARED_RUNS=0 exchanged | cut -d, -f1))"
+# one rank that cannot open the others' runs (as on another machine): all send, same output
+one_rank_cannot() {
+	timeout 120 mpirun --oversubscribe -np 3 sh -c '
+		if [ "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}" = 2 ]; then export GPUSORT_FAULT=run_share:EACCES; fi
+		exec "$@"' sh "$GPUSORT" -T "$TMP" --stats -k2n "$WORK/text" -o "$WORK/many" 2>"$WORK/stderr" &&
+		"$GPUSORT" -k2n "$WORK/text" | cmp -s - "$WORK/many" && [ -z "$(leftovers)" ] &&
+		grep -q '^gpusort: stats: bytes exchanged [1-9][0-9]* in [1-9][0-9]* rounds,' "$WORK/stderr"
+}
+one_rank_cannot
+tap_result $? "rank 2 cannot open the others' runs: every rank sends, the same output"
+
 # -R: with --random-source every rank has the salt one process has; without, rank 0's
 # (a sort whose ranks disagreed would fail its self-check): equal keys together, the
 # lines a permutation of the input's.
@@ -221,7 +250,7 @@ tap_result $? "the message is GNU's: write failed, the output's name, the reason
 fault 1 range_write:EIO 2 "rank 1 cannot write its range, written (not mapped: -S 1M)" --record-size=100 \
 	--key-size=10 -S 1M "$WORK/records6m"
 fault 1 temp_write:ENOSPC 2 "rank 1 cannot spill" -S 64K "$WORK/text5"
-fault 2 temp_write:ENOSPC:2 3 "rank 2 cannot write what it received" -k2n "$WORK/text"
+GPUSORT_SHARED_RUNS=0 fault 2 temp_write:ENOSPC:2 3 "rank 2 cannot write what it received" -k2n "$WORK/text"
 fault 3 temp_create:EACCES 4 "rank 3 cannot create a temp file" "$WORK/text"
 # every rank failing alike: the first of them speaks (cluster_agree), not each
 fault all range_write:EIO 3 "no rank can write its range" --type=u64 "$WORK/keys.normal"
@@ -253,19 +282,23 @@ else
 			done; grep -c " fallocate([0-9]*<$WORK/\.gpusort-out\." "$WORK/trace"; } | paste -s -d ' '
 	}
 	"$GPUSORT" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/records.sorted"
-	# each rank makes at least its run and the file of what the other rank sent
-	# the output's ranges are mapped unless the output is on a tmpfs (see distributed_output.h)
+	# each rank makes its run, which the other reads in place (shared runs), or with
+	# GPUSORT_SHARED_RUNS=0 its run and the file of what the other rank sent; the
+	# output's ranges are mapped unless the output is on a tmpfs (see distributed_output.h)
 	maps=2
 	[ "$(stat -f -c %T "$WORK")" = tmpfs ] && maps=0
 	set -- $(traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
+	[ "$in_memory" != x ] && [ "$in_memory" -eq 2 ] && [ "$in_tmp" -eq 0 ] && [ "$mapped" -eq $maps ]
+	tap_result $? "in memory: the ranks' runs in the memory folder ($in_memory), none in -T ($in_tmp), nothing received into files; both ranks map their output range ($mapped)"
+	set -- $(GPUSORT_SHARED_RUNS=0 traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
 	[ "$in_memory" != x ] && [ "$in_memory" -ge 4 ] && [ "$in_tmp" -eq 0 ] && [ "$mapped" -eq $maps ]
-	tap_result $? "in memory: the ranks' files in the memory folder ($in_memory), none in -T ($in_tmp); both ranks map their output range ($mapped)"
+	tap_result $? "in memory, sent through MPI: the runs and what was received in the memory folder ($in_memory), none in -T ($in_tmp)"
 	set -- $(traced -S 1M) x x x; in_memory=$1 in_tmp=$2 mapped=$3
 	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ] && [ "$mapped" -eq 0 ]
 	tap_result $? "spilled (-S 1M): the ranks' files in -T ($in_tmp), none in the memory folder ($in_memory); output by pwrite ($mapped mapped)"
-	set -- $(GPUSORT_MEMORY_DIR= GPUSORT_OUTPUT_MAP=0 traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
+	set -- $(GPUSORT_MEMORY_DIR= GPUSORT_OUTPUT_MAP=0 GPUSORT_SHARED_RUNS=0 traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
 	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ] && [ "$mapped" -eq 0 ]
-	tap_result $? "GPUSORT_MEMORY_DIR empty, GPUSORT_OUTPUT_MAP=0: files in -T ($in_tmp), output by pwrite ($mapped mapped), the same output"
+	tap_result $? "GPUSORT_MEMORY_DIR empty, GPUSORT_OUTPUT_MAP=0, GPUSORT_SHARED_RUNS=0: files in -T ($in_tmp), output by pwrite ($mapped mapped), the same output"
 fi
 
 # An output file system without room for the ranges (a 1 MiB tmpfs in a mount namespace

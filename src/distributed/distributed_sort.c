@@ -241,20 +241,19 @@ out:
 }
 
 /* The merge of this rank's range: its own part of its run and what every other rank
- * sent, in rank order. */
-static int merge_range(const struct cluster *cluster, const struct record_order *order, const struct local_run *run,
-		       const uint64_t *cuts, const struct exchange *exchange, size_t budget, unsigned threads,
-		       struct sort_verify *verify, struct range_sink *sink)
+ * gave it, in rank order. */
+static int merge_range(const struct cluster *cluster, const struct record_order *order,
+		       const struct exchange *exchange, size_t budget, unsigned threads, struct sort_verify *verify,
+		       struct range_sink *sink)
 {
-	int size = cluster->size, me = cluster->rank;
+	int size = cluster->size;
 	struct merge_input *inputs = calloc(size, sizeof *inputs);
 	if (!inputs) {
 		report("%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	for (int s = 0; s < size; s++)
-		inputs[s] = s == me ? (struct merge_input){run->path, cuts[me], exchange->received[me]}
-				    : (struct merge_input){exchange->paths[s], 0, exchange->received[s]};
+		inputs[s] = (struct merge_input){exchange->paths[s], exchange->bases[s], exchange->received[s]};
 	size_t block = budget / (4 * (size_t)size * (threads ? threads : 1));
 	block = block < BATCH_MIN ? BATCH_MIN : block > MERGE_BLOCK ? MERGE_BLOCK : block;
 	int error = rank_merge(order, inputs, (size_t)size, threads, block, verify, sink);
@@ -359,13 +358,15 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 		goto out;
 	figures.split_seconds = seconds_now() - phase;
 
-	/* 3. the exchange, in batches that -S bounds */
+	/* 3. the exchange: the ranges read in place from the runs, or sent in batches that
+	 * -S bounds */
 	size_t batch = budget / (4 * (size_t)cluster->size);
 	batch = batch < BATCH_MIN ? BATCH_MIN : batch > BATCH_MAX ? BATCH_MAX : batch;
 	error = exchange_run(cluster, &run, cuts, batch, rank_dir, &exchange);
 	figures.sent_bytes = exchange.sent_bytes;
 	figures.received_bytes = exchange.received_bytes;
 	figures.rounds = exchange.rounds;
+	figures.shared_runs = exchange.shared;
 	figures.exchange_seconds = exchange.seconds;
 	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
@@ -401,15 +402,18 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 		sink.name = piece_path;
 	}
 	if (!error)
-		error = merge_range(cluster, &built.order, &run, cuts, &exchange, budget, rank_threads(cluster, job),
+		error = merge_range(cluster, &built.order, &exchange, budget, rank_threads(cluster, job),
 				    &verify, &sink);
 	figures.merge_seconds = seconds_now() - phase;
 	figures.output_bytes = sink.written;
-	/* the merged run is in the output or the piece: the inputs of the merge go */
+	/* the merged range is in the output or the piece: what was received goes now, and
+	 * this rank's run once every rank has merged (their merges may read it in place) */
 	local_run_close(&run);
 	exchange_free(cluster, &exchange);
 	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
+	temp_file_remove(local_path);
+	local_path[0] = '\0';
 	if (!job->no_verify &&
 	    (error = distributed_verify(cluster, &built.order, &ends, atomic_load(&verify.disorder), figures.share_bytes,
 					sink.written)) != 0)

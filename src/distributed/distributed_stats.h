@@ -13,6 +13,7 @@ struct rank_figures {
 	uint64_t received_bytes;  /* from the other ranks */
 	uint64_t output_bytes;    /* its range of the output */
 	uint64_t rounds;          /* of the exchange */
+	uint64_t shared_runs;     /* 1: nothing sent, the others' runs read in place */
 	double sort_seconds;      /* its share read, sorted and written as a local run */
 	double split_seconds;     /* samples, splitters, cuts */
 	double exchange_seconds;

@@ -1,8 +1,10 @@
 /* The all-to-all exchange of key ranges (see exchange.h). */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "exchange.h"
@@ -41,33 +43,88 @@ static size_t smaller(uint64_t a, size_t b)
 	return a < b ? (size_t)a : b;
 }
 
-int exchange_run(const struct cluster *cluster, const struct local_run *run, const uint64_t *cuts, size_t batch,
-		 const char *dir, struct exchange *exchange)
+/* What a rank says of its run, for the others to find it: its identity and its name. */
+struct run_identity {
+	uint64_t device, inode, size;
+	char path[]; /* NUL-terminated */
+};
+
+/* Whether the file at path is the run described (the same device, inode and size). */
+static bool run_reachable(const struct run_identity *identity)
+{
+	if (fault_inject("run_share") != 0)
+		return false;
+	int fd = open(identity->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool same = fstat(fd, &st) == 0 && (uint64_t)st.st_dev == identity->device &&
+		    (uint64_t)st.st_ino == identity->inode && (uint64_t)st.st_size == identity->size;
+	close(fd);
+	return same;
+}
+
+/* Whether every rank can open every other rank's run by its name; if so, paths[s] is
+ * rank s's. Collective. */
+static int runs_shared(const struct cluster *cluster, const struct local_run *run, char (*paths)[PATH_MAX],
+		       bool *shared)
+{
+	const char *wanted = getenv("GPUSORT_SHARED_RUNS");
+	bool refuse = wanted && strcmp(wanted, "0") == 0;
+	size_t length = sizeof(struct run_identity) + strlen(run->path) + 1;
+	struct run_identity *mine = calloc(1, length);
+	uint64_t *offsets = malloc(((size_t)cluster->size + 1) * sizeof *offsets);
+	unsigned char *all = NULL;
+	struct stat st;
+	*shared = false;
+	if (!mine || !offsets)
+		report("%s", strerror(ENOMEM));
+	int error = cluster_agree(cluster, mine && offsets ? 0 : -ENOMEM);
+	if (error)
+		goto out;
+	if (fstat(run->fd, &st) == 0)
+		*mine = (struct run_identity){(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size};
+	else
+		refuse = true;
+	memcpy(mine->path, run->path, strlen(run->path) + 1);
+	error = cluster_allgather_bytes(cluster, mine, length, &all, offsets);
+	for (int s = 0; s < cluster->size && !error && !refuse; s++) {
+		const struct run_identity *theirs = (const struct run_identity *)(all + offsets[s]);
+		size_t bytes = offsets[s + 1] - offsets[s];
+		refuse = bytes <= sizeof *theirs || bytes - sizeof *theirs > PATH_MAX ||
+			 (s != cluster->rank && !run_reachable(theirs));
+		if (!refuse)
+			memcpy(paths[s], theirs->path, bytes - sizeof *theirs);
+	}
+	if (error)
+		report("%s", strerror(-error));
+	if ((error = cluster_agree(cluster, error)) == 0)
+		*shared = cluster_max(cluster, refuse) == 0;
+out:
+	free(mine);
+	free(all);
+	free(offsets);
+	return error;
+}
+
+/* The ranges through MPI, in rounds, each received into a temp file per sender. */
+static int transfer(const struct cluster *cluster, const struct local_run *run, const uint64_t *cuts,
+		    const uint64_t *lengths, size_t batch, const char *dir, struct exchange *exchange)
 {
 	int size = cluster->size, me = cluster->rank, error = 0;
-	double started = seconds_now();
-	memset(exchange, 0, sizeof *exchange);
-	uint64_t *lengths = calloc(size, sizeof *lengths), *sent = calloc(size, sizeof *sent),
-		 *got = calloc(size, sizeof *got);
+	uint64_t *sent = calloc(size, sizeof *sent), *got = calloc(size, sizeof *got);
 	size_t *numbers = calloc(4 * (size_t)size, sizeof *numbers);
 	int *fds = malloc(size * sizeof *fds);
-	exchange->paths = calloc(size, sizeof *exchange->paths);
-	exchange->received = calloc(size, sizeof *exchange->received);
 	unsigned char *send = malloc((size_t)size * batch), *recv = malloc((size_t)size * batch);
-	bool ready = lengths && sent && got && numbers && fds && exchange->paths && exchange->received && send && recv;
+	bool ready = sent && got && numbers && fds && send && recv;
 	if (!ready)
 		report("%s", strerror(ENOMEM));
 	/* a rank without its buffers cannot take part: then none does */
 	if ((error = cluster_agree(cluster, ready ? 0 : -ENOMEM)) != 0)
 		goto out;
-	for (int r = 0; r < size; r++) {
-		lengths[r] = cuts[r + 1] - cuts[r];
-		fds[r] = -1;
-	}
-	if ((error = cluster_alltoall(cluster, lengths, exchange->received)) != 0)
-		goto out;
-	for (int s = 0; s < size && !error; s++) {
-		if (s == me || exchange->received[s] == 0)
+	for (int s = 0; s < size; s++) {
+		fds[s] = -1;
+		if (s == me || exchange->received[s] == 0 || error)
 			continue;
 		fds[s] = temp_file_create_preferring(dir, exchange->paths[s], sizeof exchange->paths[s]);
 		if (fds[s] < 0) {
@@ -121,26 +178,64 @@ out:
 		for (int s = 0; s < size; s++)
 			if (fds[s] >= 0)
 				close(fds[s]);
-	if (exchange->received)
-		exchange->received[me] = lengths ? lengths[me] : 0;
-	free(lengths);
 	free(sent);
 	free(got);
 	free(numbers);
 	free(fds);
 	free(send);
 	free(recv);
+	return error;
+}
+
+int exchange_run(const struct cluster *cluster, const struct local_run *run, const uint64_t *cuts, size_t batch,
+		 const char *dir, struct exchange *exchange)
+{
+	int size = cluster->size, me = cluster->rank, error = 0;
+	double started = seconds_now();
+	memset(exchange, 0, sizeof *exchange);
+	uint64_t *lengths = calloc(size, sizeof *lengths);
+	exchange->paths = calloc(size, sizeof *exchange->paths);
+	exchange->bases = calloc(size, sizeof *exchange->bases);
+	exchange->received = calloc(size, sizeof *exchange->received);
+	bool ready = lengths && exchange->paths && exchange->bases && exchange->received;
+	if (!ready)
+		report("%s", strerror(ENOMEM));
+	if ((error = cluster_agree(cluster, ready ? 0 : -ENOMEM)) != 0)
+		goto out;
+	for (int r = 0; r < size; r++)
+		lengths[r] = cuts[r + 1] - cuts[r];
+	/* what each rank gives this one, and where that starts in its run */
+	if ((error = cluster_alltoall(cluster, lengths, exchange->received)) != 0 ||
+	    (error = cluster_alltoall(cluster, cuts, exchange->bases)) != 0 ||
+	    (error = runs_shared(cluster, run, exchange->paths, &exchange->shared)) != 0)
+		goto out;
+	if (exchange->shared) {
+		for (int s = 0; s < size; s++)
+			if (s != me)
+				exchange->received_bytes += exchange->received[s];
+		exchange->sent_bytes = run->size - lengths[me];
+	} else {
+		memset(exchange->paths, 0, size * sizeof *exchange->paths);
+		memset(exchange->bases, 0, size * sizeof *exchange->bases);
+		error = transfer(cluster, run, cuts, lengths, batch, dir, exchange);
+	}
+	memcpy(exchange->paths[me], run->path, sizeof exchange->paths[me]);
+	exchange->bases[me] = cuts[me];
+out:
+	free(lengths);
 	exchange->seconds = seconds_now() - started;
 	return error;
 }
 
 void exchange_free(const struct cluster *cluster, struct exchange *exchange)
 {
-	if (exchange->paths)
+	/* the runs are their ranks' to remove, this one's too */
+	if (exchange->paths && !exchange->shared)
 		for (int s = 0; s < cluster->size; s++)
-			if (exchange->paths[s][0])
+			if (s != cluster->rank && exchange->paths[s][0])
 				temp_file_remove(exchange->paths[s]);
 	free(exchange->paths);
+	free(exchange->bases);
 	free(exchange->received);
 	memset(exchange, 0, sizeof *exchange);
 }

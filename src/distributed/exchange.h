@@ -1,33 +1,42 @@
 /* The all-to-all exchange: every rank's sorted share, cut into one key range per rank,
- * goes to the rank of that range, in rounds of at most batch bytes per pair of ranks
- * (so that -S bounds the buffers). What a rank receives from each other rank is still
- * sorted; it lands in a temp file per sender, for the merge. The rank's own range stays
- * where it is, in its sorted share. */
+ * goes to the rank of that range. Where every rank can open every other rank's run by
+ * its name (the ranks of one machine, or a file system they all share: checked by
+ * device and inode), nothing is sent: each rank's merge reads its range straight from
+ * the others' runs, which stay until every merge is done. Otherwise the ranges go
+ * through MPI in rounds of at most batch bytes per pair of ranks (so that -S bounds the
+ * buffers), each into a temp file per sender, still sorted, for the merge.
+ * GPUSORT_SHARED_RUNS=0 sends them even where the runs are shared (tests, comparing). */
 #ifndef GPUSORT_EXCHANGE_H
 #define GPUSORT_EXCHANGE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "cluster.h"
 #include "local_run.h"
 
 struct exchange {
-	char (*paths)[PATH_MAX]; /* per sender: the file of what it sent ("" for none) */
+	char (*paths)[PATH_MAX]; /* per sender: the file that holds its range ("" for none) */
+	uint64_t *bases;         /* per sender: where the range starts in that file */
 	uint64_t *received;      /* per sender: bytes (this rank's own range for itself) */
+	bool shared;             /* the files are the senders' runs, read in place */
 	uint64_t sent_bytes, received_bytes; /* to and from the other ranks */
 	uint64_t rounds;
 	double seconds;
 };
 
-/* Sends [cuts[d], cuts[d + 1]) of run to rank d, for every d, and receives the others'
- * into temp files (in dir when given, else in the -T directories). A rank that fails
- * (a temp file it cannot write) still takes part in every round, so that none waits
- * for it; the error (reported by the file's name) is returned for cluster_agree. */
+/* Gives rank d [cuts[d], cuts[d + 1]) of run, for every d: the others' ranges are read
+ * in place where the runs are shared, else received into temp files (in dir when given,
+ * else in the -T directories). A rank that fails (a temp file it cannot write) still
+ * takes part in every round, so that none waits for it; the error (reported by the
+ * file's name) is returned for cluster_agree. The runs must stay until every rank has
+ * merged (the cluster_agree after the merge). */
 int exchange_run(const struct cluster *cluster, const struct local_run *run, const uint64_t *cuts, size_t batch,
 		 const char *dir, struct exchange *exchange);
 
-/* Removes the received files and frees what exchange_run made. */
+/* Removes the received files (never the other ranks' runs) and frees what exchange_run
+ * made. */
 void exchange_free(const struct cluster *cluster, struct exchange *exchange);
 
 #endif
