@@ -5,31 +5,59 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include "fault_inject.h"
 #include "file_map.h"
 
-int file_map_range(int fd, uint64_t offset, uint64_t length, const char *fault_op, struct file_map *map)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+bool file_in_memory(int fd)
 {
-	*map = (struct file_map){NULL, 0, 0};
-	int mode = fcntl(fd, F_GETFL);
 	struct statfs fs;
-	if (length == 0 || mode < 0 || (mode & O_ACCMODE) != O_RDWR || fstatfs(fd, &fs) != 0 ||
-	    fs.f_type == TMPFS_MAGIC)
+	return fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
+}
+
+/* Faults in [bytes, bytes + length) for writing: 0, or why the pages cannot be had
+ * (EFAULT where a copy would have met SIGBUS: no room in a tmpfs). */
+static int populate(unsigned char *bytes, size_t length)
+{
+	if (madvise(bytes, length, MADV_POPULATE_WRITE) == 0)
+		return 0;
+	return errno == EFAULT ? -ENOSPC : -errno;
+}
+
+int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const char *fault_op, struct file_map *map)
+{
+	*map = (struct file_map){NULL, 0, 0, false};
+	int mode = fcntl(fd, F_GETFL);
+	bool in_memory = file_in_memory(fd);
+	struct stat st;
+	if (length == 0 || mode < 0 || (mode & O_ACCMODE) != O_RDWR || (in_memory && !sole) || fstat(fd, &st) != 0)
 		return 0;
 	int error = fault_inject(fault_op);
 	if (error < 0)
 		return error;
-	if (fallocate(fd, 0, (off_t)offset, (off_t)length) != 0)
+	if (in_memory) {
+		if ((uint64_t)st.st_size < offset + length && ftruncate(fd, (off_t)(offset + length)) != 0)
+			return errno == EFBIG ? -EFBIG : 0;
+	} else if (fallocate(fd, 0, (off_t)offset, (off_t)length) != 0)
 		return errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? -errno : 0;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), from = offset / page * page;
 	size_t mapped = (size_t)(offset + length - from);
 	void *bytes = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)from);
 	if (bytes == MAP_FAILED)
 		return 0;
-	*map = (struct file_map){bytes, from, mapped};
+	/* a kernel that cannot fault pages in ahead gets no tmpfs mapping (SIGBUS when full) */
+	if (in_memory && populate(bytes, 1) == -EINVAL) {
+		munmap(bytes, mapped);
+		return 0;
+	}
+	*map = (struct file_map){bytes, from, mapped, in_memory};
 	return 0;
 }
 
@@ -41,13 +69,17 @@ int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes
 	int fault = fault_inject(fault_op);
 	if (fault < 0)
 		return fault;
-	memcpy(map->bytes + (offset - map->from), bytes, length);
+	unsigned char *to = map->bytes + (offset - map->from);
+	if (map->in_memory) {
+		/* whole pages around the copy: already faulted in, this only checks them */
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), skip = (uint64_t)(offset - map->from) % page;
+		int error = length ? populate(to - skip, (size_t)(skip + length)) : 0;
+		if (error)
+			return error;
+	}
+	memcpy(to, bytes, length);
 	return 1;
 }
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
 
 void file_map_prefault(const struct file_map *map, uint64_t offset, uint64_t length)
 {
@@ -65,7 +97,7 @@ void file_map_release(struct file_map *map)
 {
 	if (map->bytes)
 		munmap(map->bytes, map->length);
-	*map = (struct file_map){NULL, 0, 0};
+	*map = (struct file_map){NULL, 0, 0, false};
 }
 
 int file_map_wanted(uint64_t bytes, uint64_t min_bytes)

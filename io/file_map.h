@@ -5,6 +5,7 @@
 #ifndef GPUSORT_FILE_MAP_H
 #define GPUSORT_FILE_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,16 +13,24 @@ struct file_map {
 	unsigned char *bytes; /* the file's byte `from` is bytes[0]; NULL: not mapped */
 	uint64_t from;        /* a page boundary */
 	size_t length;
+	bool in_memory;       /* a tmpfs file: pages faulted in before each copy */
 };
 
 /* Allocates [offset, offset + length) of fd (fallocate, which may extend the file) and
  * maps it for writing into map. Where that does not pay or cannot be, map stays
  * unmapped and 0 is returned, for the caller to write as before: fd not open for
- * reading and writing, a tmpfs (whose allocation clears every page, which the copies
- * then fill again: slower than pwrite), or a file system that cannot allocate or map.
- * No room (ENOSPC, EDQUOT, EFBIG) is a negative errno. Faults are injected as fault_op.
- * Callers ask file_map_wanted first. */
-int file_map_range(int fd, uint64_t offset, uint64_t length, const char *fault_op, struct file_map *map);
+ * reading and writing, or a file system that cannot allocate or map. On a tmpfs, whose
+ * fallocate clears every page before the copies fill them again, the file is only
+ * extended (ftruncate) and mapped, and only where sole says this process alone sizes
+ * the file (ranks extending one file at once could shrink it under another's mapping);
+ * its pages are then faulted in before each copy (file_map_copy), so that a full tmpfs
+ * is an error (ENOSPC) and not a SIGBUS, and without MADV_POPULATE_WRITE (Linux 5.14)
+ * it is not mapped. No room (ENOSPC, EDQUOT, EFBIG) is a negative errno. Faults are
+ * injected as fault_op. Callers ask file_map_wanted first. */
+int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const char *fault_op, struct file_map *map);
+
+/* Whether fd is a file of a memory file system (tmpfs): no write-back behind it. */
+bool file_in_memory(int fd);
 
 /* Whether a writer of bytes should map them: GPUSORT_OUTPUT_MAP=1 always, =0 never,
  * else from min_bytes up (the caller's measured crossover). */

@@ -282,10 +282,15 @@ int output_file_map(struct output_file *file, uint64_t bytes)
 {
 	if (!output_file_positional(file) || file->allocated || bytes == 0)
 		return 0;
-	int error = file_map_range(file->fd, 0, bytes, "output_write", &file->map);
+	int error = file_map_range(file->fd, 0, bytes, true, "output_write", &file->map);
 	/* a bare allocation (no mapping) still extends the file: the commit cuts it */
 	file->allocated = error == 0;
 	return error;
+}
+
+bool output_file_in_memory(const struct output_file *file)
+{
+	return output_file_positional(file) && file_in_memory(file->fd);
 }
 
 void output_file_prefault(struct output_file *file, uint64_t offset, uint64_t length)

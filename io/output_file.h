@@ -46,6 +46,8 @@ int output_file_write_at(struct output_file *file, const void *buffer, size_t le
  * commit cuts the file to the end of what was written. Returns 0 (also where nothing
  * is mapped: the writes stay pwrite's), or a negative errno (no room) to report. */
 int output_file_map(struct output_file *file, uint64_t bytes);
+/* Whether the output is a file of a memory file system (tmpfs), positional. */
+bool output_file_in_memory(const struct output_file *file);
 /* After output_file_map: faults in the mapped pages of [offset, offset + length) for
  * the writes to come (file_map_prefault); threads may each take a part at once. */
 void output_file_prefault(struct output_file *file, uint64_t offset, uint64_t length);

@@ -52,7 +52,7 @@ int distributed_output_map(struct distributed_output *output, uint64_t offset, u
 	/* the ranks' ranges pay at every size measured (bench/RESULTS.md) */
 	if (!output->positional || output->fd < 0 || !file_map_wanted(length, 0))
 		return 0;
-	return file_map_range(output->fd, offset, length, "range_write", &output->mapping);
+	return file_map_range(output->fd, offset, length, false, "range_write", &output->mapping);
 }
 
 int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset)

@@ -94,6 +94,11 @@ int record_output_map(struct record_output *output, uint64_t bytes)
 	return error;
 }
 
+bool record_output_in_memory(const struct record_output *output)
+{
+	return output_file_in_memory(output->file);
+}
+
 void record_output_prefault(struct record_output *output, uint64_t offset, uint64_t length)
 {
 	output_file_prefault(output->file, offset, length);

@@ -50,6 +50,8 @@ record_sink_at record_output_sink_at(const struct record_output *output);
 /* Before the sink_at's writes, for an output of at most bytes: io's output_file_map.
  * Returns 0 or the error, reported ("write failed"). */
 int record_output_map(struct record_output *output, uint64_t bytes);
+/* Whether the output is a file in memory (a tmpfs): no write-back behind its pages. */
+bool record_output_in_memory(const struct record_output *output);
 /* After record_output_map: faults in the mapped pages of [offset, offset + length) for
  * the writes to come; threads may each take a part at once. */
 void record_output_prefault(struct record_output *output, uint64_t offset, uint64_t length);

@@ -23,7 +23,10 @@
  * 0.3-0.7 s longer), nor for larger outputs, which outgrow the kernel's dirty-page
  * limits and go at the disk's pace either way (H100, 16 GiB after a sync: the write
  * stage 10.8 s mapped, 6.9 s mapped and faulted in ahead, against 9.2 and 6.2 s by
- * pwrite in the same runs). GPUSORT_OUTPUT_MAP=1 maps and faults in at any size. */
+ * pwrite in the same runs); a tmpfs output (a distributed sort's rank writing its
+ * sorted share) has no write-back and is mapped at any size from the least up, as pwrite
+ * into a tmpfs file takes its lock in turn too. GPUSORT_OUTPUT_MAP=1 maps and faults in
+ * at any size. */
 #define OUTPUT_MAP_MIN_BYTES ((uint64_t)256 << 20)
 #define OUTPUT_MAP_MAX_BYTES ((uint64_t)4 << 30)
 #define PREFAULT_THREADS 4
@@ -79,7 +82,8 @@ static int chunk_output_open(const struct chunk_mode *mode, const struct record_
 	out->output.verify = verify;
 	out->sink_at = record_output_sink_at(&out->output);
 	uint64_t bound = mode->output_bound(mode->mode, 0), part = bound / PREFAULT_THREADS + 1;
-	bool beside_gpu = sort_engine_may_use_gpu(engine) && bound < OUTPUT_MAP_MAX_BYTES;
+	bool beside_gpu = sort_engine_may_use_gpu(engine) &&
+			  (bound < OUTPUT_MAP_MAX_BYTES || record_output_in_memory(&out->output));
 	if (out->sink_at && file_map_wanted(bound, beside_gpu ? OUTPUT_MAP_MIN_BYTES : UINT64_MAX) &&
 	    bound <= plan->budget / 4) {
 		if ((error = record_output_map(&out->output, bound)) != 0)
