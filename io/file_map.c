@@ -93,6 +93,45 @@ void file_map_prefault(const struct file_map *map, uint64_t offset, uint64_t len
 	(void)madvise(map->bytes + (offset - map->from), (size_t)(end - offset), MADV_POPULATE_WRITE);
 }
 
+static void *prefault_main(void *context)
+{
+	struct file_prefault_part *part = context;
+	uint64_t done = 0;
+	do {
+		uint64_t piece = part->length - done < FILE_PREFAULT_PIECE_BYTES ? part->length - done
+										 : FILE_PREFAULT_PIECE_BYTES;
+		file_map_prefault(part->map, part->offset + done, piece);
+		done += piece;
+	} while (done < part->length && !atomic_load(part->stop));
+	return NULL;
+}
+
+void file_prefault_start(struct file_prefault *prefault, const struct file_map *map, uint64_t offset,
+			 uint64_t length)
+{
+	memset(prefault->parts, 0, sizeof prefault->parts);
+	atomic_store(&prefault->stop, false);
+	if (!map->bytes || length == 0)
+		return;
+	uint64_t each = length / FILE_PREFAULT_THREADS + 1;
+	for (unsigned i = 0; i < FILE_PREFAULT_THREADS && i * each < length; i++) {
+		struct file_prefault_part *part = &prefault->parts[i];
+		uint64_t left = length - i * each;
+		*part = (struct file_prefault_part){
+			.map = map, .offset = offset + i * each, .length = left < each ? left : each, .stop = &prefault->stop};
+		part->started = pthread_create(&part->thread, NULL, prefault_main, part) == 0;
+	}
+}
+
+void file_prefault_stop(struct file_prefault *prefault)
+{
+	atomic_store(&prefault->stop, true);
+	for (unsigned i = 0; i < FILE_PREFAULT_THREADS; i++)
+		if (prefault->parts[i].started)
+			pthread_join(prefault->parts[i].thread, NULL);
+	memset(prefault->parts, 0, sizeof prefault->parts);
+}
+
 void file_map_release(struct file_map *map)
 {
 	if (map->bytes)

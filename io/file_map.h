@@ -5,6 +5,8 @@
 #ifndef GPUSORT_FILE_MAP_H
 #define GPUSORT_FILE_MAP_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +50,31 @@ int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes
  * faults of a fresh mapping cost twice the copy itself). Where the kernel cannot
  * (before Linux 5.14) the copies fault as before. */
 void file_map_prefault(const struct file_map *map, uint64_t offset, uint64_t length);
+
+/* Threads that fault in a mapped range (file_map_prefault) while the data to copy there
+ * is still being made (the GPU sorting, say), a piece at a time, until stopped: each
+ * takes its part of the range, faults in its first piece whatever happens, and stops at
+ * the end of a piece once told. */
+#define FILE_PREFAULT_THREADS 4
+#define FILE_PREFAULT_PIECE_BYTES ((uint64_t)64 << 20)
+struct file_prefault_part {
+	const struct file_map *map;
+	uint64_t offset, length;
+	const atomic_bool *stop;
+	pthread_t thread;
+	bool started;
+};
+struct file_prefault {
+	struct file_prefault_part parts[FILE_PREFAULT_THREADS];
+	atomic_bool stop;
+};
+
+/* Starts the threads on [offset, offset + length) of map (which must outlive them);
+ * where a thread cannot start, its part is left to the copies. */
+void file_prefault_start(struct file_prefault *prefault, const struct file_map *map, uint64_t offset,
+			 uint64_t length);
+/* Stops them and waits (a prefault never started, zeroed, is fine too). */
+void file_prefault_stop(struct file_prefault *prefault);
 
 /* Unmaps (the pages stay in the page cache, written back as any). */
 void file_map_release(struct file_map *map);

@@ -46,6 +46,7 @@ struct output_file {
 	 * (written_end) or in order (the queue's offset) */
 	bool allocated;
 	struct file_map map;
+	struct file_prefault prefault; /* threads faulting the map's pages in */
 	_Atomic uint64_t written_end;
 };
 
@@ -293,9 +294,15 @@ bool output_file_in_memory(const struct output_file *file)
 	return output_file_positional(file) && file_in_memory(file->fd);
 }
 
-void output_file_prefault(struct output_file *file, uint64_t offset, uint64_t length)
+void output_file_prefault_start(struct output_file *file)
 {
-	file_map_prefault(&file->map, offset, length);
+	file_prefault_stop(&file->prefault);
+	file_prefault_start(&file->prefault, &file->map, file->map.from, file->map.length);
+}
+
+void output_file_prefault_stop(struct output_file *file)
+{
+	file_prefault_stop(&file->prefault);
 }
 
 /* Notes that the bytes up to end are written. */
@@ -343,6 +350,7 @@ int output_file_write_queue(struct output_file *file, unsigned depth, size_t slo
 
 static void output_file_free(struct output_file *file)
 {
+	file_prefault_stop(&file->prefault);
 	file_map_release(&file->map);
 	write_queue_close(file->queue);
 	if (file->owns_fd && file->fd >= 0)
@@ -369,6 +377,7 @@ static int output_copy_into_original(struct output_file *file)
 int output_file_commit(struct output_file *file)
 {
 	int error = file->error;
+	file_prefault_stop(&file->prefault);
 	file_map_release(&file->map);
 	if (!error && file->filled)
 		error = output_submit(file);

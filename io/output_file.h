@@ -48,9 +48,11 @@ int output_file_write_at(struct output_file *file, const void *buffer, size_t le
 int output_file_map(struct output_file *file, uint64_t bytes);
 /* Whether the output is a file of a memory file system (tmpfs), positional. */
 bool output_file_in_memory(const struct output_file *file);
-/* After output_file_map: faults in the mapped pages of [offset, offset + length) for
- * the writes to come (file_map_prefault); threads may each take a part at once. */
-void output_file_prefault(struct output_file *file, uint64_t offset, uint64_t length);
+/* After output_file_map: threads fault in the mapped pages for the writes to come
+ * (file_prefault_start) until output_file_prefault_stop, which the commit and abort
+ * call too. */
+void output_file_prefault_start(struct output_file *file);
+void output_file_prefault_stop(struct output_file *file);
 /* A queue of writes to a positional output for one thread (write_queue.h): placed with
  * write_queue_seek, filled with write_queue_buffer and write_queue_submit, waited for
  * with write_queue_wait, closed by the caller before the commit. The writes run behind

@@ -99,9 +99,14 @@ bool record_output_in_memory(const struct record_output *output)
 	return output_file_in_memory(output->file);
 }
 
-void record_output_prefault(struct record_output *output, uint64_t offset, uint64_t length)
+void record_output_prefault_start(struct record_output *output)
 {
-	output_file_prefault(output->file, offset, length);
+	output_file_prefault_start(output->file);
+}
+
+void record_output_prefault_stop(struct record_output *output)
+{
+	output_file_prefault_stop(output->file);
 }
 
 int record_output_finish(struct record_output *output, int error)

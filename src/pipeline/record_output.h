@@ -52,9 +52,10 @@ record_sink_at record_output_sink_at(const struct record_output *output);
 int record_output_map(struct record_output *output, uint64_t bytes);
 /* Whether the output is a file in memory (a tmpfs): no write-back behind its pages. */
 bool record_output_in_memory(const struct record_output *output);
-/* After record_output_map: faults in the mapped pages of [offset, offset + length) for
- * the writes to come; threads may each take a part at once. */
-void record_output_prefault(struct record_output *output, uint64_t offset, uint64_t length);
+/* After record_output_map: threads fault in the mapped pages for the writes to come,
+ * until record_output_prefault_stop (or the finish). */
+void record_output_prefault_start(struct record_output *output);
+void record_output_prefault_stop(struct record_output *output);
 
 /* Commits the output when error is 0 and the self-check (if any) holds, reporting a
  * failure ("internal error: ..." for the self-check), else aborts it and leaves the old

@@ -2,7 +2,6 @@
 #include "config.h"
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 #include "range_merge.h"
 #include "../../io/file_map.h"
@@ -17,7 +16,7 @@
  * more than the copies into it when taken as the copies go (twice as much on the dev
  * VM). While the GPU sorts, the cores are free to take those faults ahead: an output of
  * OUTPUT_MAP_MIN_BYTES up to OUTPUT_MAP_MAX_BYTES is then mapped and faulted in during
- * the sort by PREFAULT_THREADS threads (H100, 2 GiB of u64: the write stage 0.12-0.13 s
+ * the sort by FILE_PREFAULT_THREADS threads (H100, 2 GiB of u64: the write stage 0.12-0.13 s
  * against 0.50-0.92 s by pwrite; bench/RESULTS.md). Not beside a sort on the CPU
  * threads, where they compete (dev VM, 512 MiB: the write 0.08 s shorter, the sort
  * 0.3-0.7 s longer), nor for larger outputs, which outgrow the kernel's dirty-page
@@ -29,46 +28,20 @@
  * at any size. */
 #define OUTPUT_MAP_MIN_BYTES ((uint64_t)256 << 20)
 #define OUTPUT_MAP_MAX_BYTES ((uint64_t)4 << 30)
-#define PREFAULT_THREADS 4
-/* They fault in this much at a time, and stop when the sort is done: the pool's threads
- * then fault in the rest as they copy (16 of them take the faults faster than 4). */
-#define PREFAULT_PIECE_BYTES ((uint64_t)64 << 20)
-
-/* One thread's part of the output's pages to fault in. */
-struct prefault_part {
-	struct record_output *output;
-	uint64_t offset, length;
-	const atomic_bool *stop;
-	pthread_t thread;
-	bool started;
-};
 
 /* The output of an input that is one chunk: opened, and where large, allocated and
- * mapped, before the chunk sorts, so that threads fault its pages in meanwhile. */
+ * mapped, before the chunk sorts, so that threads (io/file_map.h's, FILE_PREFAULT_THREADS
+ * of them, a 64 MiB piece at a time until the sort is done: the pool's threads then
+ * fault in the rest as they copy, 16 of them faster than 4) fault its pages in meanwhile. */
 struct chunk_output {
 	struct record_output output;
 	record_sink_at sink_at;
-	struct prefault_part parts[PREFAULT_THREADS];
-	atomic_bool sorted; /* the prefault threads stop */
 };
-
-static void *prefault_main(void *context)
-{
-	struct prefault_part *part = context;
-	/* the first piece in any case (a part of a small output is all of it) */
-	uint64_t done = 0;
-	do {
-		uint64_t piece = part->length - done < PREFAULT_PIECE_BYTES ? part->length - done : PREFAULT_PIECE_BYTES;
-		record_output_prefault(part->output, part->offset + done, piece);
-		done += piece;
-	} while (done < part->length && !atomic_load(part->stop));
-	return NULL;
-}
 
 /* Opens the output (counted in the write stage); one of the size above, beside the GPU,
  * and of at most a quarter of -S (the mapped pages count as the process's, beside the
  * chunk's buffers) is mapped and its pages faulted in by threads until
- * chunk_output_wait stops them. */
+ * the write stops them. */
 static int chunk_output_open(const struct chunk_mode *mode, const struct record_order *order,
 			     struct sort_verify *verify, const struct sort_engine *engine,
 			     const struct memory_plan *plan, const struct output_target *target,
@@ -81,32 +54,17 @@ static int chunk_output_open(const struct chunk_mode *mode, const struct record_
 		return error;
 	out->output.verify = verify;
 	out->sink_at = record_output_sink_at(&out->output);
-	uint64_t bound = mode->output_bound(mode->mode, 0), part = bound / PREFAULT_THREADS + 1;
+	uint64_t bound = mode->output_bound(mode->mode, 0);
 	bool beside_gpu = sort_engine_may_use_gpu(engine) &&
 			  (bound < OUTPUT_MAP_MAX_BYTES || record_output_in_memory(&out->output));
 	if (out->sink_at && file_map_wanted(bound, beside_gpu ? OUTPUT_MAP_MIN_BYTES : UINT64_MAX) &&
 	    bound <= plan->budget / 4) {
 		if ((error = record_output_map(&out->output, bound)) != 0)
 			return record_output_finish(&out->output, error);
-		for (unsigned i = 0; i < PREFAULT_THREADS; i++) {
-			out->parts[i] = (struct prefault_part){
-				.output = &out->output, .offset = i * part, .length = part, .stop = &out->sorted};
-			out->parts[i].started = pthread_create(&out->parts[i].thread, NULL, prefault_main,
-							       &out->parts[i]) == 0;
-		}
+		record_output_prefault_start(&out->output);
 	}
 	stats_add(stats, STAGE_WRITE, started, 0);
 	return 0;
-}
-
-/* Stops the threads that fault the output's pages in, and waits for them. */
-static void chunk_output_wait(struct chunk_output *out)
-{
-	atomic_store(&out->sorted, true);
-	for (unsigned i = 0; i < PREFAULT_THREADS; i++)
-		if (out->parts[i].started)
-			pthread_join(out->parts[i].thread, NULL);
-	memset(out->parts, 0, sizeof out->parts);
 }
 
 /* The whole input was one chunk, sorted (error: or not): it goes to the output, which
@@ -116,7 +74,7 @@ static int chunk_output_write(const struct chunk_mode *mode, struct chunk_output
 			      struct sort_stats *stats)
 {
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
-	chunk_output_wait(out);
+	record_output_prefault_stop(&out->output);
 	if (!error) {
 		error = mode->emit(mode->mode, 0, true, record_output_write, out->sink_at, &out->output);
 		/* an error of the emit itself (not of a write) still needs its message */
