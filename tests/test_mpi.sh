@@ -284,12 +284,17 @@ else
 	"$GPUSORT" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/records.sorted"
 	# each rank makes its run, which the other reads in place (shared runs), or with
 	# GPUSORT_SHARED_RUNS=0 its run and the file of what the other rank sent; the
-	# output's ranges are mapped unless the output is on a tmpfs (see distributed_output.h)
-	maps=2
+	# output's ranges are mapped unless the output is on a tmpfs (see distributed_output.h):
+	# each rank's twice, about where it will be while the rank sorts (its pages faulted in
+	# ahead), then where it is
+	maps=4
 	[ "$(stat -f -c %T "$WORK")" = tmpfs ] && maps=0
 	set -- $(traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
 	[ "$in_memory" != x ] && [ "$in_memory" -eq 2 ] && [ "$in_tmp" -eq 0 ] && [ "$mapped" -eq $maps ]
-	tap_result $? "in memory: the ranks' runs in the memory folder ($in_memory), none in -T ($in_tmp), nothing received into files; both ranks map their output range ($mapped)"
+	tap_result $? "in memory: the ranks' runs in the memory folder ($in_memory), none in -T ($in_tmp), nothing received into files; both ranks map their output range, ahead and in place ($mapped)"
+	set -- $(traced --device=cpu) x x x; in_memory=$1 in_tmp=$2 mapped=$3
+	[ "$in_memory" != x ] && [ "$in_memory" -eq 2 ] && [ "$mapped" -eq $((maps / 2)) ]
+	tap_result $? "--device=cpu: the ranges mapped in place only ($mapped), none ahead beside a sort on the CPU threads"
 	set -- $(GPUSORT_SHARED_RUNS=0 traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
 	[ "$in_memory" != x ] && [ "$in_memory" -ge 4 ] && [ "$in_tmp" -eq 0 ] && [ "$mapped" -eq $maps ]
 	tap_result $? "in memory, sent through MPI: the runs and what was received in the memory folder ($in_memory), none in -T ($in_tmp)"

@@ -55,6 +55,22 @@ int distributed_output_map(struct distributed_output *output, uint64_t offset, u
 	return file_map_range(output->fd, offset, length, false, "range_write", &output->mapping);
 }
 
+int distributed_output_prefault_start(struct distributed_output *output, uint64_t offset, uint64_t length)
+{
+	if (!output->positional || output->fd < 0 || !file_map_wanted(length, 0))
+		return 0;
+	int error = file_map_range(output->fd, offset, length, false, "range_write", &output->ahead);
+	if (!error)
+		file_prefault_start(&output->prefault, &output->ahead, offset, length);
+	return error;
+}
+
+void distributed_output_prefault_stop(struct distributed_output *output)
+{
+	file_prefault_stop(&output->prefault);
+	file_map_release(&output->ahead);
+}
+
 int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset)
 {
 	int copied = file_map_copy(&output->mapping, offset, bytes, length, "range_write");
@@ -172,6 +188,7 @@ int distributed_output_put(const struct cluster *cluster, struct distributed_out
 
 int distributed_output_finish(const struct cluster *cluster, struct distributed_output *output, int error)
 {
+	distributed_output_prefault_stop(output);
 	file_map_release(&output->mapping);
 	if (output->fd >= 0 && close(output->fd) != 0 && !error) {
 		error = -errno;

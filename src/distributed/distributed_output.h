@@ -22,6 +22,8 @@ struct distributed_output {
 	bool positional;          /* every rank writes at its offset */
 	const char *name;         /* for messages */
 	struct file_map mapping;  /* this rank's range of the twin, when mapped */
+	struct file_map ahead;    /* where its range will about be, faulted in ahead */
+	struct file_prefault prefault;
 };
 
 /* Opens the output the target names on rank 0 and the twin on every rank; returns the
@@ -35,6 +37,16 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
  * be (file_map_range), they stay pwrite's. Returns 0, or a negative errno (no room)
  * for the caller to report. Faults are injected as range_write. */
 int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length);
+
+/* Positional: while this rank sorts its share, [offset, offset + length) of the twin
+ * (where its range will about be: the shares' place, since the splitters cut the ranges
+ * about as large as the shares) allocated, mapped and its pages faulted in by threads
+ * (io/file_map.h), so that the merge later copies into pages that are there; the pages
+ * stay in the page cache after distributed_output_prefault_stop. Only where the range
+ * would be mapped (distributed_output_map). Returns 0 or a negative errno (no room)
+ * for the caller to report. */
+int distributed_output_prefault_start(struct distributed_output *output, uint64_t offset, uint64_t length);
+void distributed_output_prefault_stop(struct distributed_output *output);
 
 /* Positional: length bytes at offset of the output (faults injected as range_write),
  * copied into the mapping when it holds that range; returns 0 or a negative errno for
