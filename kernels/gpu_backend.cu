@@ -50,13 +50,6 @@ extern "C" int gpu_backend_device_count(void)
 	return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
-extern "C" void gpu_backend_prewarm(int ordinal)
-{
-	/* the runtime creates the device's primary context at its first call that needs one */
-	if (cudaSetDevice(ordinal) == cudaSuccess)
-		cudaFree(0);
-}
-
 extern "C" size_t gpu_backend_memory_share(int ordinal, unsigned sharers)
 {
 	size_t free_bytes = 0, total_bytes = 0;

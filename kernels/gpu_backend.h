@@ -20,9 +20,6 @@ int gpu_backend_device_count(void);
 /* Device ordinal's memory divided among sharers processes: its total / sharers, or
  * what is free if less (0 when CUDA fails). */
 size_t gpu_backend_memory_share(int ordinal, unsigned sharers);
-/* Creates the primary context of device ordinal (what the first cudaSetDevice and
- * allocation of gpu_backend_open would), for a later open to find. */
-void gpu_backend_prewarm(int ordinal);
 /* Opens device `ordinal` (>= 0) and reserves up to memory_limit bytes of it (0: most
  * of the free memory). */
 int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_backend **backend,

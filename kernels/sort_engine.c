@@ -125,52 +125,9 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
 #endif
 }
 
-#ifdef HAVE_CUDA
-/* The GPU of a distributed sort's local rank among count: the first one asked for (0
- * under auto), then auto_device GPUs on, round the GPUs found. */
-static int ordinal_among(const struct sort_engine_config *config, int first, int count)
-{
-	return (int)(((unsigned)first + config->auto_device) % (unsigned)count);
-}
-
-static pthread_t prewarm_thread;
-static bool prewarm_started;
-static struct sort_engine_config prewarm_config;
-
-static void *prewarm_main(void *argument)
-{
-	(void)argument;
-	int count = gpu_backend_device_count();
-	if (count > 0)
-		gpu_backend_prewarm(ordinal_among(&prewarm_config, prewarm_config.device >= 0 ? prewarm_config.device : 0,
-						  count));
-	return NULL;
-}
-#endif
-
-void sort_engine_prewarm(const struct sort_engine_config *config)
-{
-#ifdef HAVE_CUDA
-	if (prewarm_started || config->device == SORT_DEVICE_CPU)
-		return;
-	prewarm_config = *config;
-	prewarm_started = pthread_create(&prewarm_thread, NULL, prewarm_main, NULL) == 0;
-#else
-	(void)config;
-#endif
-}
-
-void sort_engine_prewarm_end(void)
-{
-#ifdef HAVE_CUDA
-	if (prewarm_started)
-		pthread_join(prewarm_thread, NULL);
-	prewarm_started = false;
-#endif
-}
-
-/* The GPU of a distributed sort's local rank (ordinal_among); ranks given the same GPU
- * share its memory evenly unless --gpu-memory says how much to take. */
+/* The GPU of a distributed sort's local rank: the first one asked for (0 under auto),
+ * then auto_device GPUs on, round the GPUs found; ranks given the same GPU share its
+ * memory evenly unless --gpu-memory says how much to take. */
 static int rank_ordinal(struct sort_engine *engine, int first)
 {
 	int ordinal = first;
@@ -178,7 +135,7 @@ static int rank_ordinal(struct sort_engine *engine, int first)
 	unsigned ranks = engine->config.auto_device_ranks;
 	int count = engine->config.auto_device || ranks > 1 ? gpu_backend_device_count() : 0;
 	if (count > 0) {
-		ordinal = ordinal_among(&engine->config, first, count);
+		ordinal = (int)(((unsigned)first + engine->config.auto_device) % (unsigned)count);
 		unsigned sharers = ranks / (unsigned)count + ((unsigned)ordinal < ranks % (unsigned)count);
 		if (sharers > 1 && !engine->config.gpu_memory)
 			engine->config.gpu_memory = gpu_backend_memory_share(ordinal, sharers);

@@ -53,15 +53,6 @@ void sort_engine_close(struct sort_engine *engine);
  * run on the CPU. */
 void sort_engine_release_gpu(struct sort_engine *engine);
 
-/* Brings up, on a thread of its own, CUDA's driver and the context of the GPU that
- * sort_engine_open(config) will open (a distributed sort's rank calls this before MPI
- * starts: four ranks bringing their GPUs up at once kept their sorts waiting 0.56-1.1 s,
- * bench/RESULTS.md); the engine opened later finds them up, or waits inside CUDA for
- * them. Does nothing for the CPU or without CUDA. sort_engine_prewarm_end waits for the
- * thread (call it before the process ends). */
-void sort_engine_prewarm(const struct sort_engine_config *config);
-void sort_engine_prewarm_end(void);
-
 /* Sorts n items of the given width ascending, in place. */
 int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n);
 

@@ -22,11 +22,6 @@ struct cluster {
  * mpirun, PMIx or PMI launchers such as srun): without one, gpusort never starts MPI. */
 bool cluster_launched(void);
 
-/* Before MPI starts: this process's place among the ranks of its machine as the launcher
- * set it (Open MPI's OMPI_COMM_WORLD_LOCAL_RANK and _LOCAL_SIZE, MPICH hydra's
- * MPI_LOCALRANKID and MPI_LOCALNRANKS); false where none says. */
-bool cluster_local_hint(unsigned *local_rank, unsigned *local_size);
-
 /* Loads the MPI module and starts MPI (once; MPI is finalized at exit), and fills in
  * where we are. Reports a failure (a module that cannot be loaded, MPI that does not
  * start). */

@@ -28,21 +28,6 @@ bool cluster_launched(void)
 	return getenv("PMIX_RANK") != NULL || getenv("PMI_RANK") != NULL;
 }
 
-bool cluster_local_hint(unsigned *local_rank, unsigned *local_size)
-{
-	static const char *const names[][2] = {{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
-					       {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"}};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		const char *rank = getenv(names[i][0]), *size = getenv(names[i][1]);
-		if (rank && size && atoi(rank) >= 0 && atoi(size) > atoi(rank)) {
-			*local_rank = (unsigned)atoi(rank);
-			*local_size = (unsigned)atoi(size);
-			return true;
-		}
-	}
-	return false;
-}
-
 static const struct cluster_calls *calls;
 
 /* The module of the build tree this program was built in: .libs/ beside it. */

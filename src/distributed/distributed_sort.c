@@ -465,16 +465,9 @@ out:
 
 int distributed_sort_run(const struct sort_job *job)
 {
-	/* this rank's GPU comes up beside MPI's start and the shares' planning, not after */
-	struct sort_engine_config engine = job->engine;
-	bool sorts_here = !job->check && !job->merge_only && !job->debug;
-	if (sorts_here && cluster_local_hint(&engine.auto_device, &engine.auto_device_ranks))
-		sort_engine_prewarm(&engine);
 	struct cluster cluster;
-	if (cluster_join(&cluster) != 0) {
-		sort_engine_prewarm_end();
+	if (cluster_join(&cluster) != 0)
 		return 2; /* reported */
-	}
 	/* each rank's messages wait for the next agreement (cluster_agree), where only the
 	 * first failing rank's are said */
 	report_hold();
@@ -482,6 +475,5 @@ int distributed_sort_run(const struct sort_job *job)
 	int status = job->check || job->merge_only || job->debug ? on_rank_zero(&cluster, job)
 								  : distributed_sort(&cluster, job);
 	report_release(true);
-	sort_engine_prewarm_end();
 	return status;
 }
