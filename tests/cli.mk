@@ -28,6 +28,10 @@ check_PROGRAMS += tests/test_verify_emit
 tests_test_verify_emit_SOURCES = tests/test_verify_emit.c
 tests_test_verify_emit_LDADD = $(TEST_LINK)
 TESTS += tests/test_verify_emit
+check_PROGRAMS += tests/test_merge
+tests_test_merge_SOURCES = tests/test_merge.c
+tests_test_merge_LDADD = $(TEST_LINK)
+TESTS += tests/test_merge
 # -c and -C of both modes where the check's reader turns a block, and their messages.
 TESTS += tests/test_order_check.sh
 EXTRA_DIST += tests/test_order_check.sh

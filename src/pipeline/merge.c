@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "merge.h"
+#include "merge_keys.h"
 #include "../common/verify.h"
 
 struct cursor {
@@ -268,6 +269,62 @@ static inline void fingerprint_record(const struct record_order *order, struct f
 		fingerprint_add(print, record, len);
 }
 
+/* What merge_keys' records go through on their way out: -u, the self-check, the blocks. */
+struct keys_out {
+	const struct record_order *order;
+	struct sort_verify *verify;
+	bool to_output;
+	struct output_block *out;
+	struct fingerprint *print;
+	uint64_t disorder, last;
+	bool have_last;
+};
+
+static int keys_out_emit(void *context, const unsigned char *records, size_t count)
+{
+	struct keys_out *o = context;
+	const struct record_order *order = o->order;
+	size_t size = order->record_size;
+	bool unique = order->unique, check = o->verify && o->to_output;
+	if (unique || check) {
+		for (size_t i = 0; i < count; i++) {
+			const unsigned char *record = records + i * size;
+			uint64_t prefix = record_prefix(order, record, size);
+			bool dropped = unique && o->have_last && prefix == o->last;
+			if (o->verify && (o->to_output || dropped))
+				fingerprint_record(order, o->print, record, size);
+			if (dropped)
+				continue;
+			o->disorder += o->have_last && o->last > prefix;
+			o->last = prefix;
+			o->have_last = true;
+			if (unique) {
+				int error = output_append(o->out, record, size);
+				if (error)
+					return error;
+			}
+		}
+		if (unique)
+			return 0;
+	}
+	/* every record goes out: whole runs of them at once */
+	struct output_block *out = o->out;
+	while (count) {
+		if (out->capacity - out->used < size) {
+			int error = output_flush(out);
+			if (error)
+				return error;
+		}
+		size_t room = (out->capacity - out->used) / size, n = count < room ? count : room;
+		memcpy(out->bytes + out->used, records, n * size);
+		out->used += n * size;
+		out->count += n;
+		records += n * size;
+		count -= n;
+	}
+	return 0;
+}
+
 int merge_records(const struct record_order *order, struct sort_verify *verify, struct merge_source *sources,
 		  size_t k, bool to_output, size_t block_bytes, record_sink sink, void *sink_context,
 		  size_t *failed)
@@ -285,6 +342,21 @@ int merge_records_by_block(const struct record_order *order, struct sort_verify 
 	struct fingerprint print = {0, 0};
 	uint64_t disorder = 0;
 	bool unique = order->unique, keep_last = unique || (verify && to_output);
+	if (merge_keys_eligible(order) && k > 0) {
+		struct output_block out = {malloc(block_bytes < 8 ? 8 : block_bytes), 0, block_bytes < 8 ? 8 : block_bytes,
+					   0, sink, block_sink, sink_context};
+		struct keys_out keys = {order, verify, to_output, &out, &print, 0, 0, false};
+		size_t failing = k;
+		int error = out.bytes ? merge_keys(order, sources, k, keys_out_emit, &keys, &failing) : -ENOMEM;
+		if (!error)
+			error = output_flush(&out);
+		if (verify)
+			sort_verify_output(verify, &print, to_output ? keys.disorder : 0);
+		if (failed)
+			*failed = error ? failing : k;
+		free(out.bytes);
+		return error;
+	}
 	struct tree tree = {order, NULL, NULL, 1, NULL, NULL};
 	while (tree.leaves < k)
 		tree.leaves *= 2;

@@ -1,0 +1,174 @@
+/* The merge of bare integer keys (see merge_keys.h). */
+#include "config.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "merge_keys.h"
+
+/* Records each inner node of the tree holds between its children and its parent: its
+ * buffer stays in the core's cache (16 KiB of u64 keys) and is refilled seldom enough
+ * that a refill's bookkeeping is noise. */
+#define NODE_RECORDS 2048
+
+/* A stream of keys in order: a leaf (a source, a block at a time) or an inner node (the
+ * two-way merge of its children, a buffer at a time). */
+struct stream {
+	const unsigned char *at, *end; /* keys not yet taken */
+	bool done;                     /* and no more will come */
+	struct merge_source *source;   /* leaf */
+	size_t index;                  /* leaf: the source's */
+	struct stream *left, *right;   /* inner: left holds the earlier sources */
+	unsigned char *buffer;
+};
+
+struct key_tree {
+	size_t width;  /* 4 or 8 */
+	uint64_t mask; /* a key's order: (its bytes as an integer) ^ mask, unsigned */
+	struct stream *streams;
+	size_t used;
+	size_t failed; /* the source whose block could not be read */
+};
+
+bool merge_keys_eligible(const struct record_order *order)
+{
+	if (order->compare || order->key_offset != 0)
+		return false;
+	return (order->record_size == 4 && (order->kind == PREFIX_U32 || order->kind == PREFIX_I32)) ||
+	       (order->record_size == 8 && (order->kind == PREFIX_U64 || order->kind == PREFIX_I64));
+}
+
+static inline uint64_t key_at(const unsigned char *at, size_t width, uint64_t mask)
+{
+	if (width == 4) {
+		uint32_t narrow;
+		memcpy(&narrow, at, 4);
+		return narrow ^ mask;
+	}
+	uint64_t wide;
+	memcpy(&wide, at, 8);
+	return wide ^ mask;
+}
+
+/* Merges from l and r into [out, limit) while both have keys: on a tie, l's first. The
+ * width is a constant where this is inlined, so the copies are single moves. */
+static inline unsigned char *merge_two(struct stream *l, struct stream *r, unsigned char *out,
+				       const unsigned char *limit, size_t width, uint64_t mask)
+{
+	const unsigned char *a = l->at, *a_end = l->end, *b = r->at, *b_end = r->end;
+	while (a < a_end && b < b_end && out < limit) {
+		uint64_t x = key_at(a, width, mask), y = key_at(b, width, mask);
+		bool right = y < x;
+		const unsigned char *from = right ? b : a;
+		if (width == 4)
+			memcpy(out, from, 4);
+		else
+			memcpy(out, from, 8);
+		a += right ? 0 : width;
+		b += right ? width : 0;
+		out += width;
+	}
+	l->at = a;
+	r->at = b;
+	return out;
+}
+
+static int stream_refill(struct key_tree *tree, struct stream *s);
+
+/* An inner node's buffer, filled from its children. */
+static int node_fill(struct key_tree *tree, struct stream *s)
+{
+	size_t width = tree->width;
+	unsigned char *out = s->buffer;
+	const unsigned char *limit = s->buffer + NODE_RECORDS * width;
+	struct stream *l = s->left, *r = s->right;
+	while (out < limit) {
+		int error;
+		if ((l->at == l->end && (error = stream_refill(tree, l)) != 0) ||
+		    (r->at == r->end && (error = stream_refill(tree, r)) != 0))
+			return error;
+		bool l_empty = l->at == l->end, r_empty = r->at == r->end;
+		if (l_empty && r_empty)
+			break;
+		if (l_empty || r_empty) {
+			struct stream *only = l_empty ? r : l;
+			size_t bytes = (size_t)(only->end - only->at), room = (size_t)(limit - out);
+			bytes = bytes < room ? bytes : room;
+			memcpy(out, only->at, bytes);
+			only->at += bytes;
+			out += bytes;
+			continue;
+		}
+		out = width == 4 ? merge_two(l, r, out, limit, 4, tree->mask) : merge_two(l, r, out, limit, 8, tree->mask);
+	}
+	s->at = s->buffer;
+	s->end = out;
+	s->done = out == s->buffer;
+	return 0;
+}
+
+/* Gives an emptied stream its next keys (none: done). */
+static int stream_refill(struct key_tree *tree, struct stream *s)
+{
+	if (s->done)
+		return 0;
+	if (!s->source)
+		return node_fill(tree, s);
+	const unsigned char *bytes;
+	size_t len;
+	int error = s->source->next_block(s->source->context, &bytes, &len);
+	if (error) {
+		tree->failed = s->index;
+		return error;
+	}
+	/* blocks hold whole records (merge.h) */
+	s->at = bytes;
+	s->end = bytes + len / tree->width * tree->width;
+	s->done = len == 0;
+	return 0;
+}
+
+/* The subtree over sources [first, first + count): its stream. */
+static struct stream *tree_build(struct key_tree *tree, struct merge_source *sources, size_t first, size_t count)
+{
+	struct stream *s = &tree->streams[tree->used++];
+	*s = (struct stream){0};
+	if (count == 1) {
+		s->at = s->end = NULL;
+		s->source = &sources[first];
+		s->index = first;
+		return s;
+	}
+	s->buffer = malloc(NODE_RECORDS * tree->width);
+	if (!s->buffer)
+		return NULL;
+	size_t half = count / 2;
+	s->left = tree_build(tree, sources, first, half);
+	s->right = s->left ? tree_build(tree, sources, first + half, count - half) : NULL;
+	return s->right ? s : NULL;
+}
+
+int merge_keys(const struct record_order *order, struct merge_source *sources, size_t k, merge_keys_emit emit,
+	       void *context, size_t *failed)
+{
+	struct key_tree tree = {.width = order->record_size, .failed = k};
+	bool is_signed = order->kind == PREFIX_I32 || order->kind == PREFIX_I64;
+	tree.mask = is_signed ? (tree.width == 4 ? 0x80000000u : 0x8000000000000000ULL) : 0;
+	if (order->reverse_prefix)
+		tree.mask ^= tree.width == 4 ? 0xffffffffu : UINT64_MAX;
+	tree.streams = calloc(2 * k, sizeof *tree.streams);
+	struct stream *root = tree.streams ? tree_build(&tree, sources, 0, k) : NULL;
+	int error = root ? 0 : -ENOMEM;
+	while (!error) {
+		if ((error = stream_refill(&tree, root)) != 0 || root->done)
+			break;
+		error = emit(context, root->at, (size_t)(root->end - root->at) / tree.width);
+		root->at = root->end;
+	}
+	for (size_t i = 0; tree.streams && i < tree.used; i++)
+		free(tree.streams[i].buffer);
+	free(tree.streams);
+	if (failed)
+		*failed = error ? tree.failed : k;
+	return error;
+}

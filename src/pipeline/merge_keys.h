@@ -1,0 +1,29 @@
+/* The merge of bare integer keys (records that are their own 4- or 8-byte key: --type
+ * u32, i32, u64, i64 without --record-size), the common case of the external sort's and
+ * the distributed sort's merges: a tree of two-way merges, each level through a small
+ * buffer, each step a compare and conditional moves. The loser tree (merge.c) replays
+ * one path of the tree per record, each level waiting for the one before; here a record
+ * costs log2(k) short, independent steps. Equal keys come out in source order, as from
+ * the loser tree. merge.c calls it for the orders it takes and applies -u, the
+ * self-check and the output blocks to what comes out. */
+#ifndef GPUSORT_MERGE_KEYS_H
+#define GPUSORT_MERGE_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "merge.h"
+#include "record_order.h"
+
+/* Whether order is one merge_keys takes. */
+bool merge_keys_eligible(const struct record_order *order);
+
+/* Receives the merged records in order, count records at a time; returns 0 or a
+ * negative errno, which ends the merge. */
+typedef int (*merge_keys_emit)(void *context, const unsigned char *records, size_t count);
+
+/* Merges k sources (k >= 1) in order into emit. Returns 0 or the first negative errno,
+ * with *failed set to the source that failed (k: emit, or memory). */
+int merge_keys(const struct record_order *order, struct merge_source *sources, size_t k, merge_keys_emit emit,
+	       void *context, size_t *failed);
+
+#endif
