@@ -43,18 +43,18 @@ static size_t smaller(uint64_t a, size_t b)
 	return a < b ? (size_t)a : b;
 }
 
-/* What a rank says of its run, for the others to find it: its identity and its name. */
+/* What a rank says of its run, for the others to find it: its identity, then its name
+ * (NUL-terminated) right after, at any alignment in the gathered bytes. */
 struct run_identity {
 	uint64_t device, inode, size;
-	char path[]; /* NUL-terminated */
 };
 
 /* Whether the file at path is the run described (the same device, inode and size). */
-static bool run_reachable(const struct run_identity *identity)
+static bool run_reachable(const struct run_identity *identity, const char *path)
 {
 	if (fault_inject("run_share") != 0)
 		return false;
-	int fd = open(identity->path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	struct stat st;
@@ -71,10 +71,11 @@ static int runs_shared(const struct cluster *cluster, const struct local_run *ru
 {
 	const char *wanted = getenv("GPUSORT_SHARED_RUNS");
 	bool refuse = wanted && strcmp(wanted, "0") == 0;
-	size_t length = sizeof(struct run_identity) + strlen(run->path) + 1;
-	struct run_identity *mine = calloc(1, length);
+	size_t name = strlen(run->path) + 1, length = sizeof(struct run_identity) + name;
+	unsigned char *mine = malloc(length);
 	uint64_t *offsets = malloc(((size_t)cluster->size + 1) * sizeof *offsets);
 	unsigned char *all = NULL;
+	struct run_identity identity = {0, 0, 0};
 	struct stat st;
 	*shared = false;
 	if (!mine || !offsets)
@@ -83,18 +84,23 @@ static int runs_shared(const struct cluster *cluster, const struct local_run *ru
 	if (error)
 		goto out;
 	if (fstat(run->fd, &st) == 0)
-		*mine = (struct run_identity){(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size};
+		identity = (struct run_identity){(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size};
 	else
 		refuse = true;
-	memcpy(mine->path, run->path, strlen(run->path) + 1);
+	memcpy(mine, &identity, sizeof identity);
+	memcpy(mine + sizeof identity, run->path, name);
 	error = cluster_allgather_bytes(cluster, mine, length, &all, offsets);
 	for (int s = 0; s < cluster->size && !error && !refuse; s++) {
-		const struct run_identity *theirs = (const struct run_identity *)(all + offsets[s]);
 		size_t bytes = offsets[s + 1] - offsets[s];
-		refuse = bytes <= sizeof *theirs || bytes - sizeof *theirs > PATH_MAX ||
-			 (s != cluster->rank && !run_reachable(theirs));
+		refuse = bytes <= sizeof identity || bytes - sizeof identity > PATH_MAX;
+		if (refuse)
+			break;
+		struct run_identity theirs;
+		const char *path = (const char *)all + offsets[s] + sizeof theirs;
+		memcpy(&theirs, all + offsets[s], sizeof theirs);
+		refuse = path[bytes - sizeof theirs - 1] != '\0' || (s != cluster->rank && !run_reachable(&theirs, path));
 		if (!refuse)
-			memcpy(paths[s], theirs->path, bytes - sizeof *theirs);
+			memcpy(paths[s], path, bytes - sizeof theirs);
 	}
 	if (error)
 		report("%s", strerror(-error));
