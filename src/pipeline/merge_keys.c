@@ -148,14 +148,17 @@ static struct stream *tree_build(struct key_tree *tree, struct merge_source *sou
 	return s->right ? s : NULL;
 }
 
+uint64_t merge_keys_mask(const struct record_order *order)
+{
+	bool narrow = order->record_size == 4, is_signed = order->kind == PREFIX_I32 || order->kind == PREFIX_I64;
+	uint64_t mask = is_signed ? (narrow ? 0x80000000u : 0x8000000000000000ULL) : 0;
+	return order->reverse_prefix ? mask ^ (narrow ? 0xffffffffu : UINT64_MAX) : mask;
+}
+
 int merge_keys(const struct record_order *order, struct merge_source *sources, size_t k, merge_keys_emit emit,
 	       void *context, size_t *failed)
 {
-	struct key_tree tree = {.width = order->record_size, .failed = k};
-	bool is_signed = order->kind == PREFIX_I32 || order->kind == PREFIX_I64;
-	tree.mask = is_signed ? (tree.width == 4 ? 0x80000000u : 0x8000000000000000ULL) : 0;
-	if (order->reverse_prefix)
-		tree.mask ^= tree.width == 4 ? 0xffffffffu : UINT64_MAX;
+	struct key_tree tree = {.width = order->record_size, .mask = merge_keys_mask(order), .failed = k};
 	tree.streams = calloc(2 * k, sizeof *tree.streams);
 	struct stream *root = tree.streams ? tree_build(&tree, sources, 0, k) : NULL;
 	int error = root ? 0 : -ENOMEM;

@@ -11,11 +11,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "merge.h"
 #include "record_order.h"
 
 /* Whether order is one merge_keys takes. */
 bool merge_keys_eligible(const struct record_order *order);
+
+/* The order of such a key: (its 4 or 8 bytes as an unsigned integer) ^ this mask, as an
+ * unsigned number (record_prefix's, in one instruction). */
+uint64_t merge_keys_mask(const struct record_order *order);
 
 /* Receives the merged records in order, count records at a time; returns 0 or a
  * negative errno, which ends the merge. */
