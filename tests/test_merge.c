@@ -1,10 +1,12 @@
-/* The k-way merge (src/pipeline/merge.c and, for bare integer keys, merge_keys.c)
- * against an oracle: k sorted sources of u32, i32, u64 or i64 keys, ascending and -r,
- * with and without -u, for k from 1 to 33, blocks of one key up to many (so refills fall
+/* The k-way merge (src/pipeline/merge.c and, for integer keys, merge_keys.c) against an
+ * oracle: k sorted sources of u32, i32, u64 or i64 keys, bare or in records with other
+ * bytes before and after them (at an odd offset too), ascending and -r, with and
+ * without -u, for k from 1 to 33, blocks of one record up to many (so refills fall
  * everywhere), keys uniform, few-unique, all equal and already in order, empty sources
- * among them. The output must be the stable merge (equal keys in source order; under -u
- * the first of each run), the same from the key merge and from the loser tree (the
- * same order given as a prefix function, which the key merge does not take); the
+ * among them. The output must be the stable merge (equal keys in source order, which
+ * the records' other bytes show; under -u the first of each run), the same from the key
+ * merge and from the loser tree (the same order given as a prefix function, which the
+ * key merge does not take); the
  * self-check must count every record and find no disorder, and must find it when a
  * source is out of order; a source that fails must stop the merge with its error and
  * index. */
@@ -61,36 +63,39 @@ static int collect(void *context, const unsigned char *records, size_t bytes, si
 	return 0;
 }
 
+/* The order the loser tree's twin (below) computes by a call. */
+static enum record_prefix_kind called_kind;
+
 /* The same order as a prefix function: PREFIX_CALL, which only the loser tree takes. */
 static uint64_t prefix_call(const struct record_order *order, const unsigned char *record, size_t len)
 {
-	(void)len;
 	struct record_order direct = *order;
-	direct.kind = order->record_size == 4 ? (order->key_offset ? PREFIX_I32 : PREFIX_U32)
-					      : (order->key_offset ? PREFIX_I64 : PREFIX_U64);
-	direct.key_offset = 0;
+	direct.kind = called_kind;
 	return record_prefix(&direct, record, len);
 }
 
-/* kind: 0 u32, 1 i32, 2 u64, 3 i64. */
-static struct record_order order_of(int kind, bool reverse, bool unique)
+/* kind: 0 u32, 1 i32, 2 u64, 3 i64; shape: 0 a bare key, 1 the key then 8 other bytes,
+ * 2 8 bytes then the key, 3 5 bytes, the key, 3 bytes (an odd offset). */
+static struct record_order order_of(int kind, int shape, bool reverse, bool unique)
 {
 	struct record_order order;
 	memset(&order, 0, sizeof order);
-	order.record_size = kind < 2 ? 4 : 8;
+	size_t width = kind < 2 ? 4 : 8;
+	order.key_offset = (size_t[]){0, 0, 8, 5}[shape];
+	order.record_size = width + (size_t[]){0, 8, 8, 8}[shape];
 	order.kind = (enum record_prefix_kind[]){PREFIX_U32, PREFIX_I32, PREFIX_U64, PREFIX_I64}[kind];
 	order.reverse_prefix = reverse;
 	order.unique = unique;
-	order.fingerprint_size = order.record_size;
+	order.fingerprint_offset = order.key_offset;
+	order.fingerprint_size = width;
 	return order;
 }
 
-/* The loser tree's twin of order: PREFIX_CALL (key_offset marks a signed kind for
- * prefix_call; the records are still their keys). */
+/* The loser tree's twin of order: PREFIX_CALL. */
 static struct record_order order_called(const struct record_order *order)
 {
 	struct record_order called = *order;
-	called.key_offset = order->kind == PREFIX_I32 || order->kind == PREFIX_I64;
+	called_kind = order->kind;
 	called.kind = PREFIX_CALL;
 	called.prefix = prefix_call;
 	return called;
@@ -122,6 +127,7 @@ static size_t make_sources(const struct record_order *order, size_t k, size_t to
 	*all = malloc((n ? n : 1) * width);
 	size_t *index = malloc((n ? n : 1) * sizeof *index);
 	unsigned char *sorted = malloc((n ? n : 1) * width);
+	size_t key_width = order->fingerprint_size;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = next_random(seed);
 		if (dist == 1)
@@ -130,7 +136,10 @@ static size_t make_sources(const struct record_order *order, size_t k, size_t to
 			v = 42;
 		else if (dist == 3)
 			v = i;
-		memcpy(*all + i * width, &v, width);
+		/* the other bytes: the record's number, so that an unstable merge shows */
+		for (size_t b = 0; b < width; b++)
+			(*all)[i * width + b] = (unsigned char)(i >> (8 * (b % 4)));
+		memcpy(*all + i * width + order->key_offset, &v, key_width);
 	}
 	/* each source sorted on its own (stably: by the oracle's order) */
 	sort_order = order;
@@ -192,24 +201,28 @@ static int run_merge(const struct record_order *order, unsigned char *all, const
 
 int main(void)
 {
-	static const size_t ks[] = {1, 2, 3, 5, 8, 17, 33};
+	static const size_t ks[] = {1, 2, 3, 8, 33};
+	static const char *const shapes[] = {"", " in records after their key", " in records before their key",
+					     " at an odd offset"};
 	static const size_t blocks[] = {1, 3, 1000};
 	static const char *const kinds[] = {"u32", "i32", "u64", "i64"};
 	static const char *const dists[] = {"uniform", "few-unique", "all-equal", "in order"};
 	uint64_t seed = 12345;
 	for (int kind = 0; kind < 4; kind++)
+		for (int shape = 0; shape < 4; shape++)
 		for (int flags = 0; flags < 4; flags++)
 			for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
 				for (int dist = 0; dist < 4; dist++) {
 					bool reverse = flags & 1, unique = flags & 2;
 					size_t k = ks[ki], block = blocks[(ki + (size_t)dist) % 3], counts[33], failed;
-					struct record_order order = order_of(kind, reverse, unique), called = order_called(&order);
+					struct record_order order = order_of(kind, shape, reverse, unique),
+							    called = order_called(&order);
 					unsigned char *all;
 					size_t n = make_sources(&order, k, 3000, dist, &seed, &all, counts);
 					unsigned char *expected = malloc((n ? n : 1) * order.record_size);
 					size_t want = expected_output(&order, all, n, expected);
-					struct collected keys = {malloc((n ? n : 1) * 8), 0, (n ? n : 1) * 8},
-							 tree = {malloc((n ? n : 1) * 8), 0, (n ? n : 1) * 8};
+					size_t room = (n ? n : 1) * order.record_size;
+					struct collected keys = {malloc(room), 0, room}, tree = {malloc(room), 0, room};
 					struct sort_verify v1, v2;
 					int e1 = run_merge(&order, all, counts, k, block, k, 0, &keys, &v1, &failed);
 					int e2 = run_merge(&called, all, counts, k, block, k, 0, &tree, &v2, &failed);
@@ -219,9 +232,9 @@ int main(void)
 					bool checked = v1.output_count == n && v1.disorder == 0 && v2.output_count == n &&
 						       v1.output_sum == v2.output_sum;
 					tap_ok(merge_keys_eligible(&order) && !merge_keys_eligible(&called) && same && checked,
-					       "%s%s%s, k=%zu, %s, blocks of %zu: %zu keys, %zu out, as the loser tree, counted",
-					       kinds[kind], reverse ? " -r" : "", unique ? " -u" : "", k, dists[dist], block, n,
-					       want);
+					       "%s%s%s%s, k=%zu, %s, blocks of %zu: %zu records, %zu out, as the loser tree, counted",
+					       kinds[kind], shapes[shape], reverse ? " -r" : "", unique ? " -u" : "", k, dists[dist],
+					       block, n, want);
 					free(all);
 					free(expected);
 					free(keys.bytes);
@@ -230,7 +243,7 @@ int main(void)
 
 	/* a source out of order: the self-check counts the disorder */
 	{
-		struct record_order order = order_of(2, false, false);
+		struct record_order order = order_of(2, 0, false, false);
 		uint64_t keys[6] = {1, 5, 9, 4, 2, 8}; /* source 0: 1 5 9; source 1: 4 2 8 */
 		size_t counts[2] = {3, 3}, failed;
 		struct collected c = {malloc(64), 0, 64};
@@ -242,7 +255,7 @@ int main(void)
 	}
 	/* a source that fails: its error and its index */
 	for (size_t at = 1; at <= 3; at++) {
-		struct record_order order = order_of(0, false, false);
+		struct record_order order = order_of(0, 0, false, false);
 		unsigned char *all = NULL;
 		size_t counts[5], failed = 99, n = 0;
 		/* source 3 with keys for several blocks, so that its later blocks are asked for */

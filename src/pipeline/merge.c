@@ -284,15 +284,17 @@ struct keys_out {
 static void keys_out_check(struct keys_out *o, const unsigned char *records, size_t count)
 {
 	uint64_t mask = merge_keys_mask(o->order), last = o->last, sum = 0, disorder = 0;
+	size_t size = o->order->record_size, width = merge_keys_key_width(o->order);
+	const unsigned char *key = records + o->order->key_offset;
 	bool have = o->have_last;
-	for (size_t i = 0; i < count; i++) {
+	for (size_t i = 0; i < count; i++, key += size) {
 		uint64_t raw;
-		if (o->order->record_size == 4) {
+		if (width == 4) {
 			uint32_t narrow;
-			memcpy(&narrow, records + 4 * i, 4);
+			memcpy(&narrow, key, 4);
 			raw = narrow;
 		} else {
-			memcpy(&raw, records + 8 * i, 8);
+			memcpy(&raw, key, 8);
 		}
 		uint64_t prefix = raw ^ mask;
 		sum += fingerprint_key(raw);
@@ -313,10 +315,12 @@ static int keys_out_emit(void *context, const unsigned char *records, size_t cou
 	const struct record_order *order = o->order;
 	size_t size = order->record_size;
 	bool unique = order->unique, check = o->verify && o->to_output;
-	if (check && !unique) {
-		/* the order and the fingerprint of every record: one tight loop (keys_out_check) */
+	/* the fingerprint counts the key alone (a record's key span) */
+	bool by_key = order->fingerprint_size == merge_keys_key_width(order) &&
+		      order->fingerprint_offset == order->key_offset;
+	if (check && !unique && by_key) {
 		keys_out_check(o, records, count);
-	} else if (unique) {
+	} else if (check || unique) {
 		for (size_t i = 0; i < count; i++) {
 			const unsigned char *record = records + i * size;
 			uint64_t prefix = record_prefix(order, record, size);
@@ -328,11 +332,12 @@ static int keys_out_emit(void *context, const unsigned char *records, size_t cou
 			o->disorder += o->have_last && o->last > prefix;
 			o->last = prefix;
 			o->have_last = true;
-			int error = output_append(o->out, record, size);
+			int error = unique ? output_append(o->out, record, size) : 0;
 			if (error)
 				return error;
 		}
-		return 0;
+		if (unique)
+			return 0;
 	}
 	/* every record goes out: whole runs of them at once */
 	struct output_block *out = o->out;
@@ -370,8 +375,9 @@ int merge_records_by_block(const struct record_order *order, struct sort_verify 
 	uint64_t disorder = 0;
 	bool unique = order->unique, keep_last = unique || (verify && to_output);
 	if (merge_keys_eligible(order) && k > 0) {
-		struct output_block out = {malloc(block_bytes < 8 ? 8 : block_bytes), 0, block_bytes < 8 ? 8 : block_bytes,
-					   0, sink, block_sink, sink_context};
+		if (block_bytes < order->record_size)
+			block_bytes = order->record_size;
+		struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink, block_sink, sink_context};
 		struct keys_out keys = {order, verify, to_output, &out, &print, 0, 0, false};
 		size_t failing = k;
 		int error = out.bytes ? merge_keys(order, sources, k, keys_out_emit, &keys, &failing) : -ENOMEM;

@@ -6,10 +6,11 @@
 #include <string.h>
 #include "merge_keys.h"
 
-/* Records each inner node of the tree holds between its children and its parent: its
- * buffer stays in the core's cache (16 KiB of u64 keys) and is refilled seldom enough
- * that a refill's bookkeeping is noise. */
-#define NODE_RECORDS 2048
+/* What each inner node of the tree holds between its children and its parent: its
+ * buffer stays in the core's cache (2048 u64 keys) and is refilled seldom enough that a
+ * refill's bookkeeping is noise (at least NODE_RECORDS_MIN records of any size). */
+#define NODE_BYTES ((size_t)16 << 10)
+#define NODE_RECORDS_MIN 64
 
 /* A stream of keys in order: a leaf (a source, a block at a time) or an inner node (the
  * two-way merge of its children, a buffer at a time). */
@@ -23,19 +24,34 @@ struct stream {
 };
 
 struct key_tree {
-	size_t width;  /* 4 or 8 */
-	uint64_t mask; /* a key's order: (its bytes as an integer) ^ mask, unsigned */
+	size_t width;                 /* a record's bytes */
+	size_t node_records;          /* in an inner node's buffer */
+	size_t key_offset, key_width; /* its key's place and size (4 or 8) */
+	uint64_t mask;                /* a key's order: (its bytes as an integer) ^ mask, unsigned */
 	struct stream *streams;
 	size_t used;
 	size_t failed; /* the source whose block could not be read */
 };
 
+/* The key's bytes: 4 or 8, or 0 for an order merge_keys does not take. */
+static size_t key_width_of(const struct record_order *order)
+{
+	if (order->compare || !order->record_size)
+		return 0;
+	size_t width = order->kind == PREFIX_U32 || order->kind == PREFIX_I32	? 4
+		       : order->kind == PREFIX_U64 || order->kind == PREFIX_I64 ? 8
+										  : 0;
+	return width && order->key_offset + width <= order->record_size ? width : 0;
+}
+
 bool merge_keys_eligible(const struct record_order *order)
 {
-	if (order->compare || order->key_offset != 0)
-		return false;
-	return (order->record_size == 4 && (order->kind == PREFIX_U32 || order->kind == PREFIX_I32)) ||
-	       (order->record_size == 8 && (order->kind == PREFIX_U64 || order->kind == PREFIX_I64));
+	return key_width_of(order) != 0;
+}
+
+size_t merge_keys_key_width(const struct record_order *order)
+{
+	return key_width_of(order);
 }
 
 static inline uint64_t key_at(const unsigned char *at, size_t width, uint64_t mask)
@@ -50,20 +66,19 @@ static inline uint64_t key_at(const unsigned char *at, size_t width, uint64_t ma
 	return wide ^ mask;
 }
 
-/* Merges from l and r into [out, limit) while both have keys: on a tie, l's first. The
- * width is a constant where this is inlined, so the copies are single moves. */
+/* Merges from l and r into [out, limit) while both have records: on a tie, l's first.
+ * The sizes are constants where this is inlined for bare keys, so the copies are
+ * single moves. */
 static inline unsigned char *merge_two(struct stream *l, struct stream *r, unsigned char *out,
-				       const unsigned char *limit, size_t width, uint64_t mask)
+				       const unsigned char *limit, size_t width, size_t key_offset, size_t key_width,
+				       uint64_t mask)
 {
 	const unsigned char *a = l->at, *a_end = l->end, *b = r->at, *b_end = r->end;
 	while (a < a_end && b < b_end && out < limit) {
-		uint64_t x = key_at(a, width, mask), y = key_at(b, width, mask);
+		uint64_t x = key_at(a + key_offset, key_width, mask), y = key_at(b + key_offset, key_width, mask);
 		bool right = y < x;
 		const unsigned char *from = right ? b : a;
-		if (width == 4)
-			memcpy(out, from, 4);
-		else
-			memcpy(out, from, 8);
+		memcpy(out, from, width);
 		a += right ? 0 : width;
 		b += right ? width : 0;
 		out += width;
@@ -80,7 +95,7 @@ static int node_fill(struct key_tree *tree, struct stream *s)
 {
 	size_t width = tree->width;
 	unsigned char *out = s->buffer;
-	const unsigned char *limit = s->buffer + NODE_RECORDS * width;
+	const unsigned char *limit = s->buffer + tree->node_records * width;
 	struct stream *l = s->left, *r = s->right;
 	while (out < limit) {
 		int error;
@@ -99,7 +114,12 @@ static int node_fill(struct key_tree *tree, struct stream *s)
 			out += bytes;
 			continue;
 		}
-		out = width == 4 ? merge_two(l, r, out, limit, 4, tree->mask) : merge_two(l, r, out, limit, 8, tree->mask);
+		if (width == 4 && tree->key_width == 4)
+			out = merge_two(l, r, out, limit, 4, 0, 4, tree->mask);
+		else if (width == 8 && tree->key_width == 8)
+			out = merge_two(l, r, out, limit, 8, 0, 8, tree->mask);
+		else
+			out = merge_two(l, r, out, limit, width, tree->key_offset, tree->key_width, tree->mask);
 	}
 	s->at = s->buffer;
 	s->end = out;
@@ -139,7 +159,7 @@ static struct stream *tree_build(struct key_tree *tree, struct merge_source *sou
 		s->index = first;
 		return s;
 	}
-	s->buffer = malloc(NODE_RECORDS * tree->width);
+	s->buffer = malloc(tree->node_records * tree->width);
 	if (!s->buffer)
 		return NULL;
 	size_t half = count / 2;
@@ -150,7 +170,7 @@ static struct stream *tree_build(struct key_tree *tree, struct merge_source *sou
 
 uint64_t merge_keys_mask(const struct record_order *order)
 {
-	bool narrow = order->record_size == 4, is_signed = order->kind == PREFIX_I32 || order->kind == PREFIX_I64;
+	bool narrow = key_width_of(order) == 4, is_signed = order->kind == PREFIX_I32 || order->kind == PREFIX_I64;
 	uint64_t mask = is_signed ? (narrow ? 0x80000000u : 0x8000000000000000ULL) : 0;
 	return order->reverse_prefix ? mask ^ (narrow ? 0xffffffffu : UINT64_MAX) : mask;
 }
@@ -158,7 +178,14 @@ uint64_t merge_keys_mask(const struct record_order *order)
 int merge_keys(const struct record_order *order, struct merge_source *sources, size_t k, merge_keys_emit emit,
 	       void *context, size_t *failed)
 {
-	struct key_tree tree = {.width = order->record_size, .mask = merge_keys_mask(order), .failed = k};
+	struct key_tree tree = {.width = order->record_size,
+				.key_offset = order->key_offset,
+				.key_width = key_width_of(order),
+				.node_records = NODE_BYTES / order->record_size > NODE_RECORDS_MIN
+							? NODE_BYTES / order->record_size
+							: NODE_RECORDS_MIN,
+				.mask = merge_keys_mask(order),
+				.failed = k};
 	tree.streams = calloc(2 * k, sizeof *tree.streams);
 	struct stream *root = tree.streams ? tree_build(&tree, sources, 0, k) : NULL;
 	int error = root ? 0 : -ENOMEM;

@@ -1,7 +1,7 @@
-/* The merge of bare integer keys (records that are their own 4- or 8-byte key: --type
- * u32, i32, u64, i64 without --record-size), the common case of the external sort's and
- * the distributed sort's merges: a tree of two-way merges, each level through a small
- * buffer, each step a compare and conditional moves. The loser tree (merge.c) replays
+/* The merge of records ordered by one 4- or 8-byte integer key (--type u32, i32, u64,
+ * i64: bare keys, the common case of the external sort's and the distributed sort's
+ * merges, or a key in fixed-size records): a tree of two-way merges, each level through
+ * a small buffer, each step a compare and conditional moves. The loser tree (merge.c) replays
  * one path of the tree per record, each level waiting for the one before; here a record
  * costs log2(k) short, independent steps. Equal keys come out in source order, as from
  * the loser tree. merge.c calls it for the orders it takes and applies -u, the
@@ -19,8 +19,9 @@
 bool merge_keys_eligible(const struct record_order *order);
 
 /* The order of such a key: (its 4 or 8 bytes as an unsigned integer) ^ this mask, as an
- * unsigned number (record_prefix's, in one instruction). */
+ * unsigned number (record_prefix's, in one instruction); and the key's bytes. */
 uint64_t merge_keys_mask(const struct record_order *order);
+size_t merge_keys_key_width(const struct record_order *order);
 
 /* Receives the merged records in order, count records at a time; returns 0 or a
  * negative errno, which ends the merge. */
