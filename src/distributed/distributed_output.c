@@ -47,19 +47,23 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 	return 0;
 }
 
-int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length)
+/* [offset, offset + length) of the twin into map, where mapping it pays and can be. */
+static int map_range(struct distributed_output *output, uint64_t offset, uint64_t length, struct file_map *map)
 {
 	/* the ranks' ranges pay at every size measured (bench/RESULTS.md) */
 	if (!output->positional || output->fd < 0 || !file_map_wanted(length, 0))
 		return 0;
-	return file_map_range(output->fd, offset, length, false, "range_write", &output->mapping);
+	return file_map_range(output->fd, offset, length, false, "range_write", map);
+}
+
+int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length)
+{
+	return map_range(output, offset, length, &output->mapping);
 }
 
 int distributed_output_prefault_start(struct distributed_output *output, uint64_t offset, uint64_t length)
 {
-	if (!output->positional || output->fd < 0 || !file_map_wanted(length, 0))
-		return 0;
-	int error = file_map_range(output->fd, offset, length, false, "range_write", &output->ahead);
+	int error = map_range(output, offset, length, &output->ahead);
 	if (!error)
 		file_prefault_start(&output->prefault, &output->ahead, offset, length);
 	return error;

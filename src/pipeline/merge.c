@@ -288,15 +288,7 @@ static void keys_out_check(struct keys_out *o, const unsigned char *records, siz
 	const unsigned char *key = records + o->order->key_offset;
 	bool have = o->have_last;
 	for (size_t i = 0; i < count; i++, key += size) {
-		uint64_t raw;
-		if (width == 4) {
-			uint32_t narrow;
-			memcpy(&narrow, key, 4);
-			raw = narrow;
-		} else {
-			memcpy(&raw, key, 8);
-		}
-		uint64_t prefix = raw ^ mask;
+		uint64_t raw = merge_key_raw(key, width), prefix = raw ^ mask;
 		sum += fingerprint_key(raw);
 		disorder += have && last > prefix;
 		last = prefix;

@@ -54,18 +54,6 @@ size_t merge_keys_key_width(const struct record_order *order)
 	return key_width_of(order);
 }
 
-static inline uint64_t key_at(const unsigned char *at, size_t width, uint64_t mask)
-{
-	if (width == 4) {
-		uint32_t narrow;
-		memcpy(&narrow, at, 4);
-		return narrow ^ mask;
-	}
-	uint64_t wide;
-	memcpy(&wide, at, 8);
-	return wide ^ mask;
-}
-
 /* Merges from l and r into [out, limit) while both have records: on a tie, l's first.
  * The sizes are constants where this is inlined for bare keys, so the copies are
  * single moves. */
@@ -75,7 +63,7 @@ static inline unsigned char *merge_two(struct stream *l, struct stream *r, unsig
 {
 	const unsigned char *a = l->at, *a_end = l->end, *b = r->at, *b_end = r->end;
 	while (a < a_end && b < b_end && out < limit) {
-		uint64_t x = key_at(a + key_offset, key_width, mask), y = key_at(b + key_offset, key_width, mask);
+		uint64_t x = merge_key_order(a + key_offset, key_width, mask), y = merge_key_order(b + key_offset, key_width, mask);
 		bool right = y < x;
 		const unsigned char *from = right ? b : a;
 		memcpy(out, from, width);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "merge.h"
 #include "record_order.h"
 
@@ -22,6 +23,24 @@ bool merge_keys_eligible(const struct record_order *order);
  * unsigned number (record_prefix's, in one instruction); and the key's bytes. */
 uint64_t merge_keys_mask(const struct record_order *order);
 size_t merge_keys_key_width(const struct record_order *order);
+
+/* A key's bytes as an integer (raw), and its order: raw ^ mask. */
+static inline uint64_t merge_key_raw(const unsigned char *key, size_t width)
+{
+	if (width == 4) {
+		uint32_t narrow;
+		memcpy(&narrow, key, 4);
+		return narrow;
+	}
+	uint64_t wide;
+	memcpy(&wide, key, 8);
+	return wide;
+}
+
+static inline uint64_t merge_key_order(const unsigned char *key, size_t width, uint64_t mask)
+{
+	return merge_key_raw(key, width) ^ mask;
+}
 
 /* Receives the merged records in order, count records at a time; returns 0 or a
  * negative errno, which ends the merge. */
