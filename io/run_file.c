@@ -155,6 +155,7 @@ struct run_writer {
 	unsigned char *index;       /* serialized index entries */
 	size_t index_bytes;
 	size_t index_capacity;
+	uint64_t cached_through;    /* file bytes left to the page cache, once known */
 	struct run_file_stats stats;
 };
 
@@ -354,8 +355,14 @@ static void run_write_next(struct run_writer *writer, struct run_job *job)
 						    job->output_bytes);
 		job->output = buffer;
 	}
-	if (!error)
+	if (!error && (uint64_t)write_queue_bytes(writer->queue) > writer->options.cached_bytes) {
+		if (writer->cached_through == 0 && writer->options.cached_bytes > 0) {
+			/* the allowance passed: what is written stays cached, the rest goes behind */
+			writer->cached_through = (uint64_t)write_queue_bytes(writer->queue);
+			write_queue_leave_cached(writer->queue);
+		}
 		error = write_queue_write_behind(writer->queue, RUN_WRITE_BEHIND_BYTES);
+	}
 	pthread_mutex_lock(&writer->lock);
 	job->state = JOB_FREE;
 	writer->written++;
@@ -628,10 +635,15 @@ int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)
 	}
 	if (!error)
 		error = write_queue_flush(writer->queue);
-	/* the rest of the run on its way to the device; the spill does not wait for it */
-	if (!error)
-		error = write_queue_write_behind(writer->queue, 0);
 	writer->stats.file_bytes = write_queue_bytes(writer->queue);
+	/* past its allowance, the rest of the run on its way to the device; the spill does
+	 * not wait for it */
+	if (writer->stats.file_bytes > writer->options.cached_bytes) {
+		uint64_t cached = writer->cached_through ? writer->cached_through : writer->options.cached_bytes;
+		writer->stats.behind_bytes = writer->stats.file_bytes > cached ? writer->stats.file_bytes - cached : 0;
+		if (!error)
+			error = write_queue_write_behind(writer->queue, 0);
+	}
 	writer->stats.write_seconds = write_queue_wait_seconds(writer->queue);
 	if (!error && stats)
 		*stats = writer->stats;

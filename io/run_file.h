@@ -49,7 +49,9 @@
  * few windows, so temp files neither crowd a memory cgroup nor leave a backlog of
  * writeback for the merge's output to queue behind, and a run that wrote two windows
  * or more has timed the disk itself, not the page cache (run_level.h). Far more than
- * the write queue holds, so the window waited for has been written. */
+ * the write queue holds, so the window waited for has been written. Only the bytes past
+ * the page cache's budget (options.cached_bytes, io/cache_budget.h) are written behind:
+ * a sort whose temp files fit it leaves them to the kernel. */
 #define RUN_WRITE_BEHIND_BYTES ((size_t)8 << 20)
 /* Bit 7 of an index entry's transform word: the block is stored, not compressed. */
 #define RUN_BLOCK_STORED 0x80u
@@ -79,6 +81,9 @@ struct run_writer_options {
 	bool stream;                /* fd is a pipe: blocks stored (level, stored, transform
 				       and threads ignored), no index or footer written; end
 				       with run_writer_finish_stream */
+	uint64_t cached_bytes;      /* file bytes the run may leave to the page cache
+				       before its writes go on to the device behind it
+				       (io/cache_budget.h); 0: written behind from the start */
 	bool on_caller;             /* no threads (threads ignored; not with stream): each
 				       block compressed or stored and queued for writing by
 				       the caller as it is handed over, for where no thread
@@ -108,6 +113,8 @@ struct run_file_stats {
 	double compress_seconds;    /* the threads' time compressing, all added up */
 	double write_seconds;       /* the writer thread's time in the writes: waiting for
 				       the disk, or writing (write_queue_wait_seconds) */
+	uint64_t behind_bytes;      /* file bytes past cached_bytes: once a run passes its
+				       allowance, all of it goes to the device, timed */
 };
 
 /* Writes a run at fd's current offset (normally a fresh temp file from

@@ -46,9 +46,10 @@ void run_level_update(struct run_level *choice, const struct run_file_stats *sta
 {
 	if (stats->bytes < RUN_LEVEL_MIN_BYTES || stats->file_bytes == 0)
 		return;
-	/* shorter runs never waited for the device: they timed the page cache */
-	if (stats->file_bytes >= RUN_LEVEL_MIN_FILE_BYTES)
-		choice->write_rate = stats->write_seconds > 0 ? (double)stats->file_bytes / stats->write_seconds
+	/* runs that wrote less behind never waited for the device: they timed the page
+	 * cache (and those left to it all along tell nothing of the disk) */
+	if (stats->behind_bytes >= RUN_LEVEL_MIN_FILE_BYTES)
+		choice->write_rate = stats->write_seconds > 0 ? (double)stats->behind_bytes / stats->write_seconds
 							      : RUN_LEVEL_UNMEASURED_WRITE_RATE;
 	if (!stats->stored && stats->compress_seconds > 0) {
 		double threads = stats->threads ? (double)stats->threads : 1.0;

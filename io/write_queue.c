@@ -325,6 +325,11 @@ int write_queue_write_behind(struct write_queue *queue, size_t window)
 	return queue->error;
 }
 
+void write_queue_leave_cached(struct write_queue *queue)
+{
+	queue->behind_started = queue->behind_waited = queue->offset;
+}
+
 double write_queue_wait_seconds(const struct write_queue *queue)
 {
 	return queue->wait_seconds;

@@ -47,6 +47,8 @@ void write_queue_skip(struct write_queue *queue, size_t bytes);
  * the device's own time; on tmpfs it costs nothing. Window 0, after a flush: starts the
  * device writes of the rest without waiting. Returns 0 or a negative errno. */
 int write_queue_write_behind(struct write_queue *queue, size_t window);
+/* The bytes submitted so far are left to the page cache: write-behind begins after them. */
+void write_queue_leave_cached(struct write_queue *queue);
 /* The time the caller spent in the writes: waiting for a free buffer, at a flush or for
  * the write-behind (io_uring), or writing (synchronous writes). Writes that kept up with the caller cost
  * it nothing; a disk slower than the caller shows here as its time. */

@@ -73,4 +73,50 @@ check "-m merges two sorted inputs" cmp "$WORK/got" "$WORK/want"
 oracle --type=u64 --record-size=16 -u "$WORK/ab" "$WORK/want"
 "$GPUSORT" -m -u --type=u64 --record-size=16 "$WORK/a.sorted" "$WORK/b.sorted" -o "$WORK/got"
 check "-m -u keeps the first of equal keys" cmp "$WORK/got" "$WORK/want"
+# Temp files and the page cache (io/cache_budget.h): runs within the budget are left to
+# it, the rest written behind to the device (sync_file_range); GPUSORT_TEMP_CACHE sets
+# the budget. The output is the same either way; --stats says how much was left.
+keygen --type=u64 --count=4000000 --seed=16 -o "$WORK/big"
+"$GPUSORT" --type=u64 "$WORK/big" -o "$WORK/want"
+# cached_run BUDGET: an external sort of $WORK/big with that budget; prints the MiB left
+# to the page cache and the temp MiB, as --stats says them.
+cached_run() {
+	GPUSORT_TEMP_CACHE=$1 "$GPUSORT" --type=u64 -S 4M --stats -T "$WORK/tmp" "$WORK/big" -o "$WORK/got" \
+		2>"$WORK/stats"
+	status=$?
+	cmp -s "$WORK/got" "$WORK/want" && [ $status -eq 0 ] && temp_empty || echo "bad output"
+	echo "$(sed -n 's/.* \([0-9.]*\) MiB left to the page cache.*/\1/p' "$WORK/stats") $(sed -n 's/.*, temp \([0-9.]*\) MiB.*/\1/p' "$WORK/stats")"
+}
+set -- $(cached_run 0)
+[ "$1" = 0.0 ] && [ -n "$2" ]
+tap_result $? "GPUSORT_TEMP_CACHE=0: every run written behind ($1 MiB left of $2), the output equal"
+set -- $(cached_run 1G)
+[ -n "$1" ] && [ "$1" = "$2" ]
+tap_result $? "GPUSORT_TEMP_CACHE=1G: every run left to the page cache ($1 MiB of $2), the output equal"
+set -- $(cached_run 3M)
+awk -v c="${1:-x}" -v t="${2:-0}" 'BEGIN { exit !(c + 0 >= 3 && c + 0 <= 5 && t > c + 4) }'
+tap_result $? "GPUSORT_TEMP_CACHE=3M: about 3 MiB left (one block more at most), the rest written behind ($1 MiB of $2)"
+# sync_file_range counted by strace: none when the runs fit the budget
+if strace -f -o /dev/null true 2>/dev/null; then
+	for budget in 0 1G; do
+		GPUSORT_TEMP_CACHE=$budget strace -f -qq -e trace=sync_file_range -o "$WORK/trace" "$GPUSORT" --type=u64 -S 4M \
+			-T "$WORK/tmp" "$WORK/big" -o "$WORK/got"
+		echo "$(grep -c sync_file_range "$WORK/trace")" > "$WORK/syncs.$budget"
+	done
+	[ "$(cat "$WORK/syncs.0")" -gt 0 ] && [ "$(cat "$WORK/syncs.1G")" -eq 0 ]
+	tap_result $? "runs written behind call sync_file_range ($(cat "$WORK/syncs.0") times), runs left to the page cache never"
+else
+	skip_test "no strace that may trace here: cannot count sync_file_range"
+fi
+# tmpfs has no device behind it: the budget is 0 there, and writing behind costs nothing
+if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
+	shm=$(mktemp -d /dev/shm/gpusort-test.XXXXXX)
+	"$GPUSORT" --type=u64 -S 4M --stats -T "$shm" "$WORK/big" -o "$WORK/got" 2>"$WORK/stats"
+	left=$(sed -n 's/.* \([0-9.]*\) MiB left to the page cache.*/\1/p' "$WORK/stats")
+	cmp -s "$WORK/got" "$WORK/want" && [ "$left" = 0.0 ] && [ -z "$(ls -A "$shm")" ]
+	tap_result $? "temp files on tmpfs: none left to the page cache's budget ($left MiB), the output equal"
+	rm -rf "$shm"
+else
+	skip_test "no writable tmpfs at /dev/shm"
+fi
 done_testing

@@ -21,7 +21,7 @@ static struct run_file_stats run(double mib, bool stored, int level, double rati
 	unsigned threads = 2;
 	double bytes = mib * MIB, file = stored ? bytes : bytes / ratio;
 	return (struct run_file_stats){
-		.bytes = (uint64_t)bytes, .file_bytes = (uint64_t)file, .stored = stored,
+		.bytes = (uint64_t)bytes, .file_bytes = (uint64_t)file, .behind_bytes = (uint64_t)file, .stored = stored,
 		.level = stored ? 0 : level, .threads = threads,
 		.compress_seconds = stored ? 0 : bytes / (compress_rate * MIB) * threads,
 		.write_seconds = file / (write_rate * MIB),
@@ -113,5 +113,23 @@ int main(void)
 	no_wait.write_seconds = 0;
 	run_level_update(&choice, &no_wait);
 	tap_ok(choice.stored, "a run whose writes never held the writer up: stored next");
+
+	run_level_init(&choice);
+	struct run_file_stats cached = run(256, false, 1, 1.5, 800, 100000);
+	cached.behind_bytes = 0;
+	run_level_update(&choice, &cached);
+	tap_ok(!choice.stored && choice.write_rate == 0 && choice.compress_rate > 0,
+	       "a run left to the page cache (io/cache_budget.h) times no disk: compressed, the disk unmeasured");
+	struct run_file_stats partly = run(256, false, 1, 1.5, 800, 300);
+	partly.write_seconds = 4 * MIB / (300 * MIB);
+	partly.behind_bytes = 4 << 20;
+	run_level_update(&choice, &partly);
+	tap_ok(choice.write_rate == 0, "one that wrote 4 MiB behind its allowance: still unmeasured");
+	partly.behind_bytes = 64 << 20;
+	partly.write_seconds = 64 / 300.0;
+	run_level_update(&choice, &partly);
+	tap_ok(choice.write_rate > 299 * MIB && choice.write_rate < 301 * MIB,
+	       "one that wrote 64 MiB behind in the time 300 MiB/s takes: the disk's rate is its (%.0f MiB/s)",
+	       choice.write_rate / MIB);
 	return tap_done();
 }

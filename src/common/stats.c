@@ -269,7 +269,8 @@ static void stats_print_spill(const struct sort_stats *stats)
 		return;
 	}
 	stats_line("runs written %s; compressor %.1f MiB/s per thread x %u threads, temp writes %.1f MiB/s of "
-		   "writer time\n", levels, per_thread, stats->spill_threads, writes);
+		   "writer time; %.1f MiB left to the page cache, the rest written behind\n", levels, per_thread,
+		   stats->spill_threads, writes, (double)stats->spill_cached_bytes / 1048576.0);
 }
 
 void stats_print(const struct sort_stats *stats)
@@ -297,6 +298,7 @@ void stats_print(const struct sort_stats *stats)
 		(double)stats->temp_peak_bytes / 1048576.0, total);
 	if (stats->runs)
 		stats_print_spill(stats);
+
 	if (stats->verified)
 		stats_line("verify %.3f s per thread within the stages above, %" PRIu64
 			" records in and out matched, output in order\n", stats->verify_seconds, stats->verified_records);

@@ -116,7 +116,7 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 static int merge_runs_into_one(const struct record_order *order, struct run_list *runs, size_t block_bytes,
 			       struct sort_stats *stats)
 {
-	struct run_list merged = {NULL, 0, runs->writer_threads, runs->writer_depth, runs->level, runs->settings};
+	struct run_list merged = {NULL, 0, runs->writer_threads, runs->writer_depth, runs->level, runs->settings, runs->cached_bytes};
 	struct run_sink sink;
 	double started = stats_now();
 	uint64_t bytes = run_list_bytes(runs);
@@ -195,7 +195,7 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 	block_bytes = block_bytes > INPUT_BLOCK_MAX ? INPUT_BLOCK_MAX : block_bytes;
 	block_bytes = block_bytes < INPUT_BLOCK_MIN ? INPUT_BLOCK_MIN : block_bytes;
 	/* the runs of -m are the inputs copied in (stdin, or an input that is the output) */
-	struct run_list runs = {NULL, 0, 0, 0, {0}, settings};
+	struct run_list runs = {NULL, 0, 0, 0, {0}, settings, 0};
 	struct input_source *inputs = calloc(count ? count : 1, sizeof *inputs);
 	struct merge_source *sources = calloc(count ? count : 1, sizeof *sources);
 	int error = inputs && sources ? 0 : -ENOMEM;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "../../io/cache_budget.h"
 #include "../../io/input_file.h"
 #include "../../io/temp_files.h"
 #include "runs.h"
@@ -222,6 +223,11 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 	if (list->level.level == 0)
 		run_level_init(&list->level);
 	run_level_apply(&list->level, &options);
+	if (!run->piped) {
+		/* what the page cache may still hold of the temp files: left to it */
+		uint64_t budget = temp_cache_budget(run->fd);
+		options.cached_bytes = budget > list->cached_bytes ? budget - list->cached_bytes : 0;
+	}
 	options.threads = list->writer_threads;
 	options.depth = list->writer_depth;
 	if (program && !run->piped) {
@@ -291,6 +297,8 @@ static void run_end_stats(struct run_list *list, const struct run *run, struct s
 		stats->spill_threads = file_stats->threads;
 	stats->spill_written_bytes += file_stats->file_bytes;
 	stats->spill_write_seconds += file_stats->write_seconds;
+	list->cached_bytes += file_stats->file_bytes - file_stats->behind_bytes;
+	stats->spill_cached_bytes += file_stats->file_bytes - file_stats->behind_bytes;
 	if (!run_list_program(list)) /* the level is zstd's, which PROG's runs never use */
 		run_level_update(&list->level, file_stats);
 }
@@ -571,7 +579,8 @@ int merge_passes(const struct record_order *order, struct sort_verify *verify, s
 		/* the threads share the compressors and the writers' memory */
 		unsigned writer_threads = list->writer_threads / parallel, writer_depth = list->writer_depth / parallel;
 		struct run_list merged = {calloc(groups, sizeof *merged.runs), groups,
-					  list->writer_threads, list->writer_depth, list->level, list->settings};
+					  list->writer_threads, list->writer_depth, list->level, list->settings,
+					  list->cached_bytes};
 		merged.writer_threads = writer_threads ? writer_threads : 1;
 		merged.writer_depth = writer_depth;
 		int error = merged.runs ? 0 : -ENOMEM;

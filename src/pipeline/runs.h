@@ -53,6 +53,8 @@ struct run_list {
 	unsigned writer_depth;
 	struct run_level level;
 	const struct run_settings *settings; /* the job's */
+	uint64_t cached_bytes;      /* file bytes its runs left to the page cache, not
+				       written behind (io/cache_budget.h) */
 };
 
 /* The list's --compress-program, or NULL (no settings: none). */

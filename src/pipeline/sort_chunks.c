@@ -209,7 +209,7 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 		error = chunk_output_write(mode, &out, error, stats);
 		return error ? 2 : 0;
 	}
-	struct run_list list = {NULL, 0, plan->threads, memory_plan_run_writer_depth(plan, block_bytes), {0}, settings};
+	struct run_list list = {NULL, 0, plan->threads, memory_plan_run_writer_depth(plan, block_bytes), {0}, settings, 0};
 	error = form_runs(mode, order, plan, block_bytes, &list, more, stats);
 	mode->release(mode->mode); /* the chunks' memory is the merge's now */
 	unsigned merges = plan->threads;

@@ -1,0 +1,23 @@
+/* How many bytes of temp files a sort may leave to the page cache before its runs are
+ * written behind (run_file.h): where memory is plentiful, runs that the merge reads back
+ * a few seconds later need never wait for the disk (and, removed after the merge, most
+ * of their pages are never written at all).
+ *
+ * The budget is the amount of dirty data at which the kernel itself starts writing back
+ * in the background (vm.dirty_background_bytes, or vm.dirty_background_ratio of the
+ * available memory), and, inside a memory cgroup, the same share of what the cgroup still
+ * has room for (the kernel throttles a cgroup's writers by its own limit): so the temp
+ * files alone never set off writeback, nor crowd a small cgroup. On tmpfs and ramfs the
+ * budget is 0: no device is behind them, writing behind costs nothing there, and it is
+ * what times the memory for run_level.h.
+ * GPUSORT_TEMP_CACHE=BYTES (a number, with an optional K, M or G suffix) sets it, for
+ * tests and benchmarks (0: every run written behind from its start, as before). */
+#ifndef GPUSORT_CACHE_BUDGET_H
+#define GPUSORT_CACHE_BUDGET_H
+
+#include <stdint.h>
+
+/* fd: a temp file in the directory the runs go to. */
+uint64_t temp_cache_budget(int fd);
+
+#endif
