@@ -105,19 +105,63 @@ static int run_lower_bound(const struct record_order *order, struct run *run, co
 	}
 	size_t block = low - 1;
 	ssize_t bytes = run_reader_read_block(run->reader, block, buffer, buffer_bytes);
-	if (bytes < 0) {
-		report_file_failure("read failed", run->path, (int)bytes);
-		return (int)bytes;
-	}
+	if (bytes < 0)
+		return (int)bytes; /* reported by the caller, once */
 	*position = starts[block] + block_lower_bound(order, buffer, (size_t)bytes, key);
 	return 0;
 }
 
+/* The lower bounds of a plan's splitters in every run: (splitter, run) pairs taken in
+ * turn by threads, each with a block buffer of its own (a bound costs a block read and
+ * decompressed: 63 splitters in 37 runs took seconds on one thread). */
+struct bound_jobs {
+	const struct record_order *order;
+	struct run_list *list;
+	struct range_plan *plan;
+	const struct entry *const *splitters; /* per range from 1 */
+	size_t count;                         /* pairs: (ranges - 1) * k */
+	size_t max_block;
+	atomic_size_t next;
+	atomic_int error;         /* the first failure, */
+	atomic_size_t failed_run; /* in this run */
+};
+
+/* The first failure wins. */
+static void bound_jobs_fail(struct bound_jobs *jobs, int error, size_t run)
+{
+	int none = 0;
+	if (atomic_compare_exchange_strong(&jobs->error, &none, error))
+		atomic_store(&jobs->failed_run, run);
+}
+
+static void *bound_worker(void *context)
+{
+	struct bound_jobs *jobs = context;
+	size_t k = jobs->plan->k;
+	unsigned char *buffer = malloc(jobs->max_block);
+	if (!buffer) {
+		bound_jobs_fail(jobs, -ENOMEM, k);
+		return NULL;
+	}
+	for (;;) {
+		size_t i = atomic_fetch_add(&jobs->next, 1);
+		if (i >= jobs->count || atomic_load(&jobs->error))
+			break;
+		size_t j = 1 + i / k, r = i % k;
+		int error = run_lower_bound(jobs->order, &jobs->list->runs[r], jobs->plan->block_starts[r],
+					    jobs->splitters[j], buffer, jobs->max_block, &jobs->plan->bounds[j * k + r]);
+		if (error)
+			bound_jobs_fail(jobs, error, r);
+	}
+	free(buffer);
+	return NULL;
+}
+
 /* Draws splitters from the sorted union of the runs' index entries (each block's first
- * record) at equal distances, and locates each in each run. Equal splitters collapse,
- * so all records that compare equal land in one range. */
+ * record) at equal distances, and locates each in each run on up to `threads` threads.
+ * Equal splitters collapse, so all records that compare equal land in one range. */
 static int range_plan_build(const struct record_order *order, struct run_list *list, size_t wanted_ranges,
-			    struct range_plan *plan)
+			    unsigned threads, struct range_plan *plan)
 {
 	size_t k = list->count, blocks = 0, max_block = 1;
 	memset(plan, 0, sizeof *plan);
@@ -145,11 +189,11 @@ static int range_plan_build(const struct record_order *order, struct run_list *l
 			max_block = run_reader_max_block_bytes(reader);
 	}
 	struct entry *entries = malloc((blocks ? blocks : 1) * sizeof *entries);
-	unsigned char *buffer = malloc(max_block);
 	if (wanted_ranges > blocks)
 		wanted_ranges = blocks ? blocks : 1;
+	const struct entry **splitters = calloc(wanted_ranges, sizeof *splitters);
 	plan->bounds = calloc((wanted_ranges + 1) * k, sizeof *plan->bounds);
-	int error = entries && buffer && plan->bounds ? 0 : -ENOMEM;
+	int error = entries && splitters && plan->bounds ? 0 : -ENOMEM;
 	size_t at = 0;
 	for (size_t r = 0; r < k && !error; r++)
 		for (size_t b = 0; b < run_reader_block_count(list->runs[r].reader); b++) {
@@ -167,16 +211,35 @@ static int range_plan_build(const struct record_order *order, struct run_list *l
 		if (previous && entry_order(previous, splitter, (void *)order) == 0)
 			continue;
 		previous = splitter;
-		for (size_t r = 0; r < k && !error; r++)
-			error = run_lower_bound(order, &list->runs[r], plan->block_starts[r], splitter, buffer,
-						max_block, &plan->bounds[ranges * k + r]);
-		ranges++;
+		splitters[ranges++] = splitter;
+	}
+	if (!error && ranges > 1) {
+		struct bound_jobs jobs = {.order = order, .list = list, .plan = plan, .splitters = splitters,
+					  .count = (ranges - 1) * k, .max_block = max_block};
+		atomic_init(&jobs.next, 0);
+		atomic_init(&jobs.error, 0);
+		atomic_init(&jobs.failed_run, k);
+		size_t count = threads > 1 ? threads : 1;
+		if (count > jobs.count)
+			count = jobs.count;
+		pthread_t *ids = calloc(count, sizeof *ids);
+		size_t started = 0;
+		while (ids && started + 1 < count && pthread_create(&ids[started], NULL, bound_worker, &jobs) == 0)
+			started++;
+		bound_worker(&jobs); /* this thread too, and alone where none could start */
+		for (size_t t = 0; t < started; t++)
+			pthread_join(ids[t], NULL);
+		free(ids);
+		error = atomic_load(&jobs.error);
+		size_t failed = atomic_load(&jobs.failed_run);
+		if (error && failed < k)
+			report_file_failure("read failed", list->runs[failed].path, error);
 	}
 	for (size_t r = 0; r < k && !error; r++)
 		plan->bounds[ranges * k + r] = plan->block_starts[r][run_reader_block_count(list->runs[r].reader)];
 	plan->ranges = ranges;
 	free(entries);
-	free(buffer);
+	free(splitters);
 	return error;
 }
 
@@ -641,7 +704,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 {
 	bool unique = order->unique;
 	struct range_plan ranges;
-	int error = range_plan_build(order, list, (size_t)plan->threads * RANGES_PER_THREAD, &ranges);
+	int error = range_plan_build(order, list, (size_t)plan->threads * RANGES_PER_THREAD, plan->threads, &ranges);
 	if (error) {
 		range_plan_free(&ranges);
 		if (error == -ENOMEM)
