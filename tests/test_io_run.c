@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "io/block_transform.h"
 #include "io/run_file.h"
 #include "tests/distributions.h"
 #include "tests/tap.h"
@@ -123,6 +124,29 @@ static void flip_byte(int fd, off_t at)
 	pread(fd, &byte, 1, at);
 	byte ^= 0x5a;
 	pwrite(fd, &byte, 1, at);
+}
+
+/* byte_planes_join (16 elements at a time where it can) against its definition,
+ * element by element, for every count around the 16-element steps, and split after it. */
+static void byte_planes_against_definition(void)
+{
+	bool ok = true;
+	for (size_t count = 0; count <= 70 && ok; count++) {
+		size_t width = 8, bytes = count * width;
+		unsigned char *planes = malloc(bytes + 1), *joined = malloc(bytes + 1), *split = malloc(bytes + 1);
+		for (size_t b = 0; b < bytes; b++)
+			planes[b] = (unsigned char)(b * 131 + count * 7 + 1);
+		byte_planes_join(planes, joined, bytes, width);
+		for (size_t i = 0; i < count && ok; i++)
+			for (size_t j = 0; j < width; j++)
+				ok = ok && joined[i * width + j] == planes[j * count + i];
+		byte_planes_split(joined, split, bytes, width);
+		ok = ok && memcmp(split, planes, bytes) == 0;
+		free(planes);
+		free(joined);
+		free(split);
+	}
+	tap_ok(ok, "byte planes of 8-byte elements joined as defined (0 to 70 elements), split back");
 }
 
 static void transform_round_trip(enum run_transform transform, size_t width, size_t count,
@@ -326,6 +350,7 @@ int main(void)
 	close(fd);
 
 	stream_run();
+	byte_planes_against_definition();
 	transform_round_trip(RUN_TRANSFORM_DELTA, 8, 300001, "delta u64");
 	transform_round_trip(RUN_TRANSFORM_DELTA, 4, 300001, "delta u32");
 	transform_round_trip(RUN_TRANSFORM_BYTE_PLANES, 8, 300001, "byte planes u64");
