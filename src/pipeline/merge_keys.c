@@ -62,14 +62,23 @@ static inline unsigned char *merge_two(struct stream *l, struct stream *r, unsig
 				       uint64_t mask)
 {
 	const unsigned char *a = l->at, *a_end = l->end, *b = r->at, *b_end = r->end;
-	while (a < a_end && b < b_end && out < limit) {
-		uint64_t x = merge_key_order(a + key_offset, key_width, mask), y = merge_key_order(b + key_offset, key_width, mask);
-		bool right = y < x;
-		const unsigned char *from = right ? b : a;
-		memcpy(out, from, width);
-		a += right ? 0 : width;
-		b += right ? width : 0;
-		out += width;
+	for (;;) {
+		/* steps that can exhaust neither side nor the room: no bounds checked in them */
+		size_t steps = (size_t)(a_end - a), other = (size_t)(b_end - b), room = (size_t)(limit - out);
+		steps = other < steps ? other : steps;
+		steps = (room < steps ? room : steps) / width;
+		if (steps == 0)
+			break;
+		for (size_t i = 0; i < steps; i++) {
+			uint64_t x = merge_key_order(a + key_offset, key_width, mask),
+				 y = merge_key_order(b + key_offset, key_width, mask);
+			bool right = y < x;
+			const unsigned char *from = right ? b : a;
+			memcpy(out, from, width);
+			a += right ? 0 : width;
+			b += right ? width : 0;
+			out += width;
+		}
 	}
 	l->at = a;
 	r->at = b;
