@@ -1,9 +1,9 @@
 /* The merge of records ordered by one 4- or 8-byte integer key (--type u32, i32, u64,
  * i64: bare keys, the common case of the external sort's and the distributed sort's
- * merges, or a key in fixed-size records): a tree of two-way merges, each level through
- * a small buffer, each step a compare and conditional moves. The loser tree (merge.c) replays
- * one path of the tree per record, each level waiting for the one before; here a record
- * costs log2(k) short, independent steps. Equal keys come out in source order, as from
+ * merges, or a key in fixed-size records): a tree of four-way (and, at its leaves,
+ * two- or three-way) merges, each level through a small buffer, each step compares and
+ * conditional moves. The loser tree (merge.c) replays one path of the tree per record,
+ * each level waiting for the one before; here a record costs log4(k) short steps. Equal keys come out in source order, as from
  * the loser tree. merge.c calls it for the orders it takes and applies -u, the
  * self-check and the output blocks to what comes out. */
 #ifndef GPUSORT_MERGE_KEYS_H
