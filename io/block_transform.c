@@ -23,28 +23,30 @@ static inline void interleave_round(__m128i x[8], int bit)
 		}
 }
 
-/* Elements [0, count & ~15) split into 8 planes 16 at a time: loaded 2 a register (the
- * register holds element bits 3-1, the lane element bit 0 and the byte), four rounds
- * move the element's bits into the lane, highest first, and the byte's into the
- * registers: plane j ends in register (j & 1) << 2 | (j >> 2) << 1 | (j >> 1 & 1). */
-static size_t split8_sse2(const unsigned char *in, unsigned char *out, size_t count)
+/* 16 elements of 8 bytes between their two layouts, 16 bytes a register, loaded from
+ * in + r * in_step and stored to out + r * out_step. Joining, register j holds plane j's
+ * 16 bytes (register bits: the byte, lane: the element); three rounds leave register m
+ * holding elements 2m and 2m+1. Splitting, register m holds elements 2m and 2m+1
+ * (register bits: element bits 3-1; lane: element bit 0 and the byte); four rounds move
+ * the element's bits into the lane, highest first, and the byte's into the registers,
+ * plane j ending in register (j & 1) << 2 | (j >> 2) << 1 | (j >> 1 & 1). A merge reading
+ * runs of u64 keys spent 14% of its time joining byte by byte (dev VM). */
+static inline void transpose_16(const unsigned char *in, size_t in_step, unsigned char *out, size_t out_step,
+				bool split)
 {
-	size_t i = 0;
-	for (; i + 16 <= count; i += 16) {
-		__m128i x[8];
+	__m128i x[8];
 #pragma GCC unroll 8
-		for (int m = 0; m < 8; m++)
-			x[m] = _mm_loadu_si128((const __m128i *)(const void *)(in + (i + 2 * (size_t)m) * 8));
-		interleave_round(x, 4);
-		interleave_round(x, 2);
-		interleave_round(x, 1);
+	for (int r = 0; r < 8; r++)
+		x[r] = _mm_loadu_si128((const __m128i *)(const void *)(in + (size_t)r * in_step));
+	interleave_round(x, 4);
+	interleave_round(x, 2);
+	interleave_round(x, 1);
+	if (split)
 		interleave_round(x, 4);
 #pragma GCC unroll 8
-		for (int j = 0; j < 8; j++)
-			_mm_storeu_si128((__m128i *)(void *)(out + (size_t)j * count + i),
-					 x[(j & 1) << 2 | (j >> 2) << 1 | ((j >> 1) & 1)]);
-	}
-	return i;
+	for (int r = 0; r < 8; r++)
+		_mm_storeu_si128((__m128i *)(void *)(out + (size_t)r * out_step),
+				 x[split ? (r & 1) << 2 | (r >> 2) << 1 | ((r >> 1) & 1) : r]);
 }
 #endif
 
@@ -56,7 +58,8 @@ void byte_planes_split(const void *from, void *to, size_t bytes, size_t element_
 	if (element_bytes == 8) {
 		size_t i = 0;
 #ifdef __SSE2__
-		i = split8_sse2(in, out, count);
+		for (; i + 16 <= count; i += 16)
+			transpose_16(in + i * 8, 16, out + i, count, true);
 #endif
 		for (; i < count; i++)
 			for (size_t j = 0; j < 8; j++)
@@ -68,39 +71,6 @@ void byte_planes_split(const void *from, void *to, size_t bytes, size_t element_
 			out[j * count + i] = in[i * element_bytes + j];
 }
 
-#ifdef __SSE2__
-/* Elements [0, count & ~15) of 8 planes joined 16 at a time: 16 bytes of each plane,
- * interleaved by bytes, then by 16-bit pairs, then by 32-bit halves (a transpose); a
- * merge reading runs of u64 keys spent 14% of its time in the byte-wise loop below. */
-static size_t join8_sse2(const unsigned char *in, unsigned char *out, size_t count)
-{
-	size_t i = 0;
-	for (; i + 16 <= count; i += 16) {
-		__m128i p[8];
-#pragma GCC unroll 8
-		for (int j = 0; j < 8; j++)
-			p[j] = _mm_loadu_si128((const __m128i *)(const void *)(in + (size_t)j * count + i));
-		/* bytes j and j+1 of elements 0-7 (lo) and 8-15 (hi) */
-		__m128i a0 = _mm_unpacklo_epi8(p[0], p[1]), a1 = _mm_unpackhi_epi8(p[0], p[1]);
-		__m128i a2 = _mm_unpacklo_epi8(p[2], p[3]), a3 = _mm_unpackhi_epi8(p[2], p[3]);
-		__m128i a4 = _mm_unpacklo_epi8(p[4], p[5]), a5 = _mm_unpackhi_epi8(p[4], p[5]);
-		__m128i a6 = _mm_unpacklo_epi8(p[6], p[7]), a7 = _mm_unpackhi_epi8(p[6], p[7]);
-		/* bytes 0-3 (c) and 4-7 (d) of elements 0-3, 4-7, 8-11, 12-15 */
-		__m128i c[4] = {_mm_unpacklo_epi16(a0, a2), _mm_unpackhi_epi16(a0, a2), _mm_unpacklo_epi16(a1, a3),
-				_mm_unpackhi_epi16(a1, a3)};
-		__m128i d[4] = {_mm_unpacklo_epi16(a4, a6), _mm_unpackhi_epi16(a4, a6), _mm_unpacklo_epi16(a5, a7),
-				_mm_unpackhi_epi16(a5, a7)};
-#pragma GCC unroll 4
-		for (int q = 0; q < 4; q++) {
-			_mm_storeu_si128((__m128i *)(void *)(out + (i + 4 * (size_t)q) * 8), _mm_unpacklo_epi32(c[q], d[q]));
-			_mm_storeu_si128((__m128i *)(void *)(out + (i + 4 * (size_t)q + 2) * 8),
-					 _mm_unpackhi_epi32(c[q], d[q]));
-		}
-	}
-	return i;
-}
-#endif
-
 void byte_planes_join(const void *from, void *to, size_t bytes, size_t element_bytes)
 {
 	const unsigned char *in = from;
@@ -109,7 +79,8 @@ void byte_planes_join(const void *from, void *to, size_t bytes, size_t element_b
 	if (element_bytes == 8) {
 		size_t i = 0;
 #ifdef __SSE2__
-		i = join8_sse2(in, out, count);
+		for (; i + 16 <= count; i += 16)
+			transpose_16(in + i, count, out + i * 8, 16, false);
 #endif
 		for (; i < count; i++)
 			for (size_t j = 0; j < 8; j++)

@@ -636,11 +636,11 @@ int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)
 	if (!error)
 		error = write_queue_flush(writer->queue);
 	writer->stats.file_bytes = write_queue_bytes(writer->queue);
-	/* past its allowance, the rest of the run on its way to the device; the spill does
-	 * not wait for it */
-	if (writer->stats.file_bytes > writer->options.cached_bytes) {
-		uint64_t cached = writer->cached_through ? writer->cached_through : writer->options.cached_bytes;
-		writer->stats.behind_bytes = writer->stats.file_bytes > cached ? writer->stats.file_bytes - cached : 0;
+	/* a run written behind (from its start, or once its blocks passed the allowance):
+	 * the rest of it on its way to the device, which the spill does not wait for; one
+	 * whose blocks fit the allowance stays in the page cache, index and footer too */
+	if (writer->options.cached_bytes == 0 || writer->cached_through != 0) {
+		writer->stats.behind_bytes = writer->stats.file_bytes - writer->cached_through;
 		if (!error)
 			error = write_queue_write_behind(writer->queue, 0);
 	}
