@@ -6,11 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include "cache_budget.h"
+#include "file_map.h"
 
-#define TMPFS_MAGIC_NUMBER 0x01021994
-#define RAMFS_MAGIC_NUMBER 0x858458f6
 /* cgroup v1 writes "no limit" as a number near 2^63 */
 #define NO_LIMIT ((uint64_t)1 << 60)
 /* the kernel's default vm.dirty_background_ratio */
@@ -140,9 +138,7 @@ uint64_t temp_cache_budget(int fd)
 	uint64_t budget;
 	if (budget_from_environment(&budget))
 		return budget;
-	struct statfs fs;
-	if (fstatfs(fd, &fs) != 0 || (uint64_t)fs.f_type == TMPFS_MAGIC_NUMBER ||
-	    (uint64_t)fs.f_type == RAMFS_MAGIC_NUMBER)
+	if (file_in_memory(fd))
 		return 0;
 	uint64_t percent = DEFAULT_BACKGROUND_PERCENT, bytes = 0;
 	if (!read_number("/proc/sys/vm/dirty_background_bytes", &bytes) || bytes == 0) {

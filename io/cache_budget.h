@@ -7,9 +7,9 @@
  * in the background (vm.dirty_background_bytes, or vm.dirty_background_ratio of the
  * available memory), and, inside a memory cgroup, the same share of what the cgroup still
  * has room for (the kernel throttles a cgroup's writers by its own limit): so the temp
- * files alone never set off writeback, nor crowd a small cgroup. On tmpfs and ramfs the
- * budget is 0: no device is behind them, writing behind costs nothing there, and it is
- * what times the memory for run_level.h.
+ * files alone never set off writeback, nor crowd a small cgroup. On a tmpfs
+ * (file_in_memory) the budget is 0: no device is behind it, writing behind costs
+ * nothing there, and it is what times the memory for run_level.h.
  * GPUSORT_TEMP_CACHE=BYTES (a number, with an optional K, M or G suffix) sets it, for
  * tests and benchmarks (0: every run written behind from its start, as before). */
 #ifndef GPUSORT_CACHE_BUDGET_H
