@@ -1,10 +1,11 @@
-/* How fast 2 GiB in memory can become a new file in the page cache, by the ways the
- * output end could write it: pwrite from 1..16 threads (each its share), and copies
+/* How fast 2 GiB (or SIZE GiB) in memory can become a new file in the page cache, by the
+ * ways the output end could write it: pwrite from 1..64 threads (each its share; counts
+ * above the online cores left out), and copies
  * through shared mappings after fallocate, one mapping of the whole file or 8 MiB
  * windows mapped and unmapped by each thread, or after a bare ftruncate. (Mappings win
  * here; inside gpusort the 8 MiB windows lost to pwrite: bench/RESULTS.md.) The file is removed before each try; prints seconds and GB/s.
  * Build: cc -O2 -pthread -o page_cache_writes bench/page_cache_writes.c
- * Usage: page_cache_writes [FILE] (default /tmp/page_cache_writes.out) */
+ * Usage: page_cache_writes [FILE [SIZE_GIB]] (default /tmp/page_cache_writes.out 2) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -15,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TOTAL ((size_t)2 << 30)
+static size_t TOTAL = (size_t)2 << 30;
 #define WINDOW ((size_t)8 << 20)
 
 enum way { PWRITE, WHOLE_MAPPING, WINDOWS, TRUNCATED_MAPPING, WAYS };
@@ -71,15 +72,20 @@ static void *write_share(void *context)
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "/tmp/page_cache_writes.out";
+	if (argc > 2 && atoi(argv[2]) > 0)
+		TOTAL = (size_t)atoi(argv[2]) << 30;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	char *data = malloc(TOTAL);
 	if (!data)
 		fail("malloc");
 	for (size_t i = 0; i < TOTAL / 8; i++)
 		((unsigned long long *)data)[i] = i * 0x9E3779B97F4A7C15ull;
-	const int thread_counts[] = {1, 4, 8, 16};
+	const int thread_counts[] = {1, 4, 8, 16, 32, 64};
 	for (int way = 0; way < WAYS; way++) {
-		for (int t = 0; t < 4; t++) {
+		for (int t = 0; t < 6; t++) {
 			int threads = thread_counts[t];
+			if (threads > 16 && threads > cores)
+				break;
 			unlink(path);
 			double started = now();
 			int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -93,8 +99,8 @@ int main(int argc, char **argv)
 				if (mapping == MAP_FAILED)
 					fail("mmap");
 			}
-			pthread_t ids[16];
-			struct share shares[16];
+			pthread_t ids[64];
+			struct share shares[64];
 			size_t each = (TOTAL / threads + WINDOW - 1) / WINDOW * WINDOW;
 			for (int i = 0; i < threads; i++) {
 				size_t begin = (size_t)i * each, end = begin + each < TOTAL ? begin + each : TOTAL;
