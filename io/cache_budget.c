@@ -138,8 +138,11 @@ uint64_t temp_cache_budget(int fd)
 	uint64_t budget;
 	if (budget_from_environment(&budget))
 		return budget;
-	if (file_in_memory(fd))
-		return 0;
+	return file_in_memory(fd) ? 0 : dirty_background_room();
+}
+
+uint64_t dirty_background_room(void)
+{
 	uint64_t percent = DEFAULT_BACKGROUND_PERCENT, bytes = 0;
 	if (!read_number("/proc/sys/vm/dirty_background_bytes", &bytes) || bytes == 0) {
 		read_number("/proc/sys/vm/dirty_background_ratio", &percent);

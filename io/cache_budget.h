@@ -20,4 +20,9 @@
 /* fd: a temp file in the directory the runs go to. */
 uint64_t temp_cache_budget(int fd);
 
+/* The dirty bytes the kernel lets build up before it starts writing back in the
+ * background (the budget above without GPUSORT_TEMP_CACHE and whatever the file system):
+ * a file written within it is made in memory alone, at memory's speed. */
+uint64_t dirty_background_room(void);
+
 #endif

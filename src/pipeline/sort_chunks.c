@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "range_merge.h"
+#include "../../io/cache_budget.h"
 #include "../../io/file_map.h"
 #include "../common/report.h"
 #include "record_output.h"
@@ -15,19 +16,24 @@
  * thread after thread, or through a mapping (io/file_map.h), whose page faults cost
  * more than the copies into it when taken as the copies go (twice as much on the dev
  * VM). While the GPU sorts, the cores are free to take those faults ahead: an output of
- * OUTPUT_MAP_MIN_BYTES up to OUTPUT_MAP_MAX_BYTES is then mapped and faulted in during
+ * OUTPUT_MAP_MIN_BYTES or more is then mapped and faulted in during
  * the sort by FILE_PREFAULT_THREADS threads (H100, 2 GiB of u64: the write stage 0.12-0.13 s
  * against 0.50-0.92 s by pwrite; bench/RESULTS.md). Not beside a sort on the CPU
  * threads, where they compete (dev VM, 512 MiB: the write 0.08 s shorter, the sort
- * 0.3-0.7 s longer), nor for larger outputs, which outgrow the kernel's dirty-page
- * limits and go at the disk's pace either way (H100, 16 GiB after a sync: the write
- * stage 10.8 s mapped, 6.9 s mapped and faulted in ahead, against 9.2 and 6.2 s by
- * pwrite in the same runs); a tmpfs output (a distributed sort's rank writing its
+ * 0.3-0.7 s longer), nor for outputs larger than the dirty bytes at which the kernel
+ * starts writing back in the background (io/cache_budget.h's dirty_background_room):
+ * those go at the disk's pace either way (H100, 125 GiB of memory, 16 GiB after a sync:
+ * the write stage 10.8 s mapped, 6.9 s mapped and faulted in ahead, against 9.2 and
+ * 6.2 s by pwrite in the same runs), where within that room a mapping takes the machine's
+ * memory bandwidth (the same H100, 8 GiB after a sync: the write stage 0.48 and 2.57 s
+ * mapped against 2.46 and 4.43 s by pwrite; H200, 251 GiB: 16 GiB made a new file in
+ * 1.5 s by 16 threads copying into a mapping, 5.6-6.0 s by pwrite from 1 to 32 threads;
+ * bench/multi_gpu_floor.sh);
+ * a tmpfs output (a distributed sort's rank writing its
  * sorted share) has no write-back and is mapped at any size from the least up, as pwrite
  * into a tmpfs file takes its lock in turn too. GPUSORT_OUTPUT_MAP=1 maps and faults in
  * at any size. */
 #define OUTPUT_MAP_MIN_BYTES ((uint64_t)256 << 20)
-#define OUTPUT_MAP_MAX_BYTES ((uint64_t)4 << 30)
 
 /* The output of an input that is one chunk: opened, and where large, allocated and
  * mapped, before the chunk sorts, so that threads (io/file_map.h's, FILE_PREFAULT_THREADS
@@ -56,7 +62,7 @@ static int chunk_output_open(const struct chunk_mode *mode, const struct record_
 	out->sink_at = record_output_sink_at(&out->output);
 	uint64_t bound = mode->output_bound(mode->mode, 0);
 	bool beside_gpu = sort_engine_may_use_gpu(engine) &&
-			  (bound < OUTPUT_MAP_MAX_BYTES || record_output_in_memory(&out->output));
+			  (record_output_in_memory(&out->output) || bound <= dirty_background_room());
 	if (out->sink_at && file_map_wanted(bound, beside_gpu ? OUTPUT_MAP_MIN_BYTES : UINT64_MAX) &&
 	    bound <= plan->budget / 4) {
 		if ((error = record_output_map(&out->output, bound)) != 0)
