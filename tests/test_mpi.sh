@@ -160,6 +160,22 @@ one_rank_cannot() {
 one_rank_cannot
 tap_result $? "rank 2 cannot open the others' runs: every rank sends, the same output"
 
+# Open MPI's messaging layer: the ranks of one machine start ob1 alone (the cm layer's
+# fabric probes are not opened), unless the user named one in OMPI_MCA_pml.
+pml_layers() {
+	OMPI_MCA_pml_base_verbose=10 mpi 2 --type=u32 "$WORK/u32" -o "$WORK/many" >"$WORK/pml" 2>&1 &&
+		"$GPUSORT" --type=u32 "$WORK/u32" | cmp -s - "$WORK/many"
+}
+if pml_layers && grep -q 'selected ob1' "$WORK/pml"; then
+	! grep -q 'component cm' "$WORK/pml"
+	tap_result $? "2 ranks of one machine: Open MPI's ob1 layer alone, the output the same"
+	(export OMPI_MCA_pml=ob1,cm && pml_layers) && grep -q 'component cm' "$WORK/pml"
+	tap_result $? "OMPI_MCA_pml=ob1,cm as the user set it: cm opened too, the output the same"
+else
+	skip_test "Open MPI's layers on one machine: no pml selection to read (another MPI?)"
+	skip_test "a user's OMPI_MCA_pml: no pml selection to read (another MPI?)"
+fi
+
 # -R: with --random-source every rank has the salt one process has; without, rank 0's
 # (a sort whose ranks disagreed would fail its self-check): equal keys together, the
 # lines a permutation of the input's.
