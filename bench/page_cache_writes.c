@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static size_t TOTAL = (size_t)2 << 30;
+static size_t total_bytes = (size_t)2 << 30;
 #define WINDOW ((size_t)8 << 20)
 
 enum way { PWRITE, WHOLE_MAPPING, WINDOWS, TRUNCATED_MAPPING, WAYS };
@@ -73,12 +73,12 @@ int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "/tmp/page_cache_writes.out";
 	if (argc > 2 && atoi(argv[2]) > 0)
-		TOTAL = (size_t)atoi(argv[2]) << 30;
+		total_bytes = (size_t)atoi(argv[2]) << 30;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	char *data = malloc(TOTAL);
+	char *data = malloc(total_bytes);
 	if (!data)
 		fail("malloc");
-	for (size_t i = 0; i < TOTAL / 8; i++)
+	for (size_t i = 0; i < total_bytes / 8; i++)
 		((unsigned long long *)data)[i] = i * 0x9E3779B97F4A7C15ull;
 	const int thread_counts[] = {1, 4, 8, 16, 32, 64};
 	for (int way = 0; way < WAYS; way++) {
@@ -92,18 +92,18 @@ int main(int argc, char **argv)
 			if (fd < 0)
 				fail(path);
 			char *mapping = NULL;
-			if (way != PWRITE && (way == TRUNCATED_MAPPING ? ftruncate(fd, TOTAL) : fallocate(fd, 0, 0, TOTAL)) != 0)
+			if (way != PWRITE && (way == TRUNCATED_MAPPING ? ftruncate(fd, total_bytes) : fallocate(fd, 0, 0, total_bytes)) != 0)
 				fail("making room");
 			if (way == WHOLE_MAPPING || way == TRUNCATED_MAPPING) {
-				mapping = mmap(NULL, TOTAL, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				mapping = mmap(NULL, total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 				if (mapping == MAP_FAILED)
 					fail("mmap");
 			}
 			pthread_t ids[64];
 			struct share shares[64];
-			size_t each = (TOTAL / threads + WINDOW - 1) / WINDOW * WINDOW;
+			size_t each = (total_bytes / threads + WINDOW - 1) / WINDOW * WINDOW;
 			for (int i = 0; i < threads; i++) {
-				size_t begin = (size_t)i * each, end = begin + each < TOTAL ? begin + each : TOTAL;
+				size_t begin = (size_t)i * each, end = begin + each < total_bytes ? begin + each : total_bytes;
 				shares[i] = (struct share){way, fd, data, mapping, begin, end - begin};
 				if (pthread_create(&ids[i], NULL, write_share, &shares[i]) != 0)
 					fail("pthread_create");
@@ -111,10 +111,10 @@ int main(int argc, char **argv)
 			for (int i = 0; i < threads; i++)
 				pthread_join(ids[i], NULL);
 			if (mapping)
-				munmap(mapping, TOTAL);
+				munmap(mapping, total_bytes);
 			close(fd);
 			double seconds = now() - started;
-			printf("%-26s %2d threads: %.3f s, %5.2f GB/s\n", names[way], threads, seconds, TOTAL / seconds / 1e9);
+			printf("%-26s %2d threads: %.3f s, %5.2f GB/s\n", names[way], threads, seconds, total_bytes / seconds / 1e9);
 		}
 	}
 	unlink(path);

@@ -61,9 +61,10 @@ static int chunk_output_open(const struct chunk_mode *mode, const struct record_
 	out->output.verify = verify;
 	out->sink_at = record_output_sink_at(&out->output);
 	uint64_t bound = mode->output_bound(mode->mode, 0);
-	bool beside_gpu = sort_engine_may_use_gpu(engine) &&
-			  (record_output_in_memory(&out->output) || bound <= dirty_background_room());
-	if (out->sink_at && file_map_wanted(bound, beside_gpu ? OUTPUT_MAP_MIN_BYTES : UINT64_MAX) &&
+	/* beside the GPU, on a tmpfs or within the kernel's background-writeback room */
+	bool map_by_default = sort_engine_may_use_gpu(engine) &&
+			      (record_output_in_memory(&out->output) || bound <= dirty_background_room());
+	if (out->sink_at && file_map_wanted(bound, map_by_default ? OUTPUT_MAP_MIN_BYTES : UINT64_MAX) &&
 	    bound <= plan->budget / 4) {
 		if ((error = record_output_map(&out->output, bound)) != 0)
 			return record_output_finish(&out->output, error);
