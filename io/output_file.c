@@ -289,6 +289,11 @@ int output_file_map(struct output_file *file, uint64_t bytes)
 	return error;
 }
 
+uint64_t output_file_mapped_bytes(const struct output_file *file)
+{
+	return file->map.bytes ? file->map.length : 0;
+}
+
 bool output_file_in_memory(const struct output_file *file)
 {
 	return output_file_positional(file) && file_in_memory(file->fd);

@@ -46,6 +46,8 @@ int output_file_write_at(struct output_file *file, const void *buffer, size_t le
  * commit cuts the file to the end of what was written. Returns 0 (also where nothing
  * is mapped: the writes stay pwrite's), or a negative errno (no room) to report. */
 int output_file_map(struct output_file *file, uint64_t bytes);
+/* Bytes of the output that output_file_map mapped (0: none, the writes are pwrite's). */
+uint64_t output_file_mapped_bytes(const struct output_file *file);
 /* Whether the output is a file of a memory file system (tmpfs), positional. */
 bool output_file_in_memory(const struct output_file *file);
 /* After output_file_map: threads fault in the mapped pages for the writes to come

@@ -298,6 +298,8 @@ void stats_print(const struct sort_stats *stats)
 		(double)stats->temp_peak_bytes / 1048576.0, total);
 	if (stats->runs)
 		stats_print_spill(stats);
+	if (stats->output_mapped_bytes)
+		stats_line("output copied through a mapping of %.1f MiB\n", (double)stats->output_mapped_bytes / 1048576.0);
 
 	if (stats->verified)
 		stats_line("verify %.3f s per thread within the stages above, %" PRIu64

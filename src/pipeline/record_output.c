@@ -90,6 +90,8 @@ int record_output_map(struct record_output *output, uint64_t bytes)
 	if (error) {
 		report_file_failure("write failed", output->name, error);
 		output->reported = true;
+	} else if (output->stats) {
+		output->stats->output_mapped_bytes += output_file_mapped_bytes(output->file);
 	}
 	return error;
 }
