@@ -50,7 +50,7 @@ GPUSORT_OUTPUT_MAP=1 "$GPUSORT" --stats --type=u64 "$WORK/u64" -o "$WORK/mapped"
 	grep -q '^gpusort: stats: output copied through a mapping of 2\.3 MiB$' "$WORK/stats"
 tap_result $? "GPUSORT_OUTPUT_MAP=1: --stats says the 2.3 MiB output was copied through a mapping"
 GPUSORT_OUTPUT_MAP=0 "$GPUSORT" --stats --type=u64 "$WORK/u64" -o "$WORK/written" 2>"$WORK/stats" &&
-	grep -q '^gpusort: stats: total\|records 300000' "$WORK/stats" && ! grep -q 'through a mapping' "$WORK/stats"
+	grep -q '^gpusort: stats: records 300000,' "$WORK/stats" && ! grep -q 'through a mapping' "$WORK/stats"
 tap_result $? "GPUSORT_OUTPUT_MAP=0: no mapping in --stats"
 sort -u -k2n "$WORK/text" >"$WORK/expected" 2>/dev/null
 GPUSORT_OUTPUT_MAP=1 "$GPUSORT" -k2n -u "$WORK/text" -o "$WORK/mapped" && cmp -s "$WORK/mapped" "$WORK/expected"

@@ -28,8 +28,7 @@
  * memory bandwidth (the same H100, 8 GiB after a sync: the write stage 0.48 and 2.57 s
  * mapped against 2.46 and 4.43 s by pwrite; H200, 251 GiB: 16 GiB made a new file in
  * 1.5 s by 16 threads copying into a mapping, 5.6-6.0 s by pwrite from 1 to 32 threads;
- * bench/multi_gpu_floor.sh);
- * a tmpfs output (a distributed sort's rank writing its
+ * bench/multi_gpu_floor.sh). A tmpfs output (a distributed sort's rank writing its
  * sorted share) has no write-back and is mapped at any size from the least up, as pwrite
  * into a tmpfs file takes its lock in turn too. GPUSORT_OUTPUT_MAP=1 maps and faults in
  * at any size. */
@@ -61,8 +60,9 @@ static int chunk_output_open(const struct chunk_mode *mode, const struct record_
 	out->output.verify = verify;
 	out->sink_at = record_output_sink_at(&out->output);
 	uint64_t bound = mode->output_bound(mode->mode, 0);
-	/* beside the GPU, on a tmpfs or within the kernel's background-writeback room */
-	bool map_by_default = sort_engine_may_use_gpu(engine) &&
+	/* beside the GPU, on a tmpfs or within the kernel's background-writeback room (read
+	 * from /proc only for an output large enough to map) */
+	bool map_by_default = sort_engine_may_use_gpu(engine) && bound >= OUTPUT_MAP_MIN_BYTES &&
 			      (record_output_in_memory(&out->output) || bound <= dirty_background_room());
 	if (out->sink_at && file_map_wanted(bound, map_by_default ? OUTPUT_MAP_MIN_BYTES : UINT64_MAX) &&
 	    bound <= plan->budget / 4) {
