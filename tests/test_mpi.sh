@@ -286,16 +286,18 @@ if [ -z "$MEM" ]; then
 elif ! strace -f -o /dev/null true 2>/dev/null; then
 	skip_test "no strace that may trace here: cannot watch where the ranks' files are made"
 else
-	# traced ARGS...: 2 ranks sort the records, traced; prints where they created files
-	# and how often they allocated a range of the output (to map it): "MEMORY_COUNT
-	# TMP_COUNT FALLOCATE_COUNT", or nothing when the output is wrong or files are left
+	# traced ARGS...: 2 ranks sort the records, traced; prints where they created files,
+	# how often they allocated a range of the output (to map it) and how often a merge
+	# mapped a range of a rank's file to read it: "MEMORY_COUNT TMP_COUNT
+	# FALLOCATE_COUNT READ_MAPS", or nothing when the output is wrong or files are left
 	traced() {
-		strace -f -qq -y -e trace=openat,fallocate -o "$WORK/trace" timeout 120 mpirun --oversubscribe -np 2 \
+		strace -f -qq -y -e trace=openat,fallocate,mmap -o "$WORK/trace" timeout 120 mpirun --oversubscribe -np 2 \
 			"$GPUSORT" -T "$TMP" "$@" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/many" \
 			2>/dev/null && cmp -s "$WORK/many" "$WORK/records.sorted" && [ -z "$(leftovers)" ] &&
 			{ for dir in "$MEM" "$TMP"; do
 				grep -c "\"$dir/gpusort\.[^\"]*\", O_RDWR|O_CREAT|O_EXCL" "$WORK/trace"
-			done; grep -c " fallocate([0-9]*<$WORK/\.gpusort-out\." "$WORK/trace"; } | paste -s -d ' '
+			done; grep -c " fallocate([0-9]*<$WORK/\.gpusort-out\." "$WORK/trace"
+			grep -c "mmap(.*PROT_READ, MAP_SHARED, [0-9]*<\($MEM\|$TMP\)/gpusort\." "$WORK/trace"; } | paste -s -d ' '
 	}
 	"$GPUSORT" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/records.sorted"
 	# each rank makes its run, which the other reads in place (shared runs), or with
@@ -305,18 +307,24 @@ else
 	# ahead), then where it is
 	maps=4
 	[ "$(stat -f -c %T "$WORK")" = tmpfs ] && maps=0
-	set -- $(traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
+	set -- $(traced) x x x x; in_memory=$1 in_tmp=$2 mapped=$3 read_maps=$4
 	[ "$in_memory" != x ] && [ "$in_memory" -eq 2 ] && [ "$in_tmp" -eq 0 ] && [ "$mapped" -eq $maps ]
 	tap_result $? "in memory: the ranks' runs in the memory folder ($in_memory), none in -T ($in_tmp), nothing received into files; both ranks map their output range, ahead and in place ($mapped)"
+	# each merge maps both ranges it reads (its own run's and the other's) instead of
+	# reading them into buffers: at least one map per rank and run
+	[ "$read_maps" != x ] && [ "$read_maps" -ge 4 ]
+	tap_result $? "in memory: the merges read the ranks' runs through mappings ($read_maps)"
 	set -- $(traced --device=cpu) x x x; in_memory=$1 in_tmp=$2 mapped=$3
 	[ "$in_memory" != x ] && [ "$in_memory" -eq 2 ] && [ "$mapped" -eq $((maps / 2)) ]
 	tap_result $? "--device=cpu: the ranges mapped in place only ($mapped), none ahead beside a sort on the CPU threads"
 	set -- $(GPUSORT_SHARED_RUNS=0 traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
 	[ "$in_memory" != x ] && [ "$in_memory" -ge 4 ] && [ "$in_tmp" -eq 0 ] && [ "$mapped" -eq $maps ]
 	tap_result $? "in memory, sent through MPI: the runs and what was received in the memory folder ($in_memory), none in -T ($in_tmp)"
-	set -- $(traced -S 1M) x x x; in_memory=$1 in_tmp=$2 mapped=$3
+	set -- $(traced -S 1M) x x x x; in_memory=$1 in_tmp=$2 mapped=$3 read_maps=$4
 	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ] && [ "$mapped" -eq 0 ]
 	tap_result $? "spilled (-S 1M): the ranks' files in -T ($in_tmp), none in the memory folder ($in_memory); output by pwrite ($mapped mapped)"
+	[ "$read_maps" != x ] && { [ "$(stat -f -c %T "$TMP")" = tmpfs ] || [ "$read_maps" -eq 0 ]; }
+	tap_result $? "spilled (-S 1M): runs in -T on a disk are read, not mapped ($read_maps maps)"
 	set -- $(GPUSORT_MEMORY_DIR= GPUSORT_OUTPUT_MAP=0 GPUSORT_SHARED_RUNS=0 traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
 	[ "$in_memory" != x ] && [ "$in_memory" -eq 0 ] && [ "$in_tmp" -ge 4 ] && [ "$mapped" -eq 0 ]
 	tap_result $? "GPUSORT_MEMORY_DIR empty, GPUSORT_OUTPUT_MAP=0, GPUSORT_SHARED_RUNS=0: files in -T ($in_tmp), output by pwrite ($mapped mapped), the same output"

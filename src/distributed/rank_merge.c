@@ -1,9 +1,13 @@
 /* The merge of a rank's key range (see rank_merge.h). */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "local_run.h"
 #include "rank_merge.h"
 #include "splitters.h"
@@ -11,6 +15,7 @@
 #include "../common/verify.h"
 #include "../pipeline/merge.h"
 #include "../pipeline/record_stream.h"
+#include "../../io/file_map.h"
 #include "../../io/input_file.h"
 
 /* The merge's output blocks. */
@@ -23,11 +28,59 @@ struct range_source {
 	struct record_stream stream;
 	const char *name;
 	bool open;
+	/* a range of a run in memory, mapped: its bytes, handed over as one block */
+	void *map;
+	size_t map_length;
+	const unsigned char *bytes;
+	size_t length;
+	bool given;
 };
+
+/* A range of a run on a memory file system (where the runs of one machine's ranks
+ * live), mapped instead of read: the merge then takes its records where they lie,
+ * without a copy into a buffer first. On several GPUs of one machine every byte's
+ * passes through the host's memory bound the merge (bench/RESULTS.md, eleventh
+ * session). Leaves source unmapped (for the caller to read it) where the file is not
+ * in memory, cannot be mapped, or the range does not end at a record's end. */
+static void range_map(struct range_source *source, const struct record_order *order, const struct merge_input *input)
+{
+	int fd = open(input->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	bool whole = order->record_size ? input->length % order->record_size == 0 : true;
+	if (fstat(fd, &st) != 0 || !whole || page <= 0 || !file_in_memory(fd) ||
+	    input->base + input->length > (uint64_t)st.st_size || input->length > SIZE_MAX / 2) {
+		close(fd);
+		return;
+	}
+	uint64_t from = input->base / (uint64_t)page * (uint64_t)page;
+	size_t length = (size_t)(input->length + (input->base - from));
+	void *map = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, (off_t)from);
+	close(fd);
+	if (map == MAP_FAILED)
+		return;
+	const unsigned char *bytes = (const unsigned char *)map + (input->base - from);
+	/* lines: the range ends with a terminator, as the runs' lines all do */
+	if (!order->record_size && bytes[input->length - 1] != order->eol) {
+		munmap(map, length);
+		return;
+	}
+	madvise(map, length, MADV_SEQUENTIAL);
+	*source = (struct range_source){.name = input->path, .map = map, .map_length = length, .bytes = bytes,
+					.length = (size_t)input->length};
+}
 
 static int range_next(void *context, const unsigned char **bytes, size_t *len)
 {
 	struct range_source *source = context;
+	if (source->map) {
+		*bytes = source->bytes;
+		*len = source->given ? 0 : source->length;
+		source->given = true;
+		return 0;
+	}
 	const char *block;
 	int got = record_stream_block(&source->stream, &block, len);
 	if (got < 0) {
@@ -77,6 +130,11 @@ static int merge_in_one(const struct record_order *order, const struct merge_inp
 		struct range_source *source = &ranges[used];
 		struct input_file *file;
 		source->name = inputs[i].path;
+		range_map(source, order, &inputs[i]);
+		if (source->map) {
+			sources[used++] = (struct merge_source){range_next, source};
+			continue;
+		}
 		error = input_file_open_range(source->name, (off_t)inputs[i].base, (off_t)inputs[i].length, &file);
 		if (!error && (error = record_stream_init(&source->stream, file, order->record_size, order->eol)) != 0)
 			input_file_close(file);
@@ -92,9 +150,12 @@ static int merge_in_one(const struct record_order *order, const struct merge_inp
 	if (!error && used)
 		error = merge_records(order, verify, sources, used, true, MERGE_BLOCK, range_sink_write, sink, NULL);
 out:
-	for (size_t i = 0; ranges && i < count; i++)
+	for (size_t i = 0; ranges && i < count; i++) {
 		if (ranges[i].open)
 			record_stream_close(&ranges[i].stream);
+		if (ranges[i].map)
+			munmap(ranges[i].map, ranges[i].map_length);
+	}
 	free(ranges);
 	free(sources);
 	return error;
