@@ -3,7 +3,8 @@
  * the first), into the output at the range's offset or into a piece file. Where the
  * output takes positional writes and the range's bytes are known (not -u), the range
  * is cut again into one part per thread (splitters from the largest input, ties by
- * input and position as across ranks), merged at once, each part at its own offset. */
+ * input and position as across ranks), merged at once, each part at its own offset.
+ * Inputs on a memory file system are mapped and merged in place; others are read. */
 #ifndef GPUSORT_RANK_MERGE_H
 #define GPUSORT_RANK_MERGE_H
 
