@@ -6,7 +6,8 @@
 # phase (sampled from /proc while runs appear in DIR: from the start until the last new
 # run file), the --stats spill and merge seconds, the runs written and the temp ratio;
 # then each build's best wall time. Each run starts after a sync, so that neither build
-# pays for the writeback of the input or of the other's output.
+# pays for the writeback of the input or of the other's output. Ends with the floor
+# measured in the same run: zstd level 1 of the input on every core, and cp of it.
 # Usage: bench/records_spill_bench.sh OLD_GPUSORT NEW_GPUSORT [COUNT] [BUDGET] [DIR] [REPEATS]
 #   COUNT 50000000 (5 GB), BUDGET 512M, DIR a fresh directory under $TMPDIR or /tmp,
 #   REPEATS 1. The input, outputs and runs are removed at the end.
@@ -66,3 +67,23 @@ done
 best_old=$(sort -n "$dir/old.walls" | head -1)
 best_new=$(sort -n "$dir/new.walls" | head -1)
 echo "best wall: old $best_old s, new $best_new s, new/old $(echo "$best_new $best_old" | awk '{ printf "%.2f", $1 / $2 }')"
+
+# The floor in the same run: a sort of runs that must be compressed (to zstd level 1's
+# ratio at least) compresses every byte on the cores before its first output byte, and
+# then writes the whole output, which cp of the input shows (after a sync, as each run
+# above starts; the input is in the page cache). Without zstd, the floor is cp's alone.
+seconds_of() {
+	start=$(date +%s.%N)
+	"$@"
+	awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'
+}
+rm -f "$dir/out"
+sync
+copy=$(seconds_of cp "$dir/input" "$dir/out")
+rm -f "$dir/out"
+compress=0
+if command -v zstd >/dev/null; then
+	compress=$(seconds_of sh -c 'zstd -q -1 -T"$(nproc)" -c "$1" >/dev/null' sh "$dir/input")
+fi
+echo "floor: zstd -1 on $(nproc) threads $compress s + cp of the input $copy s =" \
+	"$(echo "$compress $copy" | awk '{ printf "%.2f", $1 + $2 }') s; 0.6 x old's best: $(echo "$best_old" | awk '{ printf "%.2f", 0.6 * $1 }') s"
