@@ -38,10 +38,12 @@ struct range_source {
 
 /* A range of a run on a memory file system (where the runs of one machine's ranks
  * live), mapped instead of read: the merge then takes its records where they lie,
- * without a copy into a buffer first. On several GPUs of one machine every byte's
- * passes through the host's memory bound the merge (bench/RESULTS.md, eleventh
- * session). Leaves source unmapped (for the caller to read it) where the file is not
- * in memory, cannot be mapped, or the range does not end at a record's end. */
+ * without a copy into a buffer first. On several GPUs of one machine the host's memory
+ * bandwidth bounds the merge, and each pass of the data through it counts (4 H200s,
+ * 16 GiB: a rank's merge 2.1-2.7 s read, 0.75-1.0 s mapped; bench/RESULTS.md). Leaves
+ * source unmapped (for the caller to read it) where the file is not in memory, cannot
+ * be mapped, or the range does not end at a record's end (or, on a 32-bit machine,
+ * would not fit the address space). */
 static void range_map(struct range_source *source, const struct record_order *order, const struct merge_input *input)
 {
 	int fd = open(input->path, O_RDONLY | O_CLOEXEC);
