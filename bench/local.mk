@@ -6,4 +6,6 @@ EXTRA_DIST += bench/RESULTS.md bench/demo.sh bench/device_check.sh bench/verify_
 	bench/e2e_bench.sh bench/page_cache_writes.c \
 	bench/gpu_kernels.cu bench/gpu_bench.sh \
 	bench/seeds.cu bench/seeds.sh \
-	bench/mpi_bench.sh bench/multi_gpu_bench.sh bench/multi_gpu_check.sh bench/distributed_lib.sh
+	bench/mpi_bench.sh bench/multi_gpu_bench.sh bench/multi_gpu_check.sh bench/distributed_lib.sh \
+	bench/multi_gpu_floor.sh bench/hwloc_topology_xml.c bench/cgroup_bench.sh \
+	bench/output_forms_check.sh bench/output_write_bench.sh
