@@ -1,6 +1,7 @@
-/* A range of a file allocated and mapped for writing (see file_map.h). */
+/* A range of a file mapped: allocated for writing, or in memory for reading (see file_map.h). */
 #include "config.h"
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,21 @@ static int populate(unsigned char *bytes, size_t length)
 	return errno == EFAULT ? -ENOSPC : -errno;
 }
 
+/* Maps the whole pages around [offset, offset + length) of fd with prot into map
+ * (in_memory left false); false where it cannot. */
+static bool map_pages(int fd, uint64_t offset, uint64_t length, int prot, struct file_map *map)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), from = offset / page * page;
+	if (offset + length - from > SIZE_MAX)
+		return false;
+	size_t mapped = (size_t)(offset + length - from);
+	void *bytes = mmap(NULL, mapped, prot, MAP_SHARED, fd, (off_t)from);
+	if (bytes == MAP_FAILED)
+		return false;
+	*map = (struct file_map){bytes, from, mapped, false};
+	return true;
+}
+
 int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const char *fault_op, struct file_map *map)
 {
 	*map = (struct file_map){NULL, 0, 0, false};
@@ -47,18 +63,26 @@ int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const ch
 			return errno == EFBIG ? -EFBIG : 0;
 	} else if (fallocate(fd, 0, (off_t)offset, (off_t)length) != 0)
 		return errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? -errno : 0;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), from = offset / page * page;
-	size_t mapped = (size_t)(offset + length - from);
-	void *bytes = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)from);
-	if (bytes == MAP_FAILED)
+	if (!map_pages(fd, offset, length, PROT_READ | PROT_WRITE, map))
 		return 0;
 	/* a kernel that cannot fault pages in ahead gets no tmpfs mapping (SIGBUS when full) */
-	if (in_memory && populate(bytes, 1) == -EINVAL) {
-		munmap(bytes, mapped);
-		return 0;
-	}
-	*map = (struct file_map){bytes, from, mapped, in_memory};
+	map->in_memory = in_memory;
+	if (in_memory && populate(map->bytes, 1) == -EINVAL)
+		file_map_release(map);
 	return 0;
+}
+
+void file_map_read(const char *path, uint64_t offset, uint64_t length, struct file_map *map)
+{
+	*map = (struct file_map){NULL, 0, 0, false};
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (length && file_in_memory(fd) && fstat(fd, &st) == 0 && offset + length <= (uint64_t)st.st_size &&
+	    map_pages(fd, offset, length, PROT_READ, map))
+		madvise(map->bytes, map->length, MADV_SEQUENTIAL);
+	close(fd);
 }
 
 int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes, size_t length,

@@ -1,7 +1,8 @@
 /* A range of a file being written, allocated and mapped, so that several threads or
  * processes copy into its pages without the file's lock, which buffered writes (pwrite)
  * take in turn: on the H200 machine 2 GiB went into one file at 4.4 GB/s at most by
- * pwrite and at 11 GB/s by copies into one such mapping (bench/RESULTS.md). */
+ * pwrite and at 11 GB/s by copies into one such mapping (bench/RESULTS.md). Or a range of
+ * a file in memory, mapped to be read where it lies (file_map_read). */
 #ifndef GPUSORT_FILE_MAP_H
 #define GPUSORT_FILE_MAP_H
 
@@ -30,6 +31,19 @@ struct file_map {
  * it is not mapped. No room (ENOSPC, EDQUOT, EFBIG) is a negative errno. Faults are
  * injected as fault_op. Callers ask file_map_wanted first. */
 int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const char *fault_op, struct file_map *map);
+
+/* Maps [offset, offset + length) of the file at path for reading into map where the
+ * file is on a memory file system and holds the range: its pages are in memory already,
+ * and reading them in place saves a copy of every byte (a distributed sort's ranks
+ * merging each other's runs, bench/RESULTS.md). Elsewhere, or where it cannot, map stays
+ * unmapped for the caller to read the file. file_map_release unmaps. */
+void file_map_read(const char *path, uint64_t offset, uint64_t length, struct file_map *map);
+
+/* The mapped byte that is the file's byte offset (a byte of the range mapped). */
+static inline const unsigned char *file_map_at(const struct file_map *map, uint64_t offset)
+{
+	return map->bytes + (offset - map->from);
+}
 
 /* Whether fd is a file of a memory file system (tmpfs): no write-back behind it. */
 bool file_in_memory(int fd);

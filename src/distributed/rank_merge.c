@@ -1,13 +1,9 @@
 /* The merge of a rank's key range (see rank_merge.h). */
 #include "config.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "local_run.h"
 #include "rank_merge.h"
 #include "splitters.h"
@@ -29,55 +25,37 @@ struct range_source {
 	const char *name;
 	bool open;
 	/* a range of a run in memory, mapped: its bytes, handed over as one block */
-	void *map;
-	size_t map_length;
+	struct file_map map;
 	const unsigned char *bytes;
 	size_t length;
 	bool given;
 };
 
 /* A range of a run on a memory file system (where the runs of one machine's ranks
- * live), mapped instead of read: the merge then takes its records where they lie,
- * without a copy into a buffer first. On several GPUs of one machine the host's memory
- * bandwidth bounds the merge, and each pass of the data through it counts (4 H200s,
- * 16 GiB: a rank's merge 2.1-2.7 s read, 0.75-1.0 s mapped; bench/RESULTS.md). Leaves
- * source unmapped (for the caller to read it) where the file is not in memory, cannot
- * be mapped, or the range does not end at a record's end (or, on a 32-bit machine,
- * would not fit the address space). */
+ * live), mapped instead of read (io/file_map.h): the merge then takes its records where
+ * they lie, without a copy into a buffer first. On several GPUs of one machine the
+ * host's memory bandwidth bounds the merge, and each pass of the data through it counts
+ * (4 H200s, 16 GiB: a rank's merge 2.1-2.7 s read, 0.75-1.0 s mapped; bench/RESULTS.md).
+ * Leaves the range unmapped (for the caller to read it) where io does not map it or it
+ * does not end at a record's end. */
 static void range_map(struct range_source *source, const struct record_order *order, const struct merge_input *input)
 {
-	int fd = open(input->path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
+	if (order->record_size && input->length % order->record_size != 0)
 		return;
-	long page = sysconf(_SC_PAGESIZE);
-	bool whole = order->record_size ? input->length % order->record_size == 0 : true;
-	if (fstat(fd, &st) != 0 || !whole || page <= 0 || !file_in_memory(fd) ||
-	    input->base + input->length > (uint64_t)st.st_size || input->length > SIZE_MAX / 2) {
-		close(fd);
+	file_map_read(input->path, input->base, input->length, &source->map);
+	if (!source->map.bytes)
 		return;
-	}
-	uint64_t from = input->base / (uint64_t)page * (uint64_t)page;
-	size_t length = (size_t)(input->length + (input->base - from));
-	void *map = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, (off_t)from);
-	close(fd);
-	if (map == MAP_FAILED)
-		return;
-	const unsigned char *bytes = (const unsigned char *)map + (input->base - from);
+	source->bytes = file_map_at(&source->map, input->base);
+	source->length = (size_t)input->length;
 	/* lines: the range ends with a terminator, as the runs' lines all do */
-	if (!order->record_size && bytes[input->length - 1] != order->eol) {
-		munmap(map, length);
-		return;
-	}
-	madvise(map, length, MADV_SEQUENTIAL);
-	*source = (struct range_source){.name = input->path, .map = map, .map_length = length, .bytes = bytes,
-					.length = (size_t)input->length};
+	if (!order->record_size && source->bytes[source->length - 1] != order->eol)
+		file_map_release(&source->map);
 }
 
 static int range_next(void *context, const unsigned char **bytes, size_t *len)
 {
 	struct range_source *source = context;
-	if (source->map) {
+	if (source->map.bytes) {
 		*bytes = source->bytes;
 		*len = source->given ? 0 : source->length;
 		source->given = true;
@@ -133,7 +111,7 @@ static int merge_in_one(const struct record_order *order, const struct merge_inp
 		struct input_file *file;
 		source->name = inputs[i].path;
 		range_map(source, order, &inputs[i]);
-		if (source->map) {
+		if (source->map.bytes) {
 			sources[used++] = (struct merge_source){range_next, source};
 			continue;
 		}
@@ -155,8 +133,7 @@ out:
 	for (size_t i = 0; ranges && i < count; i++) {
 		if (ranges[i].open)
 			record_stream_close(&ranges[i].stream);
-		if (ranges[i].map)
-			munmap(ranges[i].map, ranges[i].map_length);
+		file_map_release(&ranges[i].map);
 	}
 	free(ranges);
 	free(sources);
