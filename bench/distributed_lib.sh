@@ -2,6 +2,11 @@
 # and one case's timed runs. Needs $gpusort, $tools, $dir (with an empty $dir/tmp for
 # -T) and $repeats.
 
+# mpirun's own start: hwloc's plugins that list the GPUs start CUDA and NVML, 1.2 s of
+# mpirun's 1.3 s on 4 x H200 (bench/multi_gpu_floor.sh). They are left out unless the
+# caller's environment says otherwise; Open MPI places the ranks without them.
+export HWLOC_COMPONENTS="${HWLOC_COMPONENTS--cuda,-nvml,-opencl,-rsmi,-levelzero,-gl}"
+
 # make_records COUNT FILE: COUNT 100-byte records with 10-byte keys in FILE, gensort's
 # when a gensort is on PATH, else tests/keygen's of the same shape; says which in
 # $records_from.

@@ -3,14 +3,17 @@
 # sort does, against which its speedup over one GPU is bounded.
 #  - the launch: `mpirun -np N true`, and N ranks of gpusort sorting 1000 keys
 #    (mpirun, MPI_Init, the exit; --device=auto sorts so few on the CPU threads, so no
-#    CUDA context is opened), wall seconds, best of 3; each again with the machine's
-#    topology read from a file (bench/hwloc_topology_xml.c; needs hwloc's header);
+#    CUDA context is opened), wall seconds, best of 3; each as the environment has it
+#    and with hwloc's GPU plugins left out of mpirun's topology (HWLOC_COMPONENTS: they
+#    start CUDA and NVML to list the GPUs, 1.2 s of mpirun's 1.3 s on 4 x H200);
+#  - the CUDA driver's start in one process, with every GPU visible and with one;
 #  - the output: SIZE GiB made a new file in the page cache from memory, by pwrite and
 #    through shared mappings, from 1 to 64 threads (bench/page_cache_writes.c), the most
 #    any number of ranks could write it at;
 #  - the links: nvidia-smi's topology, and whether Open MPI was built CUDA-aware.
 # Usage: bench/multi_gpu_floor.sh [GPUSORT] [TOOLS_DIR] [SIZE_GIB]
-#   defaults: ./gpusort ./tests 16; needs mpirun, a C compiler, SIZE GiB free in $TMPDIR.
+#   defaults: ./gpusort ./tests 16; needs mpirun, a C compiler, SIZE GiB free in $TMPDIR;
+#   nvcc for the driver's start.
 set -e
 gpusort=${1:-./gpusort}
 tools=${2:-./tests}
@@ -42,29 +45,23 @@ echo "$(mpirun --version 2>/dev/null | head -n 1); CUDA-aware: $(ompi_info --par
 	awk -F: '/mpi_built_with_cuda_support:value/ { print $NF }')"
 nvidia-smi topo -m 2>/dev/null | sed -n '1,/^$/p'
 "$tools/keygen" --type=u64 --count=1000 --seed=1 -o "$dir/small"
-# mpirun's start with the machine's topology read from a file (hwloc's scan of the PCI
-# bus at every start is a known cost: open-mpi/ompi#12943), where hwloc's header is here
-topology=
-if ${CC:-cc} -O2 -o "$dir/hwloc_topology_xml" "$here/hwloc_topology_xml.c" -lhwloc 2>/dev/null &&
-	"$dir/hwloc_topology_xml" "$dir/topology.xml"; then
-	topology="--mca hwloc_base_topo_file $dir/topology.xml"
-fi
-echo "| ranks | mpirun true (s) | gpusort, 1000 keys (s) | mpirun true, topology from a file (s) | gpusort, topology from a file (s) |"
+# hwloc's plugins that list GPUs through CUDA, NVML, OpenCL, ROCm, Level Zero and GL
+no_gpu_plugins=-cuda,-nvml,-opencl,-rsmi,-levelzero,-gl
+echo "| ranks | mpirun true (s) | gpusort, 1000 keys (s) | mpirun true, HWLOC_COMPONENTS=$no_gpu_plugins (s) | gpusort, the same (s) |"
 echo "|---|---|---|---|---|"
 for n in 1 2 4 8; do
 	[ "$n" -le "${gpu_count:-0}" ] || [ "$n" -eq 1 ] || continue
 	t=$(best3 mpirun --bind-to none -np "$n" true)
 	g=$(best3 mpirun --bind-to none -np "$n" "$gpusort" --device=auto --type=u64 "$dir/small" -o "$dir/small.out")
-	tf=- gf=-
-	if [ -n "$topology" ]; then
-		# shellcheck disable=SC2086
-		tf=$(best3 mpirun --bind-to none $topology -np "$n" true)
-		# shellcheck disable=SC2086
-		gf=$(best3 mpirun --bind-to none $topology -np "$n" "$gpusort" --device=auto --type=u64 "$dir/small" \
-			-o "$dir/small.out")
-	fi
+	tf=$(best3 env HWLOC_COMPONENTS=$no_gpu_plugins mpirun --bind-to none -np "$n" true)
+	gf=$(best3 env HWLOC_COMPONENTS=$no_gpu_plugins mpirun --bind-to none -np "$n" "$gpusort" --device=auto \
+		--type=u64 "$dir/small" -o "$dir/small.out")
 	echo "| $n | $t | $g | $tf | $gf |"
 done
+if nvcc -O2 -o "$dir/cuda_start" "$here/cuda_start.cu" 2>/dev/null; then
+	echo "the CUDA driver's start and a context on GPU 0, every GPU visible: $("$dir/cuda_start")"
+	echo "the same, GPU 0 alone visible (CUDA_VISIBLE_DEVICES=0): $(CUDA_VISIBLE_DEVICES=0 "$dir/cuda_start")"
+fi
 plain=$(best3 "$gpusort" --device=auto --type=u64 "$dir/small" -o "$dir/small.out")
 echo "one plain process, 1000 keys: $plain s"
 ${CC:-cc} -O2 -pthread -o "$dir/page_cache_writes" "$here/page_cache_writes.c"
