@@ -16,7 +16,7 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 export NO_SANITIZER=1 GPUSORT_SWEEP_JOBS=${GPUSORT_SWEEP_JOBS:-4}
 export GPUSORT_SWEEP_SEED=${GPUSORT_SWEEP_SEED:-$(date +%s)}
 engine_tests=()
-for t in test_gpu_sort test_gpu_steps test_gpu_algorithms test_gpu_boundaries test_sort_engine; do
+for t in test_gpu_sort test_gpu_steps test_gpu_algorithms test_gpu_boundaries test_sort_engine test_gpu_expose; do
 	engine_tests+=("$build/tests/$t")
 done
 

@@ -304,6 +304,15 @@ struct gpusort_job {
 	 * are read from their start only, so the last merge is one sequential merge rather
 	 * than the parallel one over key ranges. NULL (default): zstd in-process. */
 	const char *compress_program;
+
+	/* Nonzero: this process opens no CUDA device but the one this job sorts on (the
+	 * device asked for; under mpirun, the local rank's), in this job or a later one,
+	 * so the CUDA driver is started knowing of that device alone: CUDA_VISIBLE_DEVICES
+	 * is set to its number, unless the environment sets it already. On a machine of
+	 * several GPUs the driver then starts several times faster (4 GPUs: 0.19 s instead
+	 * of 0.8-1.0 s). Device numbers keep their meaning. The gpusort command sets it.
+	 * 0 (default): every device stays visible. */
+	int one_device;
 };
 
 /* Sets every field of job to its default (above) and job->size to job_size, which

@@ -2,6 +2,7 @@
  * and the sort call: host items copied in by chunks on one stream while the other
  * stream sorts the chunks already there, the bucket sort, the copy back. */
 #include <cuda_runtime.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,16 +45,68 @@ struct gpu_backend {
 			return gpu_error_report(error_, what, reason, reason_size); \
 	} while (0)
 
+/* After gpu_backend_expose_only: the one device CUDA knows of (as CUDA's device 0),
+ * under the ordinal it had among all of them, and how many there were; -1 before. */
+static int exposed_ordinal = -1;
+static int exposed_count;
+
+extern "C" int gpu_backend_device_nodes(void)
+{
+	DIR *dir = opendir("/dev");
+	if (!dir)
+		return 0;
+	int count = 0;
+	struct dirent *entry;
+	while ((entry = readdir(dir)) != NULL) {
+		const char *digits = entry->d_name + strlen("nvidia");
+		if (strncmp(entry->d_name, "nvidia", strlen("nvidia")) != 0 || *digits == '\0')
+			continue;
+		while (*digits >= '0' && *digits <= '9')
+			digits++;
+		count += *digits == '\0';
+	}
+	closedir(dir);
+	return count;
+}
+
+extern "C" bool gpu_backend_expose_only(int ordinal, int count)
+{
+	if (exposed_ordinal >= 0)
+		return exposed_ordinal == ordinal;
+	if (ordinal < 0 || ordinal >= count || getenv("CUDA_VISIBLE_DEVICES"))
+		return false;
+	char value[16];
+	snprintf(value, sizeof value, "%d", ordinal);
+	if (setenv("CUDA_VISIBLE_DEVICES", value, 0) != 0)
+		return false;
+	exposed_ordinal = ordinal;
+	exposed_count = count;
+	return true;
+}
+
+/* CUDA's number for device `ordinal`: itself, or once one device alone is exposed, 0
+ * for that one and -1 for the others (hidden from this process). */
+static int cuda_ordinal(int ordinal)
+{
+	if (exposed_ordinal < 0)
+		return ordinal;
+	return ordinal == exposed_ordinal ? 0 : -1;
+}
+
 extern "C" int gpu_backend_device_count(void)
 {
 	int count = 0;
-	return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+	if (cudaGetDeviceCount(&count) != cudaSuccess)
+		return 0;
+	/* the exposed device stands for all of them, whose number the ordinals still use */
+	return exposed_ordinal >= 0 && count > 0 ? exposed_count : count;
 }
 
 extern "C" size_t gpu_backend_memory_share(int ordinal, unsigned sharers)
 {
 	size_t free_bytes = 0, total_bytes = 0;
-	if (sharers == 0 || cudaSetDevice(ordinal) != cudaSuccess ||
+	ordinal = cuda_ordinal(ordinal);
+	if (sharers == 0 || ordinal < 0 || cudaSetDevice(ordinal) != cudaSuccess ||
 	    cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess)
 		return 0;
 	size_t share = total_bytes / sharers;
@@ -71,9 +124,15 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 			snprintf(reason, reason_size, "%s", cudaGetErrorString(error));
 		return -ENODEV;
 	}
-	if (ordinal < 0 || ordinal >= count) {
-		if (reason && reason_size)
-			snprintf(reason, reason_size, "no CUDA device %d (%d found)", ordinal, count);
+	int device = cuda_ordinal(ordinal);
+	if (device < 0 || device >= count) {
+		if (reason && reason_size) {
+			if (exposed_ordinal >= 0)
+				snprintf(reason, reason_size, "no CUDA device %d (this process uses device %d alone)",
+					 ordinal, exposed_ordinal);
+			else
+				snprintf(reason, reason_size, "no CUDA device %d (%d found)", ordinal, count);
+		}
 		return -ENODEV;
 	}
 	struct gpu_backend *backend = (struct gpu_backend *)calloc(1, sizeof *backend);
@@ -83,9 +142,9 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 	do {
 		cudaDeviceProp properties;
 		size_t free_bytes = 0, total_bytes = 0;
-		backend->device = ordinal;
-		error = cudaSetDevice(ordinal);
-		if (!error) error = cudaGetDeviceProperties(&properties, ordinal);
+		backend->device = device;
+		error = cudaSetDevice(device);
+		if (!error) error = cudaGetDeviceProperties(&properties, device);
 		if (!error) error = cudaMemGetInfo(&free_bytes, &total_bytes);
 		if (!error) error = cudaStreamCreateWithFlags(&backend->sort_stream, cudaStreamNonBlocking);
 		if (!error) error = cudaStreamCreateWithFlags(&backend->copy_stream, cudaStreamNonBlocking);
@@ -102,7 +161,7 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 		/* The pool keeps what a sort took, so the next sort allocates nothing. */
 		cudaMemPool_t pool;
 		uint64_t keep = UINT64_MAX;
-		if (cudaDeviceGetDefaultMemPool(&pool, ordinal) == cudaSuccess)
+		if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess)
 			cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
 		size_t usable = free_bytes > DEVICE_RESERVE_BYTES ? free_bytes - DEVICE_RESERVE_BYTES : 0;
 		backend->budget = memory_limit && memory_limit < usable ? memory_limit : usable;

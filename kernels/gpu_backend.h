@@ -5,6 +5,7 @@
 #ifndef GPUSORT_GPU_BACKEND_H
 #define GPUSORT_GPU_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "items.h"
 #include "sort_engine.h"
@@ -15,6 +16,17 @@ extern "C" {
 
 struct gpu_backend;
 
+/* A process that will use one device alone may have the CUDA driver started knowing
+ * of that one only, which is several times faster where there are several (4 x H200:
+ * the driver's start 0.19 s instead of 0.8-1.0 s; bench/RESULTS.md). Before any other
+ * call here: the devices the driver offers (/dev/nvidiaN nodes), counted without
+ * starting it; then gpu_backend_expose_only(ordinal, that count) sets
+ * CUDA_VISIBLE_DEVICES to the ordinal, unless the environment sets it already or the
+ * ordinal is not below count; true when the process now sees that device alone (also
+ * when an earlier call exposed the same one). Ordinals stay the same everywhere below:
+ * the hidden devices count, but cannot be opened. */
+int gpu_backend_device_nodes(void);
+bool gpu_backend_expose_only(int ordinal, int count);
 /* The CUDA devices there are (0 when CUDA finds none or fails). */
 int gpu_backend_device_count(void);
 /* Device ordinal's memory divided among sharers processes: its total / sharers, or

@@ -146,6 +146,24 @@ static int rank_ordinal(struct sort_engine *engine, int first)
 	return ordinal;
 }
 
+/* config.one_device: the GPU this engine will open (rank_ordinal's choice, made with
+ * the driver's device nodes counted instead of its devices, which would start it) is
+ * the one the driver is told of, before anything starts it. */
+static void expose_one_device(const struct sort_engine_config *config)
+{
+#ifdef HAVE_CUDA
+	if (!config->one_device || config->device == SORT_DEVICE_CPU)
+		return;
+	int count = gpu_backend_device_nodes();
+	int ordinal = config->device == SORT_DEVICE_AUTO ? 0 : config->device;
+	if (count > 0 && (config->auto_device || config->auto_device_ranks > 1))
+		ordinal = (int)(((unsigned)ordinal + config->auto_device) % (unsigned)count);
+	gpu_backend_expose_only(ordinal, count);
+#else
+	(void)config;
+#endif
+}
+
 /* --device=auto: the first GPU (or the local rank's), or the CPU with the reason noted. */
 static void *open_first_gpu(void *argument)
 {
@@ -202,6 +220,7 @@ static int engine_start(struct sort_engine *engine, const struct sort_engine_con
 		goto fail;
 	describe_cpu(engine);
 
+	expose_one_device(config);
 	if (config->device == SORT_DEVICE_AUTO) {
 		engine->opening = pthread_create(&engine->opener, NULL, open_first_gpu, engine) == 0;
 		if (!engine->opening)

@@ -32,6 +32,10 @@ struct sort_engine_config {
 	/* and the ranks of this machine (0 or 1: one): those given the same GPU share its
 	 * memory evenly unless gpu_memory says how much to take */
 	unsigned auto_device_ranks;
+	/* The process opens no GPU but this engine's, now or later: the CUDA driver is
+	 * started knowing that one alone (gpu_backend_expose_only), which on a machine of
+	 * several GPUs starts it several times faster */
+	bool one_device;
 };
 
 struct sort_engine;

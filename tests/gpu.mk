@@ -1,16 +1,19 @@
 # tests/ for the CUDA backend: each GPU step against its CPU twin, the whole GPU sort
-# against the CPU sort, and the clean failure without a device. Without a GPU they skip.
+# against the CPU sort, the clean failure without a device, and one device exposed
+# alone. Without a GPU they skip.
 GPU_TEST_LINK = tests/libtesthelp.a libkernels.la $(CUDA_LIBS) -lpthread -lm
 noinst_HEADERS += tests/test_gpu_items.h
 if HAVE_CUDA
-check_PROGRAMS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice
+check_PROGRAMS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice tests/test_gpu_expose
 tests_test_gpu_steps_SOURCES = tests/test_gpu_steps.c
 tests_test_gpu_steps_LDADD = $(GPU_TEST_LINK)
 tests_test_gpu_sort_SOURCES = tests/test_gpu_sort.c
 tests_test_gpu_sort_LDADD = $(GPU_TEST_LINK)
 tests_test_gpu_nodevice_SOURCES = tests/test_gpu_nodevice.c
 tests_test_gpu_nodevice_LDADD = $(GPU_TEST_LINK)
-TESTS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice
+tests_test_gpu_expose_SOURCES = tests/test_gpu_expose.c
+tests_test_gpu_expose_LDADD = $(GPU_TEST_LINK)
+TESTS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice tests/test_gpu_expose
 endif
 # The GPU through the command line against --device=cpu (skips without a GPU), and the
 # command line's boundary sweep.

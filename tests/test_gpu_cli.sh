@@ -54,4 +54,18 @@ same_on_both "100-byte records, -S 16M: runs sorted on the GPU" "$WORK/bigrec" -
 "$GPUSORT" --device=0 --stats --type=u64 "$WORK/big" -o "$WORK/gpu" 2>"$WORK/stderr"
 grep -q "stats: engine gpu 0" "$WORK/stderr"
 tap_result $? "--device=0 --stats names the GPU"
+# The command tells the driver of its one GPU alone (CUDA_VISIBLE_DEVICES), keeping the
+# device numbers: the last GPU sorts under its own number, as it did with all visible.
+last=$(($(nvidia-smi -L 2>/dev/null | grep -c '^GPU') - 1))
+if [ "$last" -ge 1 ] && [ -z "${CUDA_VISIBLE_DEVICES+set}" ]; then
+	"$GPUSORT" --device=cpu --type=u64 "$WORK/big" -o "$WORK/cpu" &&
+		"$GPUSORT" --device=$last --stats --type=u64 "$WORK/big" -o "$WORK/gpu" 2>"$WORK/stderr" &&
+		grep -q "stats: engine gpu $last (" "$WORK/stderr" && cmp -s "$WORK/gpu" "$WORK/cpu"
+	tap_result $? "--device=$last sorts on GPU $last alone, as --device=cpu"
+	expect_status 2 "--device=$((last + 1)) still fails" \
+		"$GPUSORT" --device=$((last + 1)) --type=u64 "$WORK/big" -o "$WORK/gpu"
+else
+	skip_test "one GPU, or CUDA_VISIBLE_DEVICES set: no other GPU to number"
+	skip_test "one GPU, or CUDA_VISIBLE_DEVICES set: no other GPU to number"
+fi
 done_testing

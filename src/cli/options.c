@@ -761,6 +761,8 @@ int command_line_parse(int argc, char **argv, struct command_line *line)
 {
 	memset(line, 0, sizeof *line);
 	gpusort_job_init(&line->job, sizeof line->job);
+	/* a command sorts one job, on one device at most */
+	line->job.one_device = 1;
 
 	/* getopt_long words a bad option as GNU sort's messages do (it is the same code),
 	 * naming argv[0]: it gets a copy whose argv[0] is the name every other message

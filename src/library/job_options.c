@@ -378,6 +378,7 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 				 : job->device == GPUSORT_DEVICE_CPU ? SORT_DEVICE_CPU : job->device;
 	options->engine.threads = job->threads;
 	options->engine.gpu_memory = job->gpu_memory;
+	options->engine.one_device = job->one_device != 0;
 	options->engine.algorithm = algorithms[job->algorithm];
 	options->stats = job->stats != 0;
 	options->no_verify = !job->verify;
