@@ -40,6 +40,19 @@ static double gbps(size_t bytes, double seconds)
 	return seconds > 0 ? bytes / seconds / 1e9 : 0;
 }
 
+/* the shorter of two copies, in seconds */
+static double best_copy(void *to, const void *from, size_t length, cudaMemcpyKind kind)
+{
+	double best = 1e9;
+	for (int round = 0; round < 2; round++) {
+		double t0 = now();
+		cudaMemcpy(to, from, length, kind);
+		double s = now() - t0;
+		best = s < best ? s : best;
+	}
+	return best;
+}
+
 /* maps a new file of `length` bytes in `dir` for writing; NULL on failure */
 static void *map_new_file(const char *dir, const char *name, size_t length, char *path, size_t path_size)
 {
@@ -68,13 +81,7 @@ static void probe_output(const char *what, void *p, size_t length, const void *d
 		printf("%-44s refused: %s (%.3f s)\n", what, cudaGetErrorString(e), registered);
 		return;
 	}
-	double best = 1e9;
-	for (int round = 0; round < 2; round++) {
-		t0 = now();
-		cudaMemcpy(p, device, length, cudaMemcpyDeviceToHost);
-		double s = now() - t0;
-		best = s < best ? s : best;
-	}
+	double best = best_copy(p, device, length, cudaMemcpyDeviceToHost);
 	int same = memcmp(p, expect, length) == 0;
 	t0 = now();
 	cudaHostUnregister(p);
@@ -168,13 +175,7 @@ int main(int argc, char **argv)
 		cudaGetLastError();
 		input_registered = e == cudaSuccess;
 	}
-	double best = 1e9;
-	for (int round = 0; round < 2; round++) {
-		t0 = now();
-		cudaMemcpy(device, in, length, cudaMemcpyHostToDevice);
-		double s = now() - t0;
-		best = s < best ? s : best;
-	}
+	double best = best_copy(device, in, length, cudaMemcpyHostToDevice);
 	printf("%-44s register %.3f s, copy in %.3f s (%.1f GB/s)%s\n", "input file's pages", registered, best,
 		gbps(length, best), input_registered ? "" : " (not registered: the driver staged it)");
 
