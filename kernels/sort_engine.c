@@ -125,9 +125,20 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
 #endif
 }
 
-/* The GPU of a distributed sort's local rank: the first one asked for (0 under auto),
- * then auto_device GPUs on, round the GPUs found; ranks given the same GPU share its
- * memory evenly unless --gpu-memory says how much to take. */
+/* The GPU of a distributed sort's local rank among count GPUs: the first one asked for
+ * (0 under auto), then auto_device GPUs on, round them; without ranks, or where none
+ * are counted, the first. */
+#ifdef HAVE_CUDA
+static int ordinal_among(const struct sort_engine_config *config, int first, int count)
+{
+	if (count <= 0 || !(config->auto_device || config->auto_device_ranks > 1))
+		return first;
+	return (int)(((unsigned)first + config->auto_device) % (unsigned)count);
+}
+#endif
+
+/* That GPU among those CUDA finds; ranks given the same GPU share its memory evenly
+ * unless --gpu-memory says how much to take. */
 static int rank_ordinal(struct sort_engine *engine, int first)
 {
 	int ordinal = first;
@@ -135,7 +146,7 @@ static int rank_ordinal(struct sort_engine *engine, int first)
 	unsigned ranks = engine->config.auto_device_ranks;
 	int count = engine->config.auto_device || ranks > 1 ? gpu_backend_device_count() : 0;
 	if (count > 0) {
-		ordinal = (int)(((unsigned)first + engine->config.auto_device) % (unsigned)count);
+		ordinal = ordinal_among(&engine->config, first, count);
 		unsigned sharers = ranks / (unsigned)count + ((unsigned)ordinal < ranks % (unsigned)count);
 		if (sharers > 1 && !engine->config.gpu_memory)
 			engine->config.gpu_memory = gpu_backend_memory_share(ordinal, sharers);
@@ -146,19 +157,17 @@ static int rank_ordinal(struct sort_engine *engine, int first)
 	return ordinal;
 }
 
-/* config.one_device: the GPU this engine will open (rank_ordinal's choice, made with
- * the driver's device nodes counted instead of its devices, which would start it) is
- * the one the driver is told of, before anything starts it. */
+/* config.one_device: the GPU this engine will open (the same choice, made with the
+ * driver's device nodes counted instead of its devices, which would start it) is the
+ * one the driver is told of, before anything starts it. */
 static void expose_one_device(const struct sort_engine_config *config)
 {
 #ifdef HAVE_CUDA
 	if (!config->one_device || config->device == SORT_DEVICE_CPU)
 		return;
 	int count = gpu_backend_device_nodes();
-	int ordinal = config->device == SORT_DEVICE_AUTO ? 0 : config->device;
-	if (count > 0 && (config->auto_device || config->auto_device_ranks > 1))
-		ordinal = (int)(((unsigned)ordinal + config->auto_device) % (unsigned)count);
-	gpu_backend_expose_only(ordinal, count);
+	gpu_backend_expose_only(ordinal_among(config, config->device == SORT_DEVICE_AUTO ? 0 : config->device, count),
+				count);
 #else
 	(void)config;
 #endif
