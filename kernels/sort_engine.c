@@ -129,9 +129,14 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
  * (0 under auto), then auto_device GPUs on, round them; without ranks, or where none
  * are counted, the first. */
 #ifdef HAVE_CUDA
+static bool among_ranks(const struct sort_engine_config *config)
+{
+	return config->auto_device || config->auto_device_ranks > 1;
+}
+
 static int ordinal_among(const struct sort_engine_config *config, int first, int count)
 {
-	if (count <= 0 || !(config->auto_device || config->auto_device_ranks > 1))
+	if (count <= 0 || !among_ranks(config))
 		return first;
 	return (int)(((unsigned)first + config->auto_device) % (unsigned)count);
 }
@@ -144,7 +149,7 @@ static int rank_ordinal(struct sort_engine *engine, int first)
 	int ordinal = first;
 #ifdef HAVE_CUDA
 	unsigned ranks = engine->config.auto_device_ranks;
-	int count = engine->config.auto_device || ranks > 1 ? gpu_backend_device_count() : 0;
+	int count = among_ranks(&engine->config) ? gpu_backend_device_count() : 0;
 	if (count > 0) {
 		ordinal = ordinal_among(&engine->config, first, count);
 		unsigned sharers = ranks / (unsigned)count + ((unsigned)ordinal < ranks % (unsigned)count);

@@ -45,11 +45,14 @@ static void range_map(struct range_source *source, const struct record_order *or
 	file_map_read(input->path, input->base, input->length, &source->map);
 	if (!source->map.bytes)
 		return;
-	source->bytes = file_map_at(&source->map, input->base);
-	source->length = (size_t)input->length;
+	const unsigned char *bytes = file_map_at(&source->map, input->base);
 	/* lines: the range ends with a terminator, as the runs' lines all do */
-	if (!order->record_size && source->bytes[source->length - 1] != order->eol)
+	if (!order->record_size && bytes[input->length - 1] != order->eol) {
 		file_map_release(&source->map);
+		return;
+	}
+	source->bytes = bytes;
+	source->length = (size_t)input->length;
 }
 
 static int range_next(void *context, const unsigned char **bytes, size_t *len)
