@@ -3,6 +3,9 @@
 # signal (as GNU sort) and leaves neither temp files nor the output's twin; the old
 # output stays as it was. SIGTERM, SIGHUP, SIGPIPE (SIGINT is ignored by background
 # jobs of a non-interactive shell, and an ignored signal stays ignored, as in GNU sort).
+# The tool starts with each signal's default action, so that a suite run under nohup
+# (SIGHUP ignored, and so inherited ignored) still tests SIGHUP instead of waiting for
+# ever.
 tool=${TESTS_BUILDDIR:-tests}/io_tool
 work=$(mktemp -d "${TMPDIR:-/tmp}/test_io_signal.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -14,7 +17,7 @@ for signal in TERM:15 HUP:1 PIPE:13; do
 	signal=${signal%:*}
 	printf 'old\n' > "$work/out"
 	rm -f "$work/ready"
-	"$tool" hold "$work/tmp" "$work/out" > "$work/ready" &
+	env --default-signal=$signal "$tool" hold "$work/tmp" "$work/out" > "$work/ready" &
 	pid=$!
 	tries=0
 	while ! grep -q ready "$work/ready" 2>/dev/null && [ $tries -lt 200 ]; do
