@@ -160,6 +160,10 @@ static void check_gathered(const struct emit_job *job, const char *out, const si
 	check->stray |= stray;
 }
 
+/* How far ahead gather_lines asks for the lines it will copy (see gather_form in
+ * binary/record_items.c). */
+#define GATHER_PREFETCH_LINES 16
+
 /* Gathers the lines sorted[from, to) to out (under -u the kept ones); returns the end of
  * what it wrote. With lengths, notes there the length of each line it gathered, and
  * their count in *count. The loop is bound by the latency of its random reads, and the
@@ -175,6 +179,11 @@ static inline char *gather_lines(const struct emit_job *job, size_t from, size_t
 	const char eol = (char)job->order->eol;
 	size_t k = 0;
 	for (size_t i = from; i < to; i++) {
+		/* two steps ahead: a later line's start offset, then a nearer line's bytes */
+		if (i + 2 * GATHER_PREFETCH_LINES < to)
+			__builtin_prefetch(&starts[sorted[i + 2 * GATHER_PREFETCH_LINES]]);
+		if (i + GATHER_PREFETCH_LINES < to)
+			__builtin_prefetch(data + starts[sorted[i + GATHER_PREFETCH_LINES]]);
 		if (keep && !keep[i])
 			continue;
 		uint64_t line = sorted[i];
