@@ -33,6 +33,11 @@ struct emit_job {
 	_Atomic int error;   /* the first error of a sink_at */
 };
 
+/* How far ahead measure_chunk and gather_lines ask for the lines they will read, whose
+ * random reads the out-of-order core alone keeps few of in flight (see gather_form in
+ * binary/record_items.c). */
+#define GATHER_PREFETCH_LINES 16
+
 static void chunk_lines(const struct emit_job *job, size_t chunk, size_t *begin, size_t *end)
 {
 	*begin = chunk * EMIT_CHUNK_LINES;
@@ -50,6 +55,12 @@ static void measure_chunk(void *context, size_t chunk)
 	bool by_position = job->verify && job->to_output && job->verify->by_position;
 	struct fingerprint counted = {0, 0};
 	for (size_t i = begin; i < end; i++) {
+		/* the lengths' random reads (and under -u the lines', which it compares), asked
+		 * for ahead as gather_lines asks for them */
+		if (i + 2 * GATHER_PREFETCH_LINES < end)
+			__builtin_prefetch(&job->lines->starts[job->sorted[i + 2 * GATHER_PREFETCH_LINES]]);
+		if (job->keep && i + GATHER_PREFETCH_LINES < end)
+			__builtin_prefetch(job->lines->data + job->lines->starts[job->sorted[i + GATHER_PREFETCH_LINES]]);
 		size_t len;
 		const char *line = text_line(job->lines, job->sorted[i], &len);
 		if (job->keep) {
@@ -159,10 +170,6 @@ static void check_gathered(const struct emit_job *job, const char *out, const si
 	check->disorder += disorder;
 	check->stray |= stray;
 }
-
-/* How far ahead gather_lines asks for the lines it will copy (see gather_form in
- * binary/record_items.c). */
-#define GATHER_PREFETCH_LINES 16
 
 /* Gathers the lines sorted[from, to) to out (under -u the kept ones); returns the end of
  * what it wrote. With lengths, notes there the length of each line it gathered, and
