@@ -714,15 +714,15 @@ static inline void gather_form(const struct gather_job *job, size_t from, size_t
 	const unsigned char *records = job->records;
 	const void *items = job->items;
 	unsigned char *out = job->out;
-	size_t ahead = to - from > GATHER_PREFETCH_RECORDS ? to - GATHER_PREFETCH_RECORDS : from;
-	for (size_t i = from; i < ahead; i++) {
-		const unsigned char *next = records + item_position(form, items, first + i + GATHER_PREFETCH_RECORDS) * size;
-		__builtin_prefetch(next);
-		__builtin_prefetch(next + size - 1);
+	for (size_t i = from; i < to; i++) {
+		if (i + GATHER_PREFETCH_RECORDS < to) {
+			const unsigned char *next =
+				records + item_position(form, items, first + i + GATHER_PREFETCH_RECORDS) * size;
+			__builtin_prefetch(next);
+			__builtin_prefetch(next + size - 1);
+		}
 		memcpy(out + i * size, records + item_position(form, items, first + i) * size, size);
 	}
-	for (size_t i = ahead; i < to; i++)
-		memcpy(out + i * size, records + item_position(form, items, first + i) * size, size);
 }
 
 static void gather_records(const struct gather_job *job, size_t from, size_t to)
