@@ -12,6 +12,7 @@
 #include "gpu_backend.h"
 #include "gpu_bucket_sort.cuh"
 #include "gpu_errors.cuh"
+#include "gpu_merge.cuh"
 extern "C" {
 #include "thread_pool.h"
 }
@@ -36,6 +37,17 @@ struct gpu_backend {
 	unsigned staging_next;    /* the buffer copy_in fills next, alternating */
 	struct thread_pool *copy_pool; /* fills and empties the staging buffers */
 	char name[256];
+	/* A resident sort's items (gpu_backend_sort_resident): its own, sorted, in an
+	 * allocation of their own (a handle names a whole allocation), and the range it
+	 * receives from every rank, merged in place */
+	int resident_width;
+	char *resident;
+	size_t resident_items;
+	char *received;
+	size_t received_items;
+	char *range; /* the merged range: in received, or in resident's memory */
+	uint64_t *received_offsets; /* per sender, then the end */
+	size_t senders;
 };
 
 #define TRY(call, what)                                                             \
@@ -194,6 +206,7 @@ extern "C" void gpu_backend_close(struct gpu_backend *backend)
 		cudaStreamSynchronize(backend->sort_stream);
 	if (backend->copy_stream)
 		cudaStreamSynchronize(backend->copy_stream);
+	gpu_backend_resident_free(backend);
 	for (int i = 0; i < MAX_CHUNKS; i++)
 		if (backend->chunk_events[i])
 			cudaEventDestroy(backend->chunk_events[i]);
@@ -320,9 +333,42 @@ static cudaError_t ensure_staging(struct gpu_backend *backend, size_t bytes)
 
 /* Host to device in chunks on the copy stream, an event after each; pageable memory
  * bounces through the two pinned staging buffers. */
-static cudaError_t copy_in(struct gpu_backend *backend, char *device, const char *host, size_t bytes,
+/* Items made by a producer straight into the staging buffers (gpu_backend_sort_resident),
+ * slice by slice on the copy pool's threads, as the consumer below takes them out. */
+struct staged_items {
+	gpu_items_consumer consume; /* or produce: the same call */
+	void *context;
+	char *from;
+	size_t bytes, width;
+	uint64_t first; /* the index of the first item staged */
+	int error;      /* the first callback's error (atomic) */
+};
+
+static void consume_slice(void *context, size_t slice);
+
+/* Runs the callback over a staged piece of bytes (whole items) whose first item is the
+ * first-th; returns its first error. */
+static int stage_through(gpu_items_consumer call, void *context, struct thread_pool *pool, void *staging,
+			 size_t bytes, size_t width, uint64_t first)
+{
+	struct staged_items staged = {call, context, (char *)staging, bytes, width, first, 0};
+	thread_pool_parallel_for(pool, (bytes + COPY_SLICE_BYTES - 1) / COPY_SLICE_BYTES, consume_slice, &staged);
+	return staged.error;
+}
+
+/* What fills the device: host items, or a producer of them (host NULL). */
+struct host_items {
+	const char *host;
+	gpu_items_consumer produce;
+	void *context;
+	size_t width;
+	int error; /* the producer's */
+};
+
+static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct host_items *in, size_t bytes,
 			   size_t chunk_bytes, int chunks, bool pinned)
 {
+	const char *host = in->host;
 	for (int c = 0; c < chunks; c++) {
 		size_t begin = (size_t)c * chunk_bytes;
 		size_t size = c == chunks - 1 ? bytes - begin : chunk_bytes;
@@ -340,7 +386,15 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, const char
 				error = cudaEventSynchronize(backend->staging_free[b]);
 				if (error)
 					break;
-				parallel_memcpy(backend->copy_pool, backend->staging[b], host + begin + done, piece);
+				if (in->produce) {
+					in->error = stage_through(in->produce, in->context, backend->copy_pool,
+								  backend->staging[b], piece, in->width,
+								  (begin + done) / in->width);
+					if (in->error)
+						return cudaErrorUnknown;
+				} else {
+					parallel_memcpy(backend->copy_pool, backend->staging[b], host + begin + done, piece);
+				}
 				error = cudaMemcpyAsync(device + begin + done, backend->staging[b], piece,
 							cudaMemcpyHostToDevice, backend->copy_stream);
 				if (!error)
@@ -355,10 +409,28 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, const char
 	return cudaSuccess;
 }
 
-static cudaError_t copy_out(struct gpu_backend *backend, char *host, const char *device, size_t bytes, bool pinned)
+/* Staged items handed to a consumer (gpu_backend_resident_copy_out) instead of copied
+ * into a host buffer, or made by a producer. */
+static void consume_slice(void *context, size_t slice)
+{
+	struct staged_items *staged = (struct staged_items *)context;
+	size_t begin = slice * (size_t)COPY_SLICE_BYTES;
+	size_t size = staged->bytes - begin < COPY_SLICE_BYTES ? staged->bytes - begin : COPY_SLICE_BYTES;
+	int error = staged->consume(staged->context, staged->from + begin, size / staged->width,
+				    staged->first + begin / staged->width);
+	int none = 0;
+	if (error)
+		__atomic_compare_exchange_n(&staged->error, &none, error, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* Device to host: into host (pinned: at once), or through the two staging buffers into
+ * host or, when consume is given, to it (host unused). A consumer's error comes back
+ * in *consumed. */
+static cudaError_t copy_out_to(struct gpu_backend *backend, char *host, const char *device, size_t bytes, bool pinned,
+			       gpu_items_consumer consume, void *context, size_t width, int *consumed)
 {
 	cudaStream_t stream = backend->sort_stream;
-	if (pinned) {
+	if (pinned && !consume) {
 		cudaError_t error = cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream);
 		return error ? error : cudaStreamSynchronize(stream);
 	}
@@ -382,14 +454,27 @@ static cudaError_t copy_out(struct gpu_backend *backend, char *host, const char 
 			cudaError_t error = cudaEventSynchronize(backend->staging_free[k & 1]);
 			if (error)
 				return error;
-			parallel_memcpy(backend->copy_pool, host + begin, backend->staging[k & 1], size);
+			if (!consume) {
+				parallel_memcpy(backend->copy_pool, host + begin, backend->staging[k & 1], size);
+				continue;
+			}
+			*consumed = stage_through(consume, context, backend->copy_pool, backend->staging[k & 1], size,
+						  width, begin / width);
+			if (*consumed)
+				return cudaStreamSynchronize(stream);
 		}
 	}
 	return cudaSuccess;
 }
 
-extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
-				void *items, size_t n, char *reason, size_t reason_size)
+static cudaError_t copy_out(struct gpu_backend *backend, char *host, const char *device, size_t bytes, bool pinned)
+{
+	return copy_out_to(backend, host, device, bytes, pinned, NULL, NULL, 1, NULL);
+}
+
+/* Whether the backend takes n items of width for the algorithm; else why not. */
+static int sort_allowed(const struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
+			size_t n, char *reason, size_t reason_size)
 {
 	if (algorithm != SORT_BUCKET && algorithm != SORT_SAMPLE && algorithm != SORT_RADIX &&
 	    algorithm != SORT_BITONIC && algorithm != SORT_QUICK) {
@@ -403,66 +488,269 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 				 gpu_backend_capacity(backend, width));
 		return -E2BIG;
 	}
-	if (n < 2)
-		return 0;
+	return 0;
+}
+
+/* Copies n host items into device (chunk by chunk on the copy stream) and sorts them
+ * there with the algorithm on the sort stream, scratch beside them. Returns 0 or the
+ * negative errno, with reason; the copy stream may still be busy on error. */
+static int copy_in_and_sort(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
+			    struct host_items *in, size_t n, char *device, char *scratch, bool pinned, char *reason,
+			    size_t reason_size)
+{
+	size_t bytes = n * (size_t)width;
+	cudaStream_t stream = backend->sort_stream;
+	cudaError_t staged = pinned ? cudaSuccess : ensure_staging(backend, bytes);
+	if (staged)
+		return gpu_error_report(staged, "allocating pinned staging buffers", reason, reason_size);
+	size_t tile_bytes = gpu_bucket_tile_items(width) * (size_t)width;
+	size_t chunk_bytes = (COPY_CHUNK_BYTES / tile_bytes) * tile_bytes;
+	if (chunk_bytes == 0)
+		chunk_bytes = tile_bytes;
+	int chunks = (int)((bytes + chunk_bytes - 1) / chunk_bytes);
+	if (chunks > MAX_CHUNKS) {
+		chunks = MAX_CHUNKS;
+		chunk_bytes = ((bytes + chunks - 1) / chunks + tile_bytes - 1) / tile_bytes * tile_bytes;
+		chunks = (int)((bytes + chunk_bytes - 1) / chunk_bytes);
+	}
+	/* the copy stream may only start once the allocation exists */
+	cudaError_t error = cudaEventRecord(backend->chunk_events[0], stream);
+	if (!error) error = cudaStreamWaitEvent(backend->copy_stream, backend->chunk_events[0], 0);
+	if (!error) error = copy_in(backend, device, in, bytes, chunk_bytes, chunks, pinned);
+	if (in->error)
+		return in->error;
+	if (error)
+		return gpu_error_report(error, "copying items to the GPU", reason, reason_size);
+	if (n < 2) /* nothing to sort: once it is in */
+		return gpu_error_report(cudaStreamWaitEvent(stream, backend->chunk_events[chunks - 1], 0),
+					"copying items to the GPU", reason, reason_size);
+	struct gpu_input_arrival arrival = { chunks, chunk_bytes / width, backend->chunk_events };
+	if (algorithm == SORT_BUCKET) {
+		error = gpu_bucket_sort_device(width, device, scratch, n, stream, &arrival);
+	} else {
+		/* the seeds' methods start once every chunk is in */
+		error = cudaStreamWaitEvent(stream, backend->chunk_events[chunks - 1], 0);
+		if (!error && algorithm == SORT_SAMPLE)
+			error = gpu_sample_sort_device(width, device, scratch, n, stream);
+		else if (!error && algorithm == SORT_RADIX)
+			error = gpu_radix_sort_device(width, device, scratch, n, 0, stream);
+		else if (!error && algorithm == SORT_BITONIC)
+			error = gpu_bitonic_sort_device(width, device, scratch, n, stream);
+		else if (!error)
+			error = gpu_quick_sort_device(width, device, scratch, n, stream);
+	}
+	return error ? gpu_error_report(error, "sorting on the GPU", reason, reason_size) : 0;
+}
+
+extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
+				void *items, size_t n, char *reason, size_t reason_size)
+{
+	int result = sort_allowed(backend, algorithm, width, n, reason, reason_size);
+	if (result || n < 2)
+		return result;
 	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
 	size_t bytes = n * (size_t)width;
 	cudaStream_t stream = backend->sort_stream;
 	char *device = NULL;
-	int result = 0;
 	TRY(cudaMallocAsync(&device, 2 * bytes, stream), "allocating device memory for the items");
-	do {
-		bool pinned = host_is_pinned(items);
-		cudaError_t staged = pinned ? cudaSuccess : ensure_staging(backend, bytes);
-		if (staged) {
-			result = gpu_error_report(staged, "allocating pinned staging buffers", reason, reason_size);
-			break;
-		}
-		size_t tile_bytes = gpu_bucket_tile_items(width) * (size_t)width;
-		size_t chunk_bytes = (COPY_CHUNK_BYTES / tile_bytes) * tile_bytes;
-		if (chunk_bytes == 0)
-			chunk_bytes = tile_bytes;
-		int chunks = (int)((bytes + chunk_bytes - 1) / chunk_bytes);
-		if (chunks > MAX_CHUNKS) {
-			chunks = MAX_CHUNKS;
-			chunk_bytes = ((bytes + chunks - 1) / chunks + tile_bytes - 1) / tile_bytes * tile_bytes;
-			chunks = (int)((bytes + chunk_bytes - 1) / chunk_bytes);
-		}
-		/* the copy stream may only start once the allocation exists */
-		cudaError_t error = cudaEventRecord(backend->chunk_events[0], stream);
-		if (!error) error = cudaStreamWaitEvent(backend->copy_stream, backend->chunk_events[0], 0);
-		if (!error) error = copy_in(backend, device, (const char *)items, bytes, chunk_bytes, chunks, pinned);
-		if (error) {
-			result = gpu_error_report(error, "copying items to the GPU", reason, reason_size);
-			break;
-		}
-		struct gpu_input_arrival arrival = { chunks, chunk_bytes / width, backend->chunk_events };
-		if (algorithm == SORT_BUCKET) {
-			error = gpu_bucket_sort_device(width, device, device + bytes, n, stream, &arrival);
-		} else {
-			/* the seeds' methods start once every chunk is in */
-			error = cudaStreamWaitEvent(stream, backend->chunk_events[chunks - 1], 0);
-			if (!error && algorithm == SORT_SAMPLE)
-				error = gpu_sample_sort_device(width, device, device + bytes, n, stream);
-			else if (!error && algorithm == SORT_RADIX)
-				error = gpu_radix_sort_device(width, device, device + bytes, n, 0, stream);
-			else if (!error && algorithm == SORT_BITONIC)
-				error = gpu_bitonic_sort_device(width, device, device + bytes, n, stream);
-			else if (!error)
-				error = gpu_quick_sort_device(width, device, device + bytes, n, stream);
-		}
-		if (error) {
-			result = gpu_error_report(error, "sorting on the GPU", reason, reason_size);
-			break;
-		}
-		error = copy_out(backend, (char *)items, device, bytes, pinned);
+	bool pinned = host_is_pinned(items);
+	struct host_items in = {(const char *)items, NULL, NULL, (size_t)width, 0};
+	result = copy_in_and_sort(backend, algorithm, width, &in, n, device, device + bytes, pinned, reason,
+				  reason_size);
+	if (!result) {
+		cudaError_t error = copy_out(backend, (char *)items, device, bytes, pinned);
 		if (error)
 			result = gpu_error_report(error, "copying items from the GPU", reason, reason_size);
-	} while (0);
+	}
 	cudaStreamSynchronize(backend->copy_stream);
 	cudaFreeAsync(device, stream);
 	cudaError_t error = cudaStreamSynchronize(stream);
 	if (!result && error)
 		result = gpu_error_report(error, "finishing the GPU sort", reason, reason_size);
 	return result;
+}
+
+/* The resident sort (gpu_backend.h). */
+static_assert(sizeof(cudaIpcMemHandle_t) == GPU_SHARE_HANDLE_BYTES, "an IPC handle's size");
+
+extern "C" void gpu_backend_resident_free(struct gpu_backend *backend)
+{
+	cudaSetDevice(backend->device);
+	if (backend->resident)
+		cudaFree(backend->resident);
+	if (backend->received)
+		cudaFree(backend->received);
+	free(backend->received_offsets);
+	backend->resident = backend->received = backend->range = NULL;
+	backend->received_offsets = NULL;
+	backend->resident_items = backend->received_items = backend->senders = 0;
+	cudaGetLastError();
+}
+
+extern "C" int gpu_backend_sort_resident(struct gpu_backend *backend, enum sort_algorithm algorithm,
+					 enum item_width width, gpu_items_consumer produce, void *context, size_t n,
+					 char *reason, size_t reason_size)
+{
+	int result = sort_allowed(backend, algorithm, width, n, reason, reason_size);
+	if (result)
+		return result;
+	gpu_backend_resident_free(backend);
+	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
+	size_t bytes = n * (size_t)width;
+	cudaStream_t stream = backend->sort_stream;
+	/* cudaMalloc, not the pool: an IPC handle names a whole allocation of its own */
+	TRY(cudaMalloc(&backend->resident, bytes ? bytes : width), "allocating device memory for the items");
+	backend->resident_width = (int)width;
+	backend->resident_items = n;
+	if (n == 0)
+		return 0;
+	char *scratch = NULL;
+	TRY(cudaMallocAsync(&scratch, bytes, stream), "allocating device memory for the items");
+	struct host_items in = {NULL, produce, context, (size_t)width, 0};
+	result = copy_in_and_sort(backend, algorithm, width, &in, n, backend->resident, scratch, false, reason,
+				  reason_size);
+	cudaStreamSynchronize(backend->copy_stream);
+	cudaFreeAsync(scratch, stream);
+	cudaError_t error = cudaStreamSynchronize(stream);
+	if (!result && error)
+		result = gpu_error_report(error, "finishing the GPU sort", reason, reason_size);
+	if (result)
+		gpu_backend_resident_free(backend);
+	return result;
+}
+
+extern "C" int gpu_backend_resident_gather(struct gpu_backend *backend, const uint64_t *indexes, size_t count,
+					   void *out, char *reason, size_t reason_size)
+{
+	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
+	TRY(gpu_sorted_gather(backend->resident_width, backend->resident, indexes, count, out, backend->sort_stream),
+	    "taking samples on the GPU");
+	return 0;
+}
+
+extern "C" int gpu_backend_resident_bounds(struct gpu_backend *backend, const void *values, size_t count,
+					   uint64_t *lower, uint64_t *upper, char *reason, size_t reason_size)
+{
+	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
+	TRY(gpu_sorted_bounds(backend->resident_width, backend->resident, backend->resident_items, values, count,
+			      lower, upper, backend->sort_stream),
+	    "searching on the GPU");
+	return 0;
+}
+
+extern "C" int gpu_backend_resident_export(struct gpu_backend *backend, void *handle, char *reason,
+					   size_t reason_size)
+{
+	cudaIpcMemHandle_t made;
+	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
+	TRY(cudaIpcGetMemHandle(&made, backend->resident), "sharing the sorted items");
+	memcpy(handle, &made, sizeof made);
+	return 0;
+}
+
+extern "C" int gpu_backend_resident_receive(struct gpu_backend *backend, const void *handles, size_t senders,
+					    size_t self, const uint64_t *begins, const uint64_t *lengths,
+					    char *reason, size_t reason_size)
+{
+	size_t width = (size_t)backend->resident_width, total = 0;
+	for (size_t s = 0; s < senders; s++)
+		total += lengths[s];
+	/* the own items and the range at once, then the range and the merge's scratch */
+	size_t need = (backend->resident_items > total ? backend->resident_items : total) + total;
+	if (need > gpu_backend_capacity(backend, (enum item_width)width) * 2) {
+		if (reason && reason_size)
+			snprintf(reason, reason_size, "a range of %zu items beside %zu exceeds the GPU's memory", total,
+				 backend->resident_items);
+		return -E2BIG;
+	}
+	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
+	backend->received_offsets = (uint64_t *)calloc(senders + 1, sizeof(uint64_t));
+	if (!backend->received_offsets)
+		return -ENOMEM;
+	backend->senders = senders;
+	TRY(cudaMalloc(&backend->received, total ? total * width : width), "allocating device memory for the range");
+	backend->received_items = total;
+	cudaStream_t stream = backend->sort_stream;
+	int result = 0;
+	void **opened = (void **)calloc(senders, sizeof *opened);
+	if (!opened)
+		return -ENOMEM;
+	for (size_t s = 0, at = 0; s < senders && !result; s++) {
+		backend->received_offsets[s] = at;
+		if (lengths[s] == 0)
+			continue;
+		const char *from = backend->resident;
+		if (s != self) {
+			cudaIpcMemHandle_t handle;
+			memcpy(&handle, (const char *)handles + s * GPU_SHARE_HANDLE_BYTES, sizeof handle);
+			cudaError_t error = cudaIpcOpenMemHandle(&opened[s], handle, cudaIpcMemLazyEnablePeerAccess);
+			if (error) {
+				opened[s] = NULL;
+				result = gpu_error_report(error, "opening another rank's sorted items", reason,
+							  reason_size);
+				break;
+			}
+			from = (const char *)opened[s];
+		}
+		cudaError_t error = cudaMemcpyAsync(backend->received + at * width, from + begins[s] * width,
+						    lengths[s] * width, cudaMemcpyDefault, stream);
+		if (error)
+			result = gpu_error_report(error, "copying a range from another GPU", reason, reason_size);
+		at += lengths[s];
+	}
+	backend->received_offsets[senders] = total;
+	cudaError_t error = cudaStreamSynchronize(stream);
+	if (!result && error)
+		result = gpu_error_report(error, "copying a range from another GPU", reason, reason_size);
+	for (size_t s = 0; s < senders; s++)
+		if (opened[s])
+			cudaIpcCloseMemHandle(opened[s]);
+	free(opened);
+	return result;
+}
+
+extern "C" int gpu_backend_resident_merge(struct gpu_backend *backend, char *reason, size_t reason_size)
+{
+	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
+	size_t bytes = backend->received_items * (size_t)backend->resident_width;
+	backend->range = backend->received;
+	if (backend->senders < 2 || bytes == 0)
+		return 0;
+	/* every rank has its range: the own items are no one's now, and their memory is
+	 * the merge's scratch when it is large enough */
+	cudaStream_t stream = backend->sort_stream;
+	char *scratch = backend->resident;
+	if (backend->resident_items < backend->received_items) {
+		cudaFree(backend->resident);
+		backend->resident = NULL;
+		TRY(cudaMallocAsync(&scratch, bytes, stream), "allocating device memory for the merge");
+	}
+	void *sorted = NULL;
+	cudaError_t error = gpu_merge_segments(backend->resident_width, backend->received, scratch,
+					       backend->received_offsets, backend->senders, stream, &sorted);
+	backend->range = (char *)sorted;
+	if (scratch != backend->resident) { /* from the pool: the range goes back where it came */
+		if (!error && sorted == scratch)
+			error = cudaMemcpyAsync(backend->received, sorted, bytes, cudaMemcpyDeviceToDevice, stream);
+		backend->range = backend->received;
+		cudaFreeAsync(scratch, stream);
+	}
+	cudaError_t waited = cudaStreamSynchronize(stream);
+	TRY(error ? error : waited, "merging on the GPU");
+	return 0;
+}
+
+extern "C" int gpu_backend_resident_copy_out(struct gpu_backend *backend, gpu_items_consumer consume,
+					     void *context, char *reason, size_t reason_size)
+{
+	size_t width = (size_t)backend->resident_width, bytes = backend->received_items * width;
+	if (bytes == 0)
+		return 0;
+	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
+	TRY(ensure_staging(backend, bytes), "allocating pinned staging buffers");
+	/* a staging buffer ends on a whole item, so every slice holds whole items */
+	int consumed = 0;
+	TRY(copy_out_to(backend, NULL, backend->range, bytes, false, consume, context, width, &consumed),
+	    "copying items from the GPU");
+	return consumed;
 }

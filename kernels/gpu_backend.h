@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "items.h"
 #include "sort_engine.h"
 
@@ -48,6 +49,28 @@ size_t gpu_backend_capacity(const struct gpu_backend *backend, enum item_width w
  * n <= gpu_backend_capacity(). */
 int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm,
 		     enum item_width width, void *items, size_t n, char *reason, size_t reason_size);
+
+/* A resident sort, for a distributed sort whose ranks exchange their ranges GPU to GPU:
+ * the sorted items stay in device memory, where the ranks' splitters sample and cut
+ * them (gather, bounds), another process opens them by a handle (export) and copies its
+ * range from every rank (receive, which names this process's own items by self), merges
+ * the range (merge, which frees the own items: every rank must be done receiving) and
+ * copies it out. One resident sort per backend at a time; resident_free ends it. */
+#define GPU_SHARE_HANDLE_BYTES 64
+typedef sort_items_consumer gpu_items_consumer;
+int gpu_backend_sort_resident(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
+			      gpu_items_consumer produce, void *context, size_t n, char *reason, size_t reason_size);
+int gpu_backend_resident_gather(struct gpu_backend *backend, const uint64_t *indexes, size_t count, void *out,
+				char *reason, size_t reason_size);
+int gpu_backend_resident_bounds(struct gpu_backend *backend, const void *values, size_t count, uint64_t *lower,
+				uint64_t *upper, char *reason, size_t reason_size);
+int gpu_backend_resident_export(struct gpu_backend *backend, void *handle, char *reason, size_t reason_size);
+int gpu_backend_resident_receive(struct gpu_backend *backend, const void *handles, size_t senders, size_t self,
+				 const uint64_t *begins, const uint64_t *lengths, char *reason, size_t reason_size);
+int gpu_backend_resident_merge(struct gpu_backend *backend, char *reason, size_t reason_size);
+int gpu_backend_resident_copy_out(struct gpu_backend *backend, gpu_items_consumer consume, void *context,
+				  char *reason, size_t reason_size);
+void gpu_backend_resident_free(struct gpu_backend *backend);
 
 /* Threads that copy between pageable items and the pinned staging buffers (NULL: the
  * calling thread alone). */

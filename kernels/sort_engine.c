@@ -356,6 +356,82 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 	return bucket_sort_cpu(engine->pool, width, items, n);
 }
 
+/* The resident sort (sort_engine.h): the GPU backend's, or -ENOTSUP. */
+#ifdef HAVE_CUDA
+_Static_assert(SORT_SHARE_HANDLE_BYTES == GPU_SHARE_HANDLE_BYTES, "the resident sort's handles");
+#define RESIDENT_CALL(engine, call)                                                        \
+	do {                                                                               \
+		engine_ready(engine);                                                      \
+		if (engine->gpu)                                                           \
+			return call;                                                       \
+		snprintf(reason, reason_size, "%s", "the sort engine runs on the CPU");    \
+		return -ENOTSUP;                                                           \
+	} while (0)
+#else
+#define RESIDENT_CALL(engine, call)                                                        \
+	do {                                                                               \
+		(void)engine;                                                              \
+		snprintf(reason, reason_size, "%s", "built without CUDA");                 \
+		return -ENOTSUP;                                                           \
+	} while (0)
+#endif
+
+int sort_engine_sort_resident(struct sort_engine *engine, enum item_width width, sort_items_consumer produce,
+			      void *context, size_t n, char *reason, size_t reason_size)
+{
+	if (!valid_width(width))
+		return -EINVAL;
+	RESIDENT_CALL(engine, gpu_backend_sort_resident(engine->gpu, engine->config.algorithm, width, produce, context,
+							n, reason, reason_size));
+}
+
+int sort_engine_resident_gather(struct sort_engine *engine, const uint64_t *indexes, size_t count, void *out,
+				char *reason, size_t reason_size)
+{
+	RESIDENT_CALL(engine, gpu_backend_resident_gather(engine->gpu, indexes, count, out, reason, reason_size));
+}
+
+int sort_engine_resident_bounds(struct sort_engine *engine, const void *values, size_t count, uint64_t *lower,
+				uint64_t *upper, char *reason, size_t reason_size)
+{
+	RESIDENT_CALL(engine, gpu_backend_resident_bounds(engine->gpu, values, count, lower, upper, reason,
+							  reason_size));
+}
+
+int sort_engine_resident_export(struct sort_engine *engine, void *handle, char *reason, size_t reason_size)
+{
+	RESIDENT_CALL(engine, gpu_backend_resident_export(engine->gpu, handle, reason, reason_size));
+}
+
+int sort_engine_resident_receive(struct sort_engine *engine, const void *handles, size_t senders, size_t self,
+				 const uint64_t *begins, const uint64_t *lengths, char *reason, size_t reason_size)
+{
+	RESIDENT_CALL(engine, gpu_backend_resident_receive(engine->gpu, handles, senders, self, begins, lengths,
+							   reason, reason_size));
+}
+
+int sort_engine_resident_merge(struct sort_engine *engine, char *reason, size_t reason_size)
+{
+	RESIDENT_CALL(engine, gpu_backend_resident_merge(engine->gpu, reason, reason_size));
+}
+
+int sort_engine_resident_copy_out(struct sort_engine *engine, sort_items_consumer consume, void *context,
+				  char *reason, size_t reason_size)
+{
+	RESIDENT_CALL(engine, gpu_backend_resident_copy_out(engine->gpu, consume, context, reason, reason_size));
+}
+
+void sort_engine_resident_free(struct sort_engine *engine)
+{
+#ifdef HAVE_CUDA
+	engine_ready(engine);
+	if (engine->gpu)
+		gpu_backend_resident_free(engine->gpu);
+#else
+	(void)engine;
+#endif
+}
+
 size_t sort_engine_max_items(const struct sort_engine *engine, enum item_width width)
 {
 	engine_ready(engine);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "items.h"
 
 enum sort_algorithm {
@@ -59,6 +60,40 @@ void sort_engine_release_gpu(struct sort_engine *engine);
 
 /* Sorts n items of the given width ascending, in place. */
 int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n);
+
+/* A resident sort, for a distributed sort whose ranks exchange their key ranges GPU to
+ * GPU instead of through files: the n items, made by produce a piece at a time into the
+ * engine's staging memory as they go to the GPU, are sorted there and stay, where the
+ * ranks' splitters sample them (gather: the items at given indexes) and cut them
+ * (bounds: for each value, the first index not below it and the first above it);
+ * export gives a handle by which another process of the machine opens them; receive
+ * copies this rank's range from every rank (lengths[s] items from begins[s] of rank s's,
+ * its own for s == self), merge merges those sorted pieces in rank order (so every rank
+ * must have received first: it may reuse the own items' memory), and copy_out hands the
+ * range to consume, a piece at a time, as it comes out. One resident sort per engine at
+ * a time; resident_free ends it (close does too). On the CPU backend every call is
+ * -ENOTSUP. Each returns 0 or a negative errno, and says why in reason; a producer's or
+ * consumer's own error comes back as it is, reason left empty.
+ *
+ * A producer or consumer is called with a piece of whole items (count of them, the first
+ * being item `first` of the share or range), on the engine's threads at once, in no
+ * order; it fills the piece (produce) or takes it, free to change it (consume), and
+ * returns 0 or a negative errno, which stops the copy. */
+#define SORT_SHARE_HANDLE_BYTES 64
+typedef int (*sort_items_consumer)(void *context, void *items, size_t count, uint64_t first);
+int sort_engine_sort_resident(struct sort_engine *engine, enum item_width width, sort_items_consumer produce,
+			      void *context, size_t n, char *reason, size_t reason_size);
+int sort_engine_resident_gather(struct sort_engine *engine, const uint64_t *indexes, size_t count, void *out,
+				char *reason, size_t reason_size);
+int sort_engine_resident_bounds(struct sort_engine *engine, const void *values, size_t count, uint64_t *lower,
+				uint64_t *upper, char *reason, size_t reason_size);
+int sort_engine_resident_export(struct sort_engine *engine, void *handle, char *reason, size_t reason_size);
+int sort_engine_resident_receive(struct sort_engine *engine, const void *handles, size_t senders, size_t self,
+				 const uint64_t *begins, const uint64_t *lengths, char *reason, size_t reason_size);
+int sort_engine_resident_merge(struct sort_engine *engine, char *reason, size_t reason_size);
+int sort_engine_resident_copy_out(struct sort_engine *engine, sort_items_consumer consume, void *context,
+				  char *reason, size_t reason_size);
+void sort_engine_resident_free(struct sort_engine *engine);
 
 /* --device=auto opens the GPU on a thread of its own; every call below that depends
  * on the device waits for it. Seconds that opening the GPU took (0 without one). */

@@ -164,7 +164,7 @@ struct build_job {
 
 /* Bare keys (records that are their keys, of an integer type) are their images up to a
  * mask: the sign bit of a signed type, and every bit under -r. */
-static uint64_t bare_mask(const struct record_layout *layout, enum record_form form)
+uint64_t record_form_bare_mask(const struct record_layout *layout, enum record_form form)
 {
 	uint64_t all = form == FORM_BARE_KEY32 ? 0xffffffffu : ~0ull;
 	enum key_type type = layout->fields->type;
@@ -221,7 +221,7 @@ BARE_PASS(bare_pass64, uint64_t)
 static void bare_slice(const struct record_layout *layout, enum record_form form, unsigned char *records,
 		       size_t begin, size_t end, bool restoring, bool unique, struct sort_verify *verify)
 {
-	uint64_t mask = bare_mask(layout, form);
+	uint64_t mask = record_form_bare_mask(layout, form);
 	struct fingerprint print = {0, 0}, *checked = verify ? &print : NULL;
 	size_t n = end - begin;
 	/* the pair across two slices is checked by their caller */
@@ -249,6 +249,47 @@ static void bare_slice(const struct record_layout *layout, enum record_form form
 	sink += scratch.sum;
 	uint64_t scaled = (sort_verify_clock() - started) * (n / sample);
 	sort_verify_time(verify, sort_verify_clock() - scaled);
+}
+
+/* Images of bare keys x[0, n) into images, with the keys' fingerprint when print is set. */
+#define BARE_INTO(name, type) \
+VERIFY_VECTORIZED static void name(const type *x, type *images, size_t n, type mask, struct fingerprint *print) \
+{ \
+	uint64_t sum = 0; \
+	if (!print) { \
+		for (size_t i = 0; i < n; i++) \
+			images[i] = x[i] ^ mask; \
+		return; \
+	} \
+	for (size_t i = 0; i < n; i++) { \
+		images[i] = x[i] ^ mask; \
+		sum += fingerprint_key(x[i]); \
+	} \
+	print->count += n; \
+	print->sum += sum; \
+}
+BARE_INTO(bare_into32, uint32_t)
+BARE_INTO(bare_into64, uint64_t)
+
+void record_items_build_bare_into(const struct record_layout *layout, enum record_form form,
+				  const unsigned char *records, size_t n, void *images)
+{
+	struct sort_verify *verify = layout->verify && layout->verify->enabled ? layout->verify : NULL;
+	struct fingerprint print = {0, 0};
+	uint64_t mask = record_form_bare_mask(layout, form);
+	if (form == FORM_BARE_KEY32)
+		bare_into32((const uint32_t *)records, images, n, (uint32_t)mask, verify ? &print : NULL);
+	else
+		bare_into64((const uint64_t *)records, images, n, mask, verify ? &print : NULL);
+	if (verify)
+		sort_verify_input(verify, &print);
+}
+
+void record_items_restore_bare(const struct record_layout *layout, enum record_form form, unsigned char *records,
+			       size_t n)
+{
+	struct sort_verify *verify = layout->verify && layout->verify->enabled ? layout->verify : NULL;
+	bare_slice(layout, form, records, 0, n, true, false, verify);
 }
 
 static void build_slice(void *context, size_t slice)
@@ -459,7 +500,7 @@ static void drop_equal_slice(void *context, size_t slice)
 	size_t end = begin + SLICE_RECORDS < job->n ? begin + SLICE_RECORDS : job->n;
 	struct sort_verify *verify = layout->verify && layout->verify->enabled ? layout->verify : NULL;
 	struct fingerprint dropped = {0, 0};
-	uint64_t disorder = 0, mask = bare_mask(layout, job->form), last = job->before[slice];
+	uint64_t disorder = 0, mask = record_form_bare_mask(layout, job->form), last = job->before[slice];
 	for (size_t i = begin; i < end; i++) {
 		uint64_t image = bare_image(job->form, job->records, i);
 		if (i > 0) {

@@ -52,6 +52,20 @@ enum item_width record_form_width(enum record_form form);
 /* True when items live in the records buffer itself (no separate item array). */
 bool record_form_in_place(enum record_form form);
 
+/* An in-place form's image is its key XOR this mask (the sign bit of a signed type, and
+ * every bit under -r), either way. */
+uint64_t record_form_bare_mask(const struct record_layout *layout, enum record_form form);
+
+/* The images of n records of an in-place form into images (another buffer), on the
+ * calling thread; with the self-check (layout->verify) they count as put in. */
+void record_items_build_bare_into(const struct record_layout *layout, enum record_form form,
+				  const unsigned char *records, size_t n, void *images);
+/* Turns n sorted images of an in-place form back into keys, in place, on the calling
+ * thread; with the self-check (layout->verify) they count as put out, and adjacent ones
+ * out of order within the n as disorder (the caller checks pairs across its pieces). */
+void record_items_restore_bare(const struct record_layout *layout, enum record_form form, unsigned char *records,
+			       size_t n);
+
 /* Fills items (n of record_form_width) from records; for in-place forms items must be
  * records, whose keys are replaced by their images. */
 void record_items_build(const struct record_layout *layout, enum record_form form,

@@ -17,7 +17,7 @@ if HAVE_CUDA
 FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OBJEXT) \
 	kernels/gpu_bucket_steps.$(OBJEXT) kernels/gpu_sample_sort.$(OBJEXT) \
 	kernels/gpu_radix_sort.$(OBJEXT) kernels/gpu_bitonic_sort.$(OBJEXT) \
-	kernels/gpu_quick_sort.$(OBJEXT)
+	kernels/gpu_quick_sort.$(OBJEXT) kernels/gpu_merge.$(OBJEXT)
 endif
 FUZZ_SHARED_INCLUDES = tests/fuzz/quiet_harness.h tests/fuzz/command_line.h
 FUZZ_OPTIONS_FILES = src/cli/options.c src/library/job_options.c src/library/results.c \
