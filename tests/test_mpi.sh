@@ -303,19 +303,20 @@ else
 	# each rank makes its run, which the other reads in place (shared runs), or with
 	# GPUSORT_SHARED_RUNS=0 its run and the file of what the other rank sent; the
 	# output's ranges are mapped unless the output is on a tmpfs (see distributed_output.h):
-	# each rank's twice, about where it will be while the rank sorts (its pages faulted in
-	# ahead), then where it is
-	maps=4
+	# each rank's once, about where it will be while the rank sorts (its pages faulted in
+	# ahead; the room either side holds where it turns out to be, so the merge takes that
+	# mapping over)
+	maps=2
 	[ "$(stat -f -c %T "$WORK")" = tmpfs ] && maps=0
 	set -- $(traced) x x x x; in_memory=$1 in_tmp=$2 mapped=$3 read_maps=$4
 	[ "$in_memory" != x ] && [ "$in_memory" -eq 2 ] && [ "$in_tmp" -eq 0 ] && [ "$mapped" -eq $maps ]
-	tap_result $? "in memory: the ranks' runs in the memory folder ($in_memory), none in -T ($in_tmp), nothing received into files; both ranks map their output range, ahead and in place ($mapped)"
+	tap_result $? "in memory: the ranks' runs in the memory folder ($in_memory), none in -T ($in_tmp), nothing received into files; both ranks map their output range once, ahead, and write it there ($mapped)"
 	# each merge maps both ranges it reads (its own run's and the other's) instead of
 	# reading them into buffers: at least one map per rank and run
 	[ "$read_maps" != x ] && [ "$read_maps" -ge 4 ]
 	tap_result $? "in memory: the merges read the ranks' runs through mappings ($read_maps)"
 	set -- $(traced --device=cpu) x x x; in_memory=$1 in_tmp=$2 mapped=$3
-	[ "$in_memory" != x ] && [ "$in_memory" -eq 2 ] && [ "$mapped" -eq $((maps / 2)) ]
+	[ "$in_memory" != x ] && [ "$in_memory" -eq 2 ] && [ "$mapped" -eq $maps ]
 	tap_result $? "--device=cpu: the ranges mapped in place only ($mapped), none ahead beside a sort on the CPU threads"
 	set -- $(GPUSORT_SHARED_RUNS=0 traced) x x x; in_memory=$1 in_tmp=$2 mapped=$3
 	[ "$in_memory" != x ] && [ "$in_memory" -ge 4 ] && [ "$in_tmp" -eq 0 ] && [ "$mapped" -eq $maps ]

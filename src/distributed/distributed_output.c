@@ -58,12 +58,29 @@ static int map_range(struct distributed_output *output, uint64_t offset, uint64_
 
 int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length)
 {
+	/* the pages faulted in ahead, where they hold the range: their mapping is taken over
+	 * (a new one would fault every page in again) */
+	const struct file_map *ahead = &output->ahead;
+	file_prefault_stop(&output->prefault);
+	if (ahead->bytes && ahead->from <= offset && offset + length <= ahead->from + ahead->length) {
+		file_map_release(&output->mapping);
+		output->mapping = output->ahead;
+		output->ahead = (struct file_map){NULL, 0, 0, false};
+		return 0;
+	}
+	file_map_release(&output->ahead);
 	return map_range(output, offset, length, &output->mapping);
 }
 
-int distributed_output_prefault_start(struct distributed_output *output, uint64_t offset, uint64_t length)
+int distributed_output_prefault_start(struct distributed_output *output, uint64_t offset, uint64_t length,
+				      uint64_t total)
 {
-	int error = map_range(output, offset, length, &output->ahead);
+	/* mapped with some room either side, since the range comes out about, not exactly,
+	 * where the share lies; the share's place faulted in */
+	uint64_t slack = length / 16 + ((uint64_t)1 << 20);
+	uint64_t from = offset > slack ? offset - slack : 0;
+	uint64_t to = total - (offset + length) > slack ? offset + length + slack : total;
+	int error = map_range(output, from, to - from, &output->ahead);
 	if (!error)
 		file_prefault_start(&output->prefault, &output->ahead, offset, length);
 	return error;
@@ -72,7 +89,6 @@ int distributed_output_prefault_start(struct distributed_output *output, uint64_
 void distributed_output_prefault_stop(struct distributed_output *output)
 {
 	file_prefault_stop(&output->prefault);
-	file_map_release(&output->ahead);
 }
 
 int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset)
@@ -193,6 +209,7 @@ int distributed_output_put(const struct cluster *cluster, struct distributed_out
 int distributed_output_finish(const struct cluster *cluster, struct distributed_output *output, int error)
 {
 	distributed_output_prefault_stop(output);
+	file_map_release(&output->ahead);
 	file_map_release(&output->mapping);
 	if (output->fd >= 0 && close(output->fd) != 0 && !error) {
 		error = -errno;

@@ -34,20 +34,21 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 /* Positional: this rank's range [offset, offset + length) of the twin allocated and
  * mapped (io/file_map.h), so that the writes below copy into the page cache without
  * taking the file's lock in turn, rank after rank; where that does not pay or cannot
- * be (file_map_range), they stay pwrite's. Returns 0, or a negative errno (no room)
- * for the caller to report. Faults are injected as range_write. */
+ * be (file_map_range), they stay pwrite's. The mapping faulted in ahead (below) is taken
+ * over where it holds the range. Returns 0, or a negative errno (no room) for the
+ * caller to report. Faults are injected as range_write. */
 int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length);
-
-/* Positional: while this rank sorts its share, [offset, offset + length) of the twin
+/* Positional: while this rank sorts its share, the twin about [offset, offset + length)
  * (where its range will about be: the shares' place, since the splitters cut the ranges
- * about as large as the shares) allocated, mapped and its pages faulted in by threads
- * (io/file_map.h), so that the merge later copies into pages that are there; the pages
- * stay in the page cache after distributed_output_prefault_stop. Only where the range
- * would be mapped (distributed_output_map). Returns 0 or a negative errno (no room)
- * for the caller to report. */
-int distributed_output_prefault_start(struct distributed_output *output, uint64_t offset, uint64_t length);
+ * about as large as the shares; mapped with some room either side, within the output's
+ * total bytes) allocated and mapped, and the share's place faulted in by threads
+ * (io/file_map.h), so that the merge later copies into pages that are there. Only where
+ * the range would be mapped (distributed_output_map). Returns 0 or a negative errno (no
+ * room) for the caller to report. prefault_stop stops the threads; the mapping stays
+ * for distributed_output_map. */
+int distributed_output_prefault_start(struct distributed_output *output, uint64_t offset, uint64_t length,
+				      uint64_t total);
 void distributed_output_prefault_stop(struct distributed_output *output);
-
 /* Positional: length bytes at offset of the output (faults injected as range_write),
  * copied into the mapping when it holds that range; returns 0 or a negative errno for
  * the caller to report. */

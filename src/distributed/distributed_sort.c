@@ -20,6 +20,7 @@
 #include "input_share.h"
 #include "local_run.h"
 #include "rank_merge.h"
+#include "resident_sort.h"
 #include "splitters.h"
 #include "../binary/record_items.h"
 #include "../common/report.h"
@@ -35,10 +36,6 @@
 #include "../../io/fault_inject.h"
 #include "../../io/temp_files.h"
 
-/* Samples per rank: enough that the ranges come out within a few percent of equal,
- * few enough that gathering them stays cheap on many ranks. */
-#define SAMPLES_MIN 256
-#define SAMPLES_MAX 4096
 /* The exchange's bytes per pair of ranks and round, within these bounds of -S / (4 x ranks). */
 #define BATCH_MIN ((size_t)64 << 10)
 #define BATCH_MAX ((size_t)64 << 20)
@@ -198,8 +195,7 @@ static int local_sort(const struct cluster *cluster, const struct sort_job *job,
 static int split(const struct cluster *cluster, struct local_run *run, bool unique, uint64_t *cuts)
 {
 	int size = cluster->size, error;
-	size_t samples_each = (size_t)size * 16;
-	samples_each = samples_each < SAMPLES_MIN ? SAMPLES_MIN : samples_each > SAMPLES_MAX ? SAMPLES_MAX : samples_each;
+	size_t samples_each = splitters_sample_count(size);
 	unsigned char *encoded = NULL, *all = NULL;
 	size_t encoded_bytes = 0, count = 0, chosen_count = 0;
 	struct sample *samples = NULL, *chosen = malloc((size_t)size * sizeof *chosen);
@@ -288,6 +284,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	int piece_fd = -1;
 	uint64_t *cuts = NULL;
 	size_t budget = rank_budget(cluster, job);
+	struct sort_engine *resident_engine = NULL; /* the resident sort's, closed after the commit */
 
 	/* what one process checks before reading anything, checked and said by rank 0 */
 	int error = order_build(job, !root, &built);
@@ -340,12 +337,25 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 		goto out;
 	bool direct = output.positional && !job->unique;
 	if (direct) {
-		uint64_t share_offset = cluster_exscan(cluster, share.bytes);
+		uint64_t share_offset = cluster_exscan(cluster, share.bytes), total = cluster_sum(cluster, share.bytes);
 		if (share.bytes <= budget / 2 && job->engine.device != SORT_DEVICE_CPU &&
-		    (error = distributed_output_prefault_start(&output, share_offset, share.bytes)) != 0)
+		    (error = distributed_output_prefault_start(&output, share_offset, share.bytes, total)) != 0)
 			report_file_failure("write failed", output.name, error);
 		if ((error = cluster_agree(cluster, error)) != 0)
 			goto out;
+	}
+
+	/* bare keys beside GPUs: the shares kept on them, the ranges exchanged GPU to GPU */
+	if (direct) {
+		const struct resident_job work = {job, &share, &built.layout, &built.order, &output, budget,
+						  rank_threads(cluster, job), &figures, job->no_verify ? NULL : &ends,
+						  &resident_engine};
+		int done = resident_sort(cluster, &work);
+		if (done != 0) {
+			error = done < 0 ? done : 0;
+			phase = seconds_now();
+			goto out;
+		}
 	}
 
 	/* 1. this rank's share sorted into a local run */
@@ -443,6 +453,8 @@ out:
 	/* 5. every rank's range in place: rank 0 commits, or every rank gives up */
 	error = distributed_output_finish(cluster, &output, error);
 	figures.write_seconds = seconds_now() - phase;
+	if (resident_engine)
+		sort_engine_close(resident_engine);
 	figures.total_seconds = seconds_now() - started;
 	local_run_close(&run);
 	exchange_free(cluster, &exchange);

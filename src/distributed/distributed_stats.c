@@ -59,12 +59,14 @@ void distributed_stats_print(const struct cluster *cluster, const struct rank_fi
 				largest = f.output_bytes;
 			total.rounds = f.rounds;
 			total.shared_runs = f.shared_runs;
+			total.on_gpus = f.on_gpus;
 		}
 		print_line("total", &total);
 		double mean = (double)total.output_bytes / cluster->size;
 		fprintf(stderr, "gpusort: stats: bytes exchanged %" PRIu64 " in %" PRIu64 " rounds%s, %.3f s; imbalance"
 			" (largest range / mean) %.3f; times in the total line are the slowest rank's\n", total.sent_bytes,
-			total.rounds, total.shared_runs ? " (read in place from the ranks' runs)" : "",
+			total.rounds, total.on_gpus ? " (GPU to GPU, the shares kept on the GPUs)"
+				      : total.shared_runs ? " (read in place from the ranks' runs)" : "",
 			total.exchange_seconds, mean > 0 ? (double)largest / mean : 1.0);
 	}
 	free(all);

@@ -14,6 +14,7 @@ struct rank_figures {
 	uint64_t output_bytes;    /* its range of the output */
 	uint64_t rounds;          /* of the exchange */
 	uint64_t shared_runs;     /* 1: nothing sent, the others' runs read in place */
+	uint64_t on_gpus;         /* 1: the shares stayed on the GPUs, the ranges went GPU to GPU */
 	double sort_seconds;      /* its share read, sorted and written as a local run */
 	double split_seconds;     /* samples, splitters, cuts */
 	double exchange_seconds;

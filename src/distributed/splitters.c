@@ -8,10 +8,43 @@
 /* An encoded sample: rank, position, length (64 bits each), then the bytes, padded to
  * a multiple of 8. */
 #define SAMPLE_HEADER 24
+/* Samples per rank: enough that the ranges come out within a few percent of equal,
+ * few enough that gathering them stays cheap on many ranks. */
+#define SAMPLES_MIN 256
+#define SAMPLES_MAX 4096
 
 static size_t padded(size_t len)
 {
 	return (len + 7) & ~(size_t)7;
+}
+
+size_t splitters_sample_count(int ranks)
+{
+	size_t each = (size_t)ranks * 16;
+	return each < SAMPLES_MIN ? SAMPLES_MIN : each > SAMPLES_MAX ? SAMPLES_MAX : each;
+}
+
+/* Appends one encoded sample to the buffer (grown as needed). */
+static int sample_append(unsigned char **buffer, size_t *used, size_t *capacity, int rank, uint64_t position,
+			 const unsigned char *record, size_t len)
+{
+	size_t need = *used + SAMPLE_HEADER + padded(len);
+	if (need > *capacity) {
+		size_t grown = *capacity ? *capacity * 2 : 4096;
+		while (grown < need)
+			grown *= 2;
+		unsigned char *more = realloc(*buffer, grown);
+		if (!more)
+			return -ENOMEM;
+		*buffer = more;
+		*capacity = grown;
+	}
+	uint64_t header[3] = {(uint64_t)rank, position, len};
+	memcpy(*buffer + *used, header, SAMPLE_HEADER);
+	memcpy(*buffer + *used + SAMPLE_HEADER, record, len);
+	memset(*buffer + *used + SAMPLE_HEADER + len, 0, padded(len) - len);
+	*used = need;
+	return 0;
 }
 
 int splitters_sample(struct local_run *run, int rank, size_t count, unsigned char **encoded, size_t *bytes)
@@ -32,31 +65,32 @@ int splitters_sample(struct local_run *run, int rank, size_t count, unsigned cha
 		if (start >= run->size || start == last)
 			continue;
 		last = start;
-		if ((error = local_run_record(run, start, &record, &len, &next)) != 0)
+		if ((error = local_run_record(run, start, &record, &len, &next)) != 0 ||
+		    (error = sample_append(&buffer, &used, &capacity, rank, start, record, len)) != 0)
 			break;
-		size_t need = used + SAMPLE_HEADER + padded(len);
-		if (need > capacity) {
-			size_t grown = capacity ? capacity * 2 : 4096;
-			while (grown < need)
-				grown *= 2;
-			unsigned char *more = realloc(buffer, grown);
-			if (!more) {
-				error = -ENOMEM;
-				break;
-			}
-			buffer = more;
-			capacity = grown;
-		}
-		uint64_t header[3] = {(uint64_t)rank, start, len};
-		memcpy(buffer + used, header, SAMPLE_HEADER);
-		memcpy(buffer + used + SAMPLE_HEADER, record, len);
-		memset(buffer + used + SAMPLE_HEADER + len, 0, padded(len) - len);
-		used = need;
 	}
 	if (error) {
 		free(buffer);
 		return error;
 	}
+	*encoded = buffer;
+	*bytes = used;
+	return 0;
+}
+
+int splitters_encode(int rank, const unsigned char *records, size_t record_size, const uint64_t *positions,
+		     size_t count, unsigned char **encoded, size_t *bytes)
+{
+	size_t used = 0, capacity = 0;
+	unsigned char *buffer = NULL;
+	*encoded = NULL;
+	*bytes = 0;
+	for (size_t j = 0; j < count; j++)
+		if (sample_append(&buffer, &used, &capacity, rank, positions[j], records + j * record_size,
+				  record_size) != 0) {
+			free(buffer);
+			return -ENOMEM;
+		}
 	*encoded = buffer;
 	*bytes = used;
 	return 0;

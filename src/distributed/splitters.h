@@ -20,9 +20,15 @@ struct sample {
 	uint64_t rank, position;     /* where it lies: a rank's sorted share, an offset in it */
 };
 
+/* How many samples each of ranks ranks takes. */
+size_t splitters_sample_count(int ranks);
 /* This rank's count samples, encoded for the all-gather into a buffer made here. */
 int splitters_sample(struct local_run *run, int rank, size_t count, unsigned char **encoded, size_t *bytes);
 
+/* The same for count fixed-size records (records[j * record_size]) sampled elsewhere,
+ * each at its byte offset positions[j] in this rank's sorted share (ascending). */
+int splitters_encode(int rank, const unsigned char *records, size_t record_size, const uint64_t *positions,
+		     size_t count, unsigned char **encoded, size_t *bytes);
 /* The samples of encoded bytes (pointing into them), in an array made here. */
 int splitters_decode(const unsigned char *encoded, size_t bytes, struct sample **samples, size_t *count);
 
