@@ -10,7 +10,9 @@
 # Usage: bench/multi_gpu_bench.sh [GPUSORT] [TOOLS_DIR] [U64_COUNT] [RECORDS] [SPILL] [REPEATS] [LOGDIR]
 #   defaults: ./gpusort ./tests 2147483648 100000000 2G 1 (no logs kept)
 #   GPUS="1 2 4" (default: 1, 2, 4 up to the GPUs nvidia-smi lists); MODES="memory
-#   spilled" (the default, or either); a count of 0 leaves that input out
+#   spilled" (the default, or either); a count of 0 leaves that input out; FILES_TOO=1
+#   adds, for each run of several ranks, one with GPUSORT_RESIDENT=0 (the shares go
+#   through files even where they could stay on the GPUs)
 # Needs mpirun and about 6x the larger input free in $TMPDIR.
 set -e
 gpusort=${1:-./gpusort}
@@ -78,6 +80,12 @@ bench_input() {
 		for n in $GPUS; do
 			# shellcheck disable=SC2086
 			run "$title $mode $n GPU" "$input" "$n" --device=auto $limit "$@"
+			if [ "$n" -gt 1 ] && [ "${FILES_TOO:-0}" = 1 ]; then
+				export GPUSORT_RESIDENT=0
+				# shellcheck disable=SC2086
+				run "$title $mode $n GPU, through files" "$input" "$n" --device=auto $limit "$@"
+				unset GPUSORT_RESIDENT
+			fi
 			if [ "$n" -eq 1 ] && [ $mode = memory ]; then
 				"$tools/sortcheck" $check "$input" "$dir/reference" >/dev/null
 			fi
