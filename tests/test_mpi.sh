@@ -377,6 +377,36 @@ else
 	sed 's/^/#   /' "$WORK/stderr" | head -3
 fi
 
+# Bare keys beside GPUs (src/distributed/resident_sort.h): the shares stay on the GPUs
+# and the ranges go GPU to GPU; only where a GPU is there (--device=0: every rank on GPU
+# 0 plus its local rank, round the GPUs, so ranks may share one).
+if "$GPUSORT" --device=0 --type=u64 "$WORK/keys.uniform" -o "$WORK/gpu.probe" 2>/dev/null; then
+	for args in "--type=u64 $WORK/keys.uniform" "--type=i64 -r $WORK/i64" "--type=u32 $WORK/u32" \
+		"--type=i32 -r $WORK/u32"; do
+		# shellcheck disable=SC2086
+		"$GPUSORT" --device=cpu $args -o "$WORK/one" &&
+			timeout 120 mpirun --oversubscribe -np 3 "$GPUSORT" --device=0 --stats -T "$TMP" $args \
+				-o "$WORK/three" 2>"$WORK/stderr" && cmp -s "$WORK/one" "$WORK/three" &&
+			grep -q "GPU to GPU" "$WORK/stderr" && [ -z "$(leftovers)" ]
+		tap_result $? "bare keys on the GPUs, 3 ranks, ${args%% /*}: the ranges GPU to GPU, one process's bytes"
+	done
+	GPUSORT_RESIDENT=0 timeout 120 mpirun --oversubscribe -np 2 "$GPUSORT" --device=0 --stats -T "$TMP" \
+		--type=u64 "$WORK/keys.uniform" -o "$WORK/three" 2>"$WORK/stderr"
+	status=$?
+	"$GPUSORT" --device=cpu --type=u64 "$WORK/keys.uniform" -o "$WORK/one"
+	[ $status -eq 0 ] && cmp -s "$WORK/one" "$WORK/three" && ! grep -q "GPU to GPU" "$WORK/stderr"
+	tap_result $? "GPUSORT_RESIDENT=0: the same bytes through files"
+	fault 1 range_write:ENOSPC 2 "on the GPUs: rank 1 cannot write its range" --device=0 --type=u64 \
+		"$WORK/keys.normal"
+	fault all input_read:EIO 2 "on the GPUs: no rank can read its share" --device=0 --type=u64 "$WORK/keys.uniform"
+	fault 1 distributed_cut:SHORT 3 "on the GPUs: a wrong cut planted on rank 1" --device=0 --type=u64 \
+		"$WORK/keys.uniform"
+	grep -q "internal error: distributed self-check" "$WORK/stderr"
+	tap_result $? "the self-check finds it"
+else
+	skip_test "no GPU: bare keys kept on the GPUs need one"
+fi
+
 # A rank killed mid-sort (SIGKILL once the ranks' temp files show the sort under way)
 # ends the job: no output file, no output twin; the other ranks, stopped by mpirun,
 # remove their temp files (the killed one cannot).

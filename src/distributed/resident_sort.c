@@ -16,6 +16,7 @@
 #include "../binary/record_reader.h"
 #include "../common/report.h"
 #include "../common/verify.h"
+#include "../../io/fault_inject.h"
 
 /* As binary_sort.c's: under --device=auto, fewer bytes of keys than this sort on the
  * CPU threads in one process, which finish before a GPU would start. */
@@ -200,6 +201,8 @@ static int split(struct resident_rank *rank)
 			else
 				cut = own < lower[d - 1] ? lower[d - 1] : own > upper[d - 1] ? upper[d - 1] : own;
 		}
+		if (d == 1 && size > 1 && fault_inject("distributed_cut") == FAULT_SHORT)
+			cut = 0; /* the planted bug (io/fault_inject.h) */
 		rank->cuts[d] = cut < rank->cuts[d - 1] ? rank->cuts[d - 1] : cut;
 	}
 	if (error)
