@@ -37,7 +37,7 @@ struct resident_rank {
 	enum record_form form;
 	size_t width, record_size;
 	struct sort_engine *engine;
-	unsigned char *records; /* the share, then the range */
+	unsigned char *records; /* the share, read whole, until it is on the GPU */
 	size_t capacity;        /* records the buffer holds */
 	size_t n, m;            /* records of the share, of the range */
 	uint64_t *cuts;         /* size + 1: where the share is cut for each rank */
@@ -50,8 +50,8 @@ static bool rank_may(const struct resident_rank *rank)
 	const struct resident_job *work = rank->work;
 	const struct sort_job *job = work->job;
 	const char *asked = getenv("GPUSORT_RESIDENT");
-	if ((asked && strcmp(asked, "0") == 0) || rank->cluster->local_size != rank->cluster->size || job->engine.device == SORT_DEVICE_CPU ||
-	    !record_form_in_place(rank->form))
+	if ((asked && strcmp(asked, "0") == 0) || rank->cluster->local_size != rank->cluster->size ||
+	    job->engine.device == SORT_DEVICE_CPU || !record_form_in_place(rank->form))
 		return false;
 	uint64_t share = work->share->bytes;
 	if (share > work->budget / 2)
