@@ -331,12 +331,11 @@ static cudaError_t ensure_staging(struct gpu_backend *backend, size_t bytes)
 	return cudaSuccess;
 }
 
-/* Host to device in chunks on the copy stream, an event after each; pageable memory
- * bounces through the two pinned staging buffers. */
-/* Items made by a producer straight into the staging buffers (gpu_backend_sort_resident),
- * slice by slice on the copy pool's threads, as the consumer below takes them out. */
+/* A staging buffer's piece of items made by a producer (gpu_backend_sort_resident) or
+ * taken by a consumer (gpu_backend_resident_copy_out) instead of copied from or to host
+ * items: slice by slice on the copy pool's threads. */
 struct staged_items {
-	gpu_items_consumer consume; /* or produce: the same call */
+	gpu_items_piece_fn call; /* produce or consume: the same call */
 	void *context;
 	char *from;
 	size_t bytes, width;
@@ -344,27 +343,39 @@ struct staged_items {
 	int error;      /* the first callback's error (atomic) */
 };
 
-static void consume_slice(void *context, size_t slice);
+static void stage_slice(void *context, size_t slice)
+{
+	struct staged_items *staged = (struct staged_items *)context;
+	size_t begin = slice * (size_t)COPY_SLICE_BYTES;
+	size_t size = staged->bytes - begin < COPY_SLICE_BYTES ? staged->bytes - begin : COPY_SLICE_BYTES;
+	int error = staged->call(staged->context, staged->from + begin, size / staged->width,
+				    staged->first + begin / staged->width);
+	int none = 0;
+	if (error)
+		__atomic_compare_exchange_n(&staged->error, &none, error, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
 
 /* Runs the callback over a staged piece of bytes (whole items) whose first item is the
  * first-th; returns its first error. */
-static int stage_through(gpu_items_consumer call, void *context, struct thread_pool *pool, void *staging,
+static int stage_through(gpu_items_piece_fn call, void *context, struct thread_pool *pool, void *staging,
 			 size_t bytes, size_t width, uint64_t first)
 {
 	struct staged_items staged = {call, context, (char *)staging, bytes, width, first, 0};
-	thread_pool_parallel_for(pool, (bytes + COPY_SLICE_BYTES - 1) / COPY_SLICE_BYTES, consume_slice, &staged);
+	thread_pool_parallel_for(pool, (bytes + COPY_SLICE_BYTES - 1) / COPY_SLICE_BYTES, stage_slice, &staged);
 	return staged.error;
 }
 
 /* What fills the device: host items, or a producer of them (host NULL). */
 struct host_items {
 	const char *host;
-	gpu_items_consumer produce;
+	gpu_items_piece_fn produce;
 	void *context;
 	size_t width;
 	int error; /* the producer's */
 };
 
+/* Host to device in chunks on the copy stream, an event after each; pageable memory
+ * bounces through the two pinned staging buffers (filled there by a producer). */
 static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct host_items *in, size_t bytes,
 			   size_t chunk_bytes, int chunks, bool pinned)
 {
@@ -409,25 +420,12 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct hos
 	return cudaSuccess;
 }
 
-/* Staged items handed to a consumer (gpu_backend_resident_copy_out) instead of copied
- * into a host buffer, or made by a producer. */
-static void consume_slice(void *context, size_t slice)
-{
-	struct staged_items *staged = (struct staged_items *)context;
-	size_t begin = slice * (size_t)COPY_SLICE_BYTES;
-	size_t size = staged->bytes - begin < COPY_SLICE_BYTES ? staged->bytes - begin : COPY_SLICE_BYTES;
-	int error = staged->consume(staged->context, staged->from + begin, size / staged->width,
-				    staged->first + begin / staged->width);
-	int none = 0;
-	if (error)
-		__atomic_compare_exchange_n(&staged->error, &none, error, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-}
 
 /* Device to host: into host (pinned: at once), or through the two staging buffers into
  * host or, when consume is given, to it (host unused). A consumer's error comes back
  * in *consumed. */
 static cudaError_t copy_out_to(struct gpu_backend *backend, char *host, const char *device, size_t bytes, bool pinned,
-			       gpu_items_consumer consume, void *context, size_t width, int *consumed)
+			       gpu_items_piece_fn consume, void *context, size_t width, int *consumed)
 {
 	cudaStream_t stream = backend->sort_stream;
 	if (pinned && !consume) {
@@ -588,7 +586,7 @@ extern "C" void gpu_backend_resident_free(struct gpu_backend *backend)
 }
 
 extern "C" int gpu_backend_sort_resident(struct gpu_backend *backend, enum sort_algorithm algorithm,
-					 enum item_width width, gpu_items_consumer produce, void *context, size_t n,
+					 enum item_width width, gpu_items_piece_fn produce, void *context, size_t n,
 					 char *reason, size_t reason_size)
 {
 	int result = sort_allowed(backend, algorithm, width, n, reason, reason_size);
@@ -740,7 +738,7 @@ extern "C" int gpu_backend_resident_merge(struct gpu_backend *backend, char *rea
 	return 0;
 }
 
-extern "C" int gpu_backend_resident_copy_out(struct gpu_backend *backend, gpu_items_consumer consume,
+extern "C" int gpu_backend_resident_copy_out(struct gpu_backend *backend, gpu_items_piece_fn consume,
 					     void *context, char *reason, size_t reason_size)
 {
 	size_t width = (size_t)backend->resident_width, bytes = backend->received_items * width;

@@ -57,9 +57,9 @@ int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm,
  * the range (merge, which frees the own items: every rank must be done receiving) and
  * copies it out. One resident sort per backend at a time; resident_free ends it. */
 #define GPU_SHARE_HANDLE_BYTES 64
-typedef sort_items_consumer gpu_items_consumer;
+typedef sort_items_piece_fn gpu_items_piece_fn;
 int gpu_backend_sort_resident(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
-			      gpu_items_consumer produce, void *context, size_t n, char *reason, size_t reason_size);
+			      gpu_items_piece_fn produce, void *context, size_t n, char *reason, size_t reason_size);
 int gpu_backend_resident_gather(struct gpu_backend *backend, const uint64_t *indexes, size_t count, void *out,
 				char *reason, size_t reason_size);
 int gpu_backend_resident_bounds(struct gpu_backend *backend, const void *values, size_t count, uint64_t *lower,
@@ -68,7 +68,7 @@ int gpu_backend_resident_export(struct gpu_backend *backend, void *handle, char 
 int gpu_backend_resident_receive(struct gpu_backend *backend, const void *handles, size_t senders, size_t self,
 				 const uint64_t *begins, const uint64_t *lengths, char *reason, size_t reason_size);
 int gpu_backend_resident_merge(struct gpu_backend *backend, char *reason, size_t reason_size);
-int gpu_backend_resident_copy_out(struct gpu_backend *backend, gpu_items_consumer consume, void *context,
+int gpu_backend_resident_copy_out(struct gpu_backend *backend, gpu_items_piece_fn consume, void *context,
 				  char *reason, size_t reason_size);
 void gpu_backend_resident_free(struct gpu_backend *backend);
 

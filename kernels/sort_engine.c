@@ -376,7 +376,7 @@ _Static_assert(SORT_SHARE_HANDLE_BYTES == GPU_SHARE_HANDLE_BYTES, "the resident 
 	} while (0)
 #endif
 
-int sort_engine_sort_resident(struct sort_engine *engine, enum item_width width, sort_items_consumer produce,
+int sort_engine_sort_resident(struct sort_engine *engine, enum item_width width, sort_items_piece_fn produce,
 			      void *context, size_t n, char *reason, size_t reason_size)
 {
 	if (!valid_width(width))
@@ -415,7 +415,7 @@ int sort_engine_resident_merge(struct sort_engine *engine, char *reason, size_t 
 	RESIDENT_CALL(engine, gpu_backend_resident_merge(engine->gpu, reason, reason_size));
 }
 
-int sort_engine_resident_copy_out(struct sort_engine *engine, sort_items_consumer consume, void *context,
+int sort_engine_resident_copy_out(struct sort_engine *engine, sort_items_piece_fn consume, void *context,
 				  char *reason, size_t reason_size)
 {
 	RESIDENT_CALL(engine, gpu_backend_resident_copy_out(engine->gpu, consume, context, reason, reason_size));

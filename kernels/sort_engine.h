@@ -80,8 +80,8 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
  * order; it fills the piece (produce) or takes it, free to change it (consume), and
  * returns 0 or a negative errno, which stops the copy. */
 #define SORT_SHARE_HANDLE_BYTES 64
-typedef int (*sort_items_consumer)(void *context, void *items, size_t count, uint64_t first);
-int sort_engine_sort_resident(struct sort_engine *engine, enum item_width width, sort_items_consumer produce,
+typedef int (*sort_items_piece_fn)(void *context, void *items, size_t count, uint64_t first);
+int sort_engine_sort_resident(struct sort_engine *engine, enum item_width width, sort_items_piece_fn produce,
 			      void *context, size_t n, char *reason, size_t reason_size);
 int sort_engine_resident_gather(struct sort_engine *engine, const uint64_t *indexes, size_t count, void *out,
 				char *reason, size_t reason_size);
@@ -91,7 +91,7 @@ int sort_engine_resident_export(struct sort_engine *engine, void *handle, char *
 int sort_engine_resident_receive(struct sort_engine *engine, const void *handles, size_t senders, size_t self,
 				 const uint64_t *begins, const uint64_t *lengths, char *reason, size_t reason_size);
 int sort_engine_resident_merge(struct sort_engine *engine, char *reason, size_t reason_size);
-int sort_engine_resident_copy_out(struct sort_engine *engine, sort_items_consumer consume, void *context,
+int sort_engine_resident_copy_out(struct sort_engine *engine, sort_items_piece_fn consume, void *context,
 				  char *reason, size_t reason_size);
 void sort_engine_resident_free(struct sort_engine *engine);
 
