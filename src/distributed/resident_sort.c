@@ -122,6 +122,15 @@ static int share_piece(void *context, void *items, size_t count, uint64_t first)
 	return 0;
 }
 
+/* A bare key of width bytes (little-endian) turned into its image or back, in place. */
+static void bare_flip(unsigned char *key, size_t width, uint64_t mask)
+{
+	uint64_t word = 0;
+	memcpy(&word, key, width);
+	word ^= mask;
+	memcpy(key, &word, width);
+}
+
 /* The splitters from every rank's samples of its sorted share, and this rank's cuts. */
 static int split(struct resident_rank *rank)
 {
@@ -148,19 +157,8 @@ static int split(struct resident_rank *rank)
 		error = sort_engine_resident_gather(rank->engine, indexes, count, images, reason, sizeof reason);
 	/* images back into records (bare keys: the image's bytes under the form's mask) */
 	uint64_t mask = record_form_bare_mask(&rank->layout, rank->form);
-	for (size_t j = 0; !error && j < count; j++) {
-		if (rank->width == 4) {
-			uint32_t key;
-			memcpy(&key, images + j * 4, 4);
-			key ^= (uint32_t)mask;
-			memcpy(images + j * 4, &key, 4);
-		} else {
-			uint64_t key;
-			memcpy(&key, images + j * 8, 8);
-			key ^= mask;
-			memcpy(images + j * 8, &key, 8);
-		}
-	}
+	for (size_t j = 0; !error && j < count; j++)
+		bare_flip(images + j * rank->width, rank->width, mask);
 	if (!error)
 		error = splitters_encode(cluster->rank, images, rank->record_size, positions, count, &encoded,
 					 &encoded_bytes);
@@ -181,10 +179,8 @@ static int split(struct resident_rank *rank)
 	 * earlier rank, and at its position for one of its own */
 	size_t cutters = chosen_count < (size_t)size - 1 ? chosen_count : (size_t)size - 1;
 	for (size_t d = 0; d < cutters; d++) {
-		uint64_t key = 0;
-		memcpy(&key, chosen[d].record, rank->width);
-		key ^= mask;
-		memcpy(values + d * rank->width, &key, rank->width);
+		memcpy(values + d * rank->width, chosen[d].record, rank->width);
+		bare_flip(values + d * rank->width, rank->width, mask);
 	}
 	if (cutters && rank->n)
 		error = sort_engine_resident_bounds(rank->engine, values, cutters, lower, upper, reason, sizeof reason);
