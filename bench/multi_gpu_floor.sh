@@ -6,7 +6,8 @@
 #    CUDA context is opened), wall seconds, best of 3; each as the environment has it
 #    and with hwloc's GPU plugins left out of mpirun's topology (HWLOC_COMPONENTS: they
 #    start CUDA and NVML to list the GPUs, 1.2 s of mpirun's 1.3 s on 4 x H200);
-#  - the CUDA driver's start in one process, with every GPU visible and with one;
+#  - the CUDA driver's start in one process, with every GPU visible and with one, and in
+#    N processes at once, each told of its own GPU alone (as the ranks start it);
 #  - the output: SIZE GiB made a new file in the page cache from memory, by pwrite and
 #    through shared mappings, from 1 to 64 threads (bench/page_cache_writes.c), the most
 #    any number of ranks could write it at;
@@ -61,6 +62,15 @@ done
 if nvcc -O2 -o "$dir/cuda_start" "$here/cuda_start.cu" 2>/dev/null; then
 	echo "the CUDA driver's start and a context on GPU 0, every GPU visible: $("$dir/cuda_start")"
 	echo "the same, GPU 0 alone visible (CUDA_VISIBLE_DEVICES=0): $(CUDA_VISIBLE_DEVICES=0 "$dir/cuda_start")"
+	# as the ranks start it: N processes at once, each told of its own GPU alone
+	for n in 2 4 8; do
+		[ "$n" -le "${gpu_count:-0}" ] || continue
+		for round in 1 2; do
+			echo "$n at once, round $round, each its GPU alone: $(HWLOC_COMPONENTS=$no_gpu_plugins mpirun \
+				--bind-to none -np "$n" sh -c 'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0"' \
+				"$dir/cuda_start" | sed 's/^1 GPU(s): //' | sort | tr '\n' ';')"
+		done
+	done
 fi
 plain=$(best3 "$gpusort" --device=auto --type=u64 "$dir/small" -o "$dir/small.out")
 echo "one plain process, 1000 keys: $plain s"
