@@ -50,7 +50,10 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 {
 	size_t total = 0;
 	off_t size = input_file_size(file);
-	if (size > 0 && limit == SIZE_MAX && text_lines_reserve(lines, (size_t)size + 1) < 0)
+	/* room for all this call may read at once: grown 64 MiB at a time, the buffer was
+	 * copied into a new one at each doubling, on one thread (4 GiB of lines read at
+	 * 1.6 GB/s on the H100 machine, bench/RESULTS.md) */
+	if (size > 0 && text_lines_reserve(lines, ((uint64_t)size < limit ? (size_t)size : limit) + 1) < 0)
 		return -ENOMEM;
 	while (total < limit) {
 		/* Large pieces: a regular file is then read on several threads (io/). */
