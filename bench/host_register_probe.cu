@@ -8,6 +8,8 @@
  *    writable file mapping that needs dirty tracking);
  *  - a new file on /dev/shm (tmpfs), where ranks keep their runs;
  *  - fresh anonymous memory, and cudaMallocHost, for reference;
+ *  - anonymous memory already faulted in (huge pages and 4 KiB pages), as the engine's
+ *    host buffer is once the input is read into it;
  *  - every GPU at once registering its share of the input and copying it in, and out
  *    into registered fresh memory: the aggregate the host's memory allows.
  * Each line says what was tried, whether the driver took it (its error if not), the
@@ -211,6 +213,18 @@ int main(int argc, char **argv)
 	p = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p != MAP_FAILED) {
 		probe_output("fresh anonymous memory", p, length, device, in, 0);
+		munmap(p, length);
+	}
+	/* the engine's host buffer when a sort begins: anonymous memory the read has faulted
+	 * in already, on huge pages (madvise) and on 4 KiB pages */
+	for (int huge = 1; huge >= 0; huge--) {
+		p = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		madvise(p, length, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+		memset(p, 1, length);
+		probe_output(huge ? "anonymous, faulted in, huge pages" : "anonymous, faulted in, 4 KiB pages", p, length,
+			device, in, 0);
 		munmap(p, length);
 	}
 	cudaFree(device);
