@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "agreed_splitters.h"
 #include "cluster.h"
 #include "distributed_output.h"
 #include "distributed_sort.h"
@@ -194,31 +195,21 @@ static int local_sort(const struct cluster *cluster, const struct sort_job *job,
  * its run go to rank d. */
 static int split(const struct cluster *cluster, struct local_run *run, bool unique, uint64_t *cuts)
 {
-	int size = cluster->size, error;
-	size_t samples_each = splitters_sample_count(size);
-	unsigned char *encoded = NULL, *all = NULL;
-	size_t encoded_bytes = 0, count = 0, chosen_count = 0;
-	struct sample *samples = NULL, *chosen = malloc((size_t)size * sizeof *chosen);
-	uint64_t *offsets = malloc(((size_t)size + 1) * sizeof *offsets);
-	error = chosen && offsets ? splitters_sample(run, cluster->rank, samples_each, &encoded, &encoded_bytes)
-				  : -ENOMEM;
+	int size = cluster->size;
+	unsigned char *encoded = NULL;
+	size_t encoded_bytes = 0;
+	struct agreed_splitters agreed;
+	int error = splitters_sample(run, cluster->rank, splitters_sample_count(size), &encoded, &encoded_bytes);
 	if (error)
 		report("%s: %s", run->path, strerror(-error));
-	if ((error = cluster_agree(cluster, error)) != 0)
-		goto out;
-	error = cluster_allgather_bytes(cluster, encoded, encoded_bytes, &all, offsets);
-	if (!error)
-		error = splitters_decode(all, offsets[size], &samples, &count);
+	error = agreed_splitters_choose(cluster, run->order, unique, error, encoded, encoded_bytes, &agreed);
 	if (error)
-		report("samples: %s", strerror(-error));
-	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
-	splitters_choose(run->order, unique, samples, count, size, chosen, &chosen_count);
 	cuts[0] = 0;
 	for (int d = 1; d <= size && !error; d++) {
 		cuts[d] = run->size;
-		if (d < size && (size_t)d <= chosen_count)
-			error = splitters_cut(run, unique, cluster->rank, &chosen[d - 1], &cuts[d]);
+		if (d < size && (size_t)d <= agreed.count)
+			error = splitters_cut(run, unique, cluster->rank, &agreed.chosen[d - 1], &cuts[d]);
 		if (d == 1 && size > 1 && fault_inject("distributed_cut") == FAULT_SHORT)
 			cuts[d] = 0; /* the planted bug (io/fault_inject.h) */
 		if (cuts[d] < cuts[d - 1])
@@ -229,10 +220,7 @@ static int split(const struct cluster *cluster, struct local_run *run, bool uniq
 	error = cluster_agree(cluster, error);
 out:
 	free(encoded);
-	free(all);
-	free(samples);
-	free(chosen);
-	free(offsets);
+	agreed_splitters_free(&agreed);
 	return error;
 }
 

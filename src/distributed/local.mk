@@ -13,6 +13,7 @@ libpipeline_la_SOURCES += \
 	src/distributed/input_share.h src/distributed/input_share.c \
 	src/distributed/local_run.h src/distributed/local_run.c \
 	src/distributed/splitters.h src/distributed/splitters.c \
+	src/distributed/agreed_splitters.h src/distributed/agreed_splitters.c \
 	src/distributed/exchange.h src/distributed/exchange.c \
 	src/distributed/distributed_output.h src/distributed/distributed_output.c \
 	src/distributed/distributed_stats.h src/distributed/distributed_stats.c \

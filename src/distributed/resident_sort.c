@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include "resident_sort.h"
+#include "agreed_splitters.h"
 #include "splitters.h"
 #include "../binary/record_reader.h"
 #include "../common/report.h"
@@ -137,17 +138,16 @@ static int split(struct resident_rank *rank)
 	const struct cluster *cluster = rank->cluster;
 	int size = cluster->size;
 	size_t samples_each = splitters_sample_count(size);
-	size_t count = rank->n < samples_each ? rank->n : samples_each, chosen_count = 0, all_count = 0;
+	size_t count = rank->n < samples_each ? rank->n : samples_each;
 	uint64_t *indexes = malloc((count ? count : 1) * sizeof *indexes);
 	uint64_t *positions = malloc((count ? count : 1) * sizeof *positions);
-	unsigned char *images = malloc((count ? count : 1) * rank->width), *encoded = NULL, *all = NULL;
-	uint64_t *offsets = malloc(((size_t)size + 1) * sizeof *offsets);
+	unsigned char *images = malloc((count ? count : 1) * rank->width), *encoded = NULL;
 	uint64_t *lower = calloc((size_t)size, sizeof *lower), *upper = calloc((size_t)size, sizeof *upper);
 	unsigned char *values = calloc((size_t)size, rank->width);
-	struct sample *samples = NULL, *chosen = malloc((size_t)size * sizeof *chosen);
+	struct agreed_splitters agreed;
 	size_t encoded_bytes = 0;
 	char reason[256] = "";
-	int error = indexes && positions && images && offsets && lower && upper && values && chosen ? 0 : -ENOMEM;
+	int error = indexes && positions && images && lower && upper && values ? 0 : -ENOMEM;
 	/* equidistant samples, as the file-based path takes them from its run */
 	for (size_t j = 0; j < count; j++) {
 		indexes[j] = (uint64_t)((unsigned __int128)rank->n * j / count);
@@ -164,22 +164,15 @@ static int split(struct resident_rank *rank)
 					 &encoded_bytes);
 	if (error)
 		report("sort engine (%s): %s", sort_engine_describe(rank->engine), reason[0] ? reason : strerror(-error));
-	if ((error = cluster_agree(cluster, error)) != 0)
-		goto out;
-	error = cluster_allgather_bytes(cluster, encoded, encoded_bytes, &all, offsets);
-	if (!error)
-		error = splitters_decode(all, offsets[size], &samples, &all_count);
+	error = agreed_splitters_choose(cluster, rank->work->order, false, error, encoded, encoded_bytes, &agreed);
 	if (error)
-		report("samples: %s", strerror(-error));
-	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
-	splitters_choose(rank->work->order, false, samples, all_count, size, chosen, &chosen_count);
 	/* each splitter's bounds in this share; a record's place is (key, rank, position),
 	 * so this rank's equal keys go before a splitter of a later rank, after one of an
 	 * earlier rank, and at its position for one of its own */
-	size_t cutters = chosen_count < (size_t)size - 1 ? chosen_count : (size_t)size - 1;
+	size_t cutters = agreed.count < (size_t)size - 1 ? agreed.count : (size_t)size - 1;
 	for (size_t d = 0; d < cutters; d++) {
-		memcpy(values + d * rank->width, chosen[d].record, rank->width);
+		memcpy(values + d * rank->width, agreed.chosen[d].record, rank->width);
 		bare_flip(values + d * rank->width, rank->width, mask);
 	}
 	if (cutters && rank->n)
@@ -188,7 +181,7 @@ static int split(struct resident_rank *rank)
 	for (int d = 1; d <= size && !error; d++) {
 		uint64_t cut = rank->n;
 		if ((size_t)d <= cutters && rank->n) {
-			const struct sample *splitter = &chosen[d - 1];
+			const struct sample *splitter = &agreed.chosen[d - 1];
 			uint64_t own = splitter->position / rank->record_size;
 			if (splitter->rank < (uint64_t)cluster->rank)
 				cut = lower[d - 1];
@@ -209,13 +202,10 @@ out:
 	free(positions);
 	free(images);
 	free(encoded);
-	free(all);
-	free(offsets);
 	free(lower);
 	free(upper);
 	free(values);
-	free(samples);
-	free(chosen);
+	agreed_splitters_free(&agreed);
 	return error;
 }
 
