@@ -3,6 +3,7 @@
  * stream sorts the chunks already there, the bucket sort, the copy back. */
 #include <cuda_runtime.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +37,8 @@ struct gpu_backend {
 	cudaEvent_t staging_free[2];
 	unsigned staging_next;    /* the buffer copy_in fills next, alternating */
 	struct thread_pool *copy_pool; /* fills and empties the staging buffers */
+	struct registration *pending;  /* host chunks a sort left locked (gpu_backend_unlock) */
+	pthread_mutex_t pending_lock;
 	char name[256];
 	/* A resident sort's items (gpu_backend_sort_resident): its own, sorted, in an
 	 * allocation of their own (a handle names a whole allocation), and the range it
@@ -150,6 +153,7 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 	struct gpu_backend *backend = (struct gpu_backend *)calloc(1, sizeof *backend);
 	if (!backend)
 		return -ENOMEM;
+	pthread_mutex_init(&backend->pending_lock, NULL);
 	int result = 0;
 	do {
 		cudaDeviceProp properties;
@@ -207,6 +211,8 @@ extern "C" void gpu_backend_close(struct gpu_backend *backend)
 	if (backend->copy_stream)
 		cudaStreamSynchronize(backend->copy_stream);
 	gpu_backend_resident_free(backend);
+	gpu_backend_unlock(backend);
+	pthread_mutex_destroy(&backend->pending_lock);
 	for (int i = 0; i < MAX_CHUNKS; i++)
 		if (backend->chunk_events[i])
 			cudaEventDestroy(backend->chunk_events[i]);
@@ -365,6 +371,76 @@ static int stage_through(gpu_items_piece_fn call, void *context, struct thread_p
 	return staged.error;
 }
 
+/* Host items locked in place chunk by chunk (cudaHostRegister), so that the GPU copies
+ * them at PCIe speed with no CPU copy through the staging buffers. On the H100 machine
+ * (bench/RESULTS.md) the driver locked 24-27 GB/s, against 16 GB/s for the staged
+ * copy in on every core; locking on more threads at once, or beside the staged
+ * copies, was slower, as the driver takes one call at a time. Each chunk is locked
+ * while the one before crosses the link, and comes straight back. Letting go (63 GB/s)
+ * waits for the device, so a caller whose buffer outlives the call may leave it to
+ * later (gpu_backend_sort's keep_locked): the next sort, gpu_backend_unlock, or closing
+ * the backend, which the engine does beside the write. Only large page-aligned buffers
+ * (the engine's own large buffers are); a chunk the driver will not lock is staged.
+ * GPUSORT_HOST_REGISTER=0 stages every chunk (for comparisons). */
+#define REGISTER_MINIMUM_BYTES ((size_t)16 << 20)
+#define HOST_PAGE_BYTES 4096u
+struct registration {
+	const char *host;
+	size_t bytes, chunk_bytes;
+	int chunks;
+	bool locked[MAX_CHUNKS];
+};
+
+static bool registration_wanted(const void *host, size_t bytes)
+{
+	static int enabled = -1;
+	if (enabled < 0) {
+		const char *setting = getenv("GPUSORT_HOST_REGISTER");
+		enabled = !(setting && strcmp(setting, "0") == 0);
+	}
+	return enabled && bytes >= REGISTER_MINIMUM_BYTES && (uintptr_t)host % HOST_PAGE_BYTES == 0;
+}
+
+static size_t chunk_size(const struct registration *locks, int c)
+{
+	return c == locks->chunks - 1 ? locks->bytes - (size_t)c * locks->chunk_bytes : locks->chunk_bytes;
+}
+
+/* Locks chunk c; false, and nothing locked, when the driver will not. */
+static bool lock_chunk(struct registration *locks, int c)
+{
+	if (cudaHostRegister((void *)(locks->host + (size_t)c * locks->chunk_bytes), chunk_size(locks, c),
+			     cudaHostRegisterDefault) != cudaSuccess) {
+		cudaGetLastError();
+		return false;
+	}
+	return locks->locked[c] = true;
+}
+
+/* Lets go of every chunk locked (the copies that use them must have ended). */
+static void unlock_chunks(struct registration *locks)
+{
+	for (int c = 0; c < locks->chunks; c++) {
+		if (!locks->locked[c])
+			continue;
+		cudaHostUnregister((void *)(locks->host + (size_t)c * locks->chunk_bytes));
+		locks->locked[c] = false;
+	}
+}
+
+/* Held while letting go, so that a caller who finds nothing left locked knows that
+ * nothing is still being let go either. */
+extern "C" void gpu_backend_unlock(struct gpu_backend *backend)
+{
+	pthread_mutex_lock(&backend->pending_lock);
+	if (backend->pending) {
+		unlock_chunks(backend->pending);
+		free(backend->pending);
+		backend->pending = NULL;
+	}
+	pthread_mutex_unlock(&backend->pending_lock);
+}
+
 /* What fills the device: host items, or a producer of them (host NULL). */
 struct host_items {
 	const char *host;
@@ -372,6 +448,7 @@ struct host_items {
 	void *context;
 	size_t width;
 	int error; /* the producer's */
+	struct registration *locks; /* host locked chunk by chunk, or NULL */
 };
 
 /* Host to device in chunks on the copy stream, an event after each; pageable memory
@@ -384,12 +461,12 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct hos
 		size_t begin = (size_t)c * chunk_bytes;
 		size_t size = c == chunks - 1 ? bytes - begin : chunk_bytes;
 		cudaError_t error;
-		if (pinned) {
+		if (pinned || (in->locks && lock_chunk(in->locks, c))) {
 			error = cudaMemcpyAsync(device + begin, host + begin, size, cudaMemcpyHostToDevice,
 						backend->copy_stream);
 		} else {
 			/* a staging chunk may be smaller than a sort chunk: copy in pieces */
-			error = cudaSuccess;
+			error = in->locks ? ensure_staging(backend, bytes) : cudaSuccess;
 			size_t staging = backend->staging_bytes;
 			for (size_t done = 0; !error && done < size; done += staging) {
 				size_t piece = size - done < staging ? size - done : staging;
@@ -470,6 +547,26 @@ static cudaError_t copy_out(struct gpu_backend *backend, char *host, const char 
 	return copy_out_to(backend, host, device, bytes, pinned, NULL, NULL, 1, NULL);
 }
 
+/* Device to host where copy_in locked host's chunks: those straight back (all queued
+ * first), any others through the staging buffers meanwhile. */
+static cudaError_t copy_out_locked(struct gpu_backend *backend, char *host, const char *device,
+				   const struct registration *locks)
+{
+	cudaError_t error = cudaSuccess;
+	for (int c = 0; !error && c < locks->chunks; c++) {
+		size_t begin = (size_t)c * locks->chunk_bytes;
+		if (locks->locked[c])
+			error = cudaMemcpyAsync(host + begin, device + begin, chunk_size(locks, c),
+						cudaMemcpyDeviceToHost, backend->sort_stream);
+	}
+	for (int c = 0; !error && c < locks->chunks; c++) {
+		size_t begin = (size_t)c * locks->chunk_bytes;
+		if (!locks->locked[c])
+			error = copy_out(backend, host + begin, device + begin, chunk_size(locks, c), false);
+	}
+	return error ? error : cudaStreamSynchronize(backend->sort_stream);
+}
+
 /* Whether the backend takes n items of width for the algorithm; else why not. */
 static int sort_allowed(const struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
 			size_t n, char *reason, size_t reason_size)
@@ -498,7 +595,9 @@ static int copy_in_and_sort(struct gpu_backend *backend, enum sort_algorithm alg
 {
 	size_t bytes = n * (size_t)width;
 	cudaStream_t stream = backend->sort_stream;
-	cudaError_t staged = pinned ? cudaSuccess : ensure_staging(backend, bytes);
+	/* with host locked chunk by chunk, the staging buffers are made only if a chunk
+	 * cannot be locked (making them costs about what locking the same bytes does) */
+	cudaError_t staged = pinned || in->locks ? cudaSuccess : ensure_staging(backend, bytes);
 	if (staged)
 		return gpu_error_report(staged, "allocating pinned staging buffers", reason, reason_size);
 	size_t tile_bytes = gpu_bucket_tile_items(width) * (size_t)width;
@@ -510,6 +609,15 @@ static int copy_in_and_sort(struct gpu_backend *backend, enum sort_algorithm alg
 		chunks = MAX_CHUNKS;
 		chunk_bytes = ((bytes + chunks - 1) / chunks + tile_bytes - 1) / tile_bytes * tile_bytes;
 		chunks = (int)((bytes + chunk_bytes - 1) / chunk_bytes);
+	}
+	/* chunks that share pages cannot be locked apart */
+	if (in->locks && chunk_bytes % HOST_PAGE_BYTES) {
+		in->locks = NULL;
+		if ((staged = ensure_staging(backend, bytes)) != cudaSuccess)
+			return gpu_error_report(staged, "allocating pinned staging buffers", reason, reason_size);
+	}
+	if (in->locks) {
+		*in->locks = (struct registration){in->host, bytes, chunk_bytes, chunks, {false}};
 	}
 	/* the copy stream may only start once the allocation exists */
 	cudaError_t error = cudaEventRecord(backend->chunk_events[0], stream);
@@ -541,28 +649,45 @@ static int copy_in_and_sort(struct gpu_backend *backend, enum sort_algorithm alg
 }
 
 extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
-				void *items, size_t n, char *reason, size_t reason_size)
+				void *items, size_t n, bool keep_locked, char *reason, size_t reason_size)
 {
 	int result = sort_allowed(backend, algorithm, width, n, reason, reason_size);
 	if (result || n < 2)
 		return result;
+	gpu_backend_unlock(backend); /* what the sort before left locked */
 	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
 	size_t bytes = n * (size_t)width;
 	cudaStream_t stream = backend->sort_stream;
 	char *device = NULL;
 	TRY(cudaMallocAsync(&device, 2 * bytes, stream), "allocating device memory for the items");
 	bool pinned = host_is_pinned(items);
-	struct host_items in = {(const char *)items, NULL, NULL, (size_t)width, 0};
+	struct registration *locks = NULL;
+	if (!pinned && registration_wanted(items, bytes))
+		locks = (struct registration *)calloc(1, sizeof *locks);
+	struct host_items in = {(const char *)items, NULL, NULL, (size_t)width, 0, locks};
 	result = copy_in_and_sort(backend, algorithm, width, &in, n, device, device + bytes, pinned, reason,
 				  reason_size);
+	if (!in.locks) { /* the chunks could not be locked apart */
+		free(locks);
+		locks = NULL;
+	}
 	if (!result) {
-		cudaError_t error = copy_out(backend, (char *)items, device, bytes, pinned);
+		cudaError_t error = locks ? copy_out_locked(backend, (char *)items, device, locks)
+					  : copy_out(backend, (char *)items, device, bytes, pinned);
 		if (error)
 			result = gpu_error_report(error, "copying items from the GPU", reason, reason_size);
 	}
 	cudaStreamSynchronize(backend->copy_stream);
 	cudaFreeAsync(device, stream);
 	cudaError_t error = cudaStreamSynchronize(stream);
+	if (locks && keep_locked) {
+		pthread_mutex_lock(&backend->pending_lock);
+		backend->pending = locks;
+		pthread_mutex_unlock(&backend->pending_lock);
+	} else if (locks) {
+		unlock_chunks(locks);
+		free(locks);
+	}
 	if (!result && error)
 		result = gpu_error_report(error, "finishing the GPU sort", reason, reason_size);
 	return result;
@@ -604,7 +729,7 @@ extern "C" int gpu_backend_sort_resident(struct gpu_backend *backend, enum sort_
 		return 0;
 	char *scratch = NULL;
 	TRY(cudaMallocAsync(&scratch, bytes, stream), "allocating device memory for the items");
-	struct host_items in = {NULL, produce, context, (size_t)width, 0};
+	struct host_items in = {NULL, produce, context, (size_t)width, 0, NULL};
 	result = copy_in_and_sort(backend, algorithm, width, &in, n, backend->resident, scratch, false, reason,
 				  reason_size);
 	cudaStreamSynchronize(backend->copy_stream);

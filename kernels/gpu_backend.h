@@ -46,9 +46,15 @@ void gpu_backend_release(struct gpu_backend *backend);
 size_t gpu_backend_capacity(const struct gpu_backend *backend, enum item_width width);
 
 /* Copies n host items in, sorts them with the algorithm, copies them back, in place.
- * n <= gpu_backend_capacity(). */
+ * n <= gpu_backend_capacity(). Large pageable items are locked in place for the
+ * copies; keep_locked leaves them so (letting go waits for the device) until
+ * gpu_backend_unlock, the next sort or closing the backend, which must come before the
+ * items' memory is freed. */
 int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm,
-		     enum item_width width, void *items, size_t n, char *reason, size_t reason_size);
+		     enum item_width width, void *items, size_t n, bool keep_locked, char *reason,
+		     size_t reason_size);
+/* Lets go of the items a sort left locked, if any. */
+void gpu_backend_unlock(struct gpu_backend *backend);
 
 /* A resident sort, for a distributed sort whose ranks exchange their ranges GPU to GPU:
  * the sorted items stay in device memory, where the ranks' splitters sample and cut

@@ -41,6 +41,13 @@ struct sort_engine {
 	unsigned pinned_buffers; /* page-locked host buffers not yet freed */
 	pthread_t releaser;      /* sort_engine_release_gpu's thread */
 	bool releasing;
+	/* the large buffers this engine made: a GPU sort of items inside one leaves them
+	 * locked in place until the buffer is freed (gpu_backend_sort's keep_locked) */
+	pthread_mutex_t buffers_lock;
+	struct own_buffer {
+		const char *start;
+		size_t bytes;
+	} own[16];
 };
 
 static const char *const algorithm_names[] = {
@@ -228,6 +235,7 @@ static int engine_start(struct sort_engine *engine, const struct sort_engine_con
 	engine->gpu_ordinal = -1;
 	pthread_mutex_init(&engine->fallback_lock, NULL);
 	pthread_mutex_init(&engine->open_lock, NULL);
+	pthread_mutex_init(&engine->buffers_lock, NULL);
 	/* the pool exists with a GPU too: sorts the GPU cannot take run on it */
 	error = thread_pool_create(config->threads, &engine->pool);
 	if (error < 0)
@@ -249,6 +257,7 @@ fail:
 	thread_pool_destroy(engine->pool);
 	pthread_mutex_destroy(&engine->fallback_lock);
 	pthread_mutex_destroy(&engine->open_lock);
+	pthread_mutex_destroy(&engine->buffers_lock);
 	free(engine);
 	return error;
 }
@@ -298,11 +307,24 @@ void sort_engine_release_gpu(struct sort_engine *engine)
 #ifdef HAVE_CUDA
 	if (!engine->gpu || engine->releasing || __atomic_load_n(&engine->pinned_buffers, __ATOMIC_ACQUIRE))
 		return;
+	pthread_mutex_lock(&engine->buffers_lock);
 	if (pthread_create(&engine->releaser, NULL, release_gpu, engine->gpu) == 0) {
 		engine->releasing = true;
 		engine->gpu = NULL;
 	}
+	pthread_mutex_unlock(&engine->buffers_lock);
 #endif
+}
+
+/* Waits for sort_engine_release_gpu's thread, once. */
+static void join_releaser(struct sort_engine *engine)
+{
+	pthread_mutex_lock(&engine->buffers_lock);
+	if (engine->releasing) {
+		pthread_join(engine->releaser, NULL);
+		engine->releasing = false;
+	}
+	pthread_mutex_unlock(&engine->buffers_lock);
 }
 
 void sort_engine_close(struct sort_engine *engine)
@@ -310,8 +332,7 @@ void sort_engine_close(struct sort_engine *engine)
 	if (!engine)
 		return;
 	engine_ready(engine);
-	if (engine->releasing)
-		pthread_join(engine->releaser, NULL);
+	join_releaser(engine);
 #ifdef HAVE_CUDA
 	if (engine->gpu)
 		gpu_backend_close(engine->gpu);
@@ -319,12 +340,43 @@ void sort_engine_close(struct sort_engine *engine)
 	thread_pool_destroy(engine->pool);
 	pthread_mutex_destroy(&engine->fallback_lock);
 	pthread_mutex_destroy(&engine->open_lock);
+	pthread_mutex_destroy(&engine->buffers_lock);
 	free(engine);
 }
 
 static bool valid_width(enum item_width width)
 {
 	return width == ITEM_U32 || width == ITEM_U64 || width == ITEM_U128;
+}
+
+#ifdef HAVE_CUDA
+/* Whether [items, + bytes) lies in a large buffer this engine made. */
+static bool engine_owns(struct sort_engine *engine, const void *items, size_t bytes)
+{
+	const char *start = (const char *)items;
+	bool owns = false;
+	pthread_mutex_lock(&engine->buffers_lock);
+	for (size_t i = 0; i < sizeof engine->own / sizeof engine->own[0] && !owns; i++)
+		owns = engine->own[i].start && start >= engine->own[i].start &&
+		       start + bytes <= engine->own[i].start + engine->own[i].bytes;
+	pthread_mutex_unlock(&engine->buffers_lock);
+	return owns;
+}
+#endif
+
+/* Notes a buffer the engine made (made) among its own large buffers, or forgets it. With
+ * no room left it is not noted, and its sorts let go of it at once. */
+static void own_buffer_note(struct sort_engine *engine, const void *buffer, size_t bytes, bool made)
+{
+	pthread_mutex_lock(&engine->buffers_lock);
+	for (size_t i = 0; i < sizeof engine->own / sizeof engine->own[0]; i++) {
+		if (made ? engine->own[i].start == NULL : engine->own[i].start == buffer) {
+			engine->own[i].start = made ? (const char *)buffer : NULL;
+			engine->own[i].bytes = made ? bytes : 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&engine->buffers_lock);
 }
 
 int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n)
@@ -342,8 +394,9 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 			set_fallback(engine, "%zu items exceed gpu %d's capacity of %zu; sorted on the cpu",
 				     n, engine->gpu_ordinal, capacity);
 		} else {
-			int error = gpu_backend_sort(engine->gpu, engine->config.algorithm, width,
-						     items, n, reason, sizeof(reason));
+			int error = gpu_backend_sort(engine->gpu, engine->config.algorithm, width, items, n,
+						     engine_owns(engine, items, n * (size_t)width), reason,
+						     sizeof(reason));
 			/* Out of device memory, or a method the GPU backend lacks: the CPU
 			 * gives the same output. Other CUDA errors are reported. */
 			if (error != -ENOMEM && error != -ENOTSUP)
@@ -512,8 +565,10 @@ void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes)
 		return buffer;
 	}
 #endif
-	(void)engine;
-	return plain_host_alloc(bytes);
+	void *buffer = plain_host_alloc(bytes);
+	if (buffer && bytes >= MAPPED_MINIMUM)
+		own_buffer_note(engine, buffer, bytes, true);
+	return buffer;
 }
 
 void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t bytes)
@@ -529,8 +584,18 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 		__atomic_sub_fetch(&engine->pinned_buffers, 1, __ATOMIC_ACQ_REL);
 		return;
 	}
+	/* a GPU sort may have left it locked in place: let go first (the releaser does
+	 * that as it closes the backend) */
+	if (bytes >= MAPPED_MINIMUM) {
+		own_buffer_note(engine, buffer, bytes, false);
+		engine_ready(engine);
+		join_releaser(engine);
+		if (engine->gpu)
+			gpu_backend_unlock(engine->gpu);
+	}
+#else
+	own_buffer_note(engine, buffer, bytes, false);
 #endif
-	(void)engine;
 	plain_host_free(buffer);
 }
 

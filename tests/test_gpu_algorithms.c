@@ -36,7 +36,7 @@ static void check_all(struct gpu_backend *backend, struct thread_pool *pool, enu
 	for (size_t a = 0; input && a < ALGORITHM_COUNT; a++) {
 		char reason[256] = "";
 		memcpy(actual, input, bytes);
-		int rc = gpu_backend_sort(backend, algorithms[a], width, actual, n, reason, sizeof reason);
+		int rc = gpu_backend_sort(backend, algorithms[a], width, actual, n, false, reason, sizeof reason);
 		if (rc)
 			tap_diag("gpu_backend_sort: %d %s", rc, reason);
 		tap_ok(rc == 0 && memcmp(expected, actual, bytes) == 0, "%s w%d %s n=%zu",

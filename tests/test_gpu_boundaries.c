@@ -94,7 +94,8 @@ static void sweep_case(struct gpu_backend *backend, struct thread_pool *pool, in
 			continue;
 		char reason[256] = "";
 		memcpy(actual, input, n * (size_t)width);
-		int gpu = gpu_backend_sort(backend, algorithms[a], (enum item_width)width, actual, n, reason, sizeof reason);
+		int gpu = gpu_backend_sort(backend, algorithms[a], (enum item_width)width, actual, n, false, reason,
+					   sizeof reason);
 		bool same = cpu == 0 && gpu == 0 && memcmp(expected, actual, n * (size_t)width) == 0;
 		if (!tap_ok(same, "w%d %s %s n=%zu%s", width, distribution_name(d), sort_algorithm_name(algorithms[a]), n,
 			    kind == 1 ? " pinned" : kind == 2 ? " mapped" : ""))

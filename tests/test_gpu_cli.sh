@@ -50,6 +50,18 @@ keygen --type=u64 --count=4194304 --dist=uniform --seed=10 -o "$WORK/big"
 same_on_both "u64 keys, -S 8M: runs sorted on the GPU" "$WORK/big" --type=u64 -S 8M
 keygen --type=bytes --count=1000000 --dist=few-unique --seed=11 --record-size=100 --key-size=10 -o "$WORK/bigrec"
 same_on_both "100-byte records, -S 16M: runs sorted on the GPU" "$WORK/bigrec" --record-size=100 --key-size=10 -S 16M
+# Host items of 16 MiB and more are locked in place chunk by chunk for the copies
+# (kernels/gpu_backend.cu): 2^23+3 keys are two copy chunks, the second ending inside a
+# page; the same bytes through the staging buffers alone (GPUSORT_HOST_REGISTER=0).
+keygen --type=u64 --count=8388611 --dist=normal --seed=12 -o "$WORK/huge"
+same_on_both "u64 keys, 2^23+3: host items locked in place" "$WORK/huge" --type=u64
+GPUSORT_HOST_REGISTER=0 "$GPUSORT" --device=0 --type=u64 "$WORK/huge" -o "$WORK/staged" &&
+	cmp -s "$WORK/staged" "$WORK/cpu"
+tap_result $? "u64 keys, 2^23+3, GPUSORT_HOST_REGISTER=0: the same through the staging buffers"
+keygen --type=bytes --count=1200007 --dist=uniform --seed=13 --record-size=100 --key-size=10 -o "$WORK/huge"
+same_on_both "10-byte keys in 100-byte records, 1200007: 16-byte items locked in place" "$WORK/huge" \
+	--record-size=100 --key-size=10
+rm -f "$WORK/huge" "$WORK/staged"
 # The GPU really sorted: --stats names it.
 "$GPUSORT" --device=0 --stats --type=u64 "$WORK/big" -o "$WORK/gpu" 2>"$WORK/stderr"
 grep -q "stats: engine gpu 0" "$WORK/stderr"

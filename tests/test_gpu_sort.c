@@ -42,7 +42,7 @@ static int gpu_matches_cpu(struct gpu_backend *backend, struct thread_pool *pool
 	char reason[256] = "";
 	memcpy(actual, expected, n * (size_t)width);
 	int cpu = bucket_sort_cpu(pool, width, expected, n);
-	int gpu = gpu_backend_sort(backend, SORT_BUCKET, width, actual, n, reason, sizeof reason);
+	int gpu = gpu_backend_sort(backend, SORT_BUCKET, width, actual, n, false, reason, sizeof reason);
 	if (gpu)
 		tap_diag("gpu_backend_sort: %d %s", gpu, reason);
 	if (cpu == 0 && gpu == 0 && memcmp(expected, actual, n * (size_t)width) != 0)
@@ -164,6 +164,30 @@ int main(void)
 		for (int kind = BUFFER_MALLOC; kind <= BUFFER_MAPPED; kind += BUFFER_MAPPED)
 			check_sort(backend, pool, regressions[r].width, DIST_UNIFORM, regressions[r].n,
 				   (enum buffer_kind)kind);
+	char why[256] = "";
+	/* Items the backend leaves locked in place (keep_locked): changed and sorted again
+	 * while still locked (the next sort lets go first), then let go; each sort gives the
+	 * CPU's order. Two copy chunks, the second ending inside a page. */
+	if (!small) {
+		size_t n = (1u << 23) + 3, bytes = n * sizeof(uint64_t);
+		uint64_t *keys = buffer_alloc(BUFFER_MAPPED, bytes);
+		uint64_t *expected = test_items_make(ITEM_U64, DIST_UNIFORM, 21, n);
+		bool ok = keys && expected;
+		for (int round = 0; ok && round < 2; round++) {
+			for (size_t i = 0; round == 1 && i < n; i++)
+				expected[i] = ~expected[i]; /* sorted keys made descending */
+			memcpy(keys, expected, bytes);
+			ok = bucket_sort_cpu(pool, ITEM_U64, expected, n) == 0 &&
+			     gpu_backend_sort(backend, SORT_BUCKET, ITEM_U64, keys, n, true, why, sizeof why) == 0 &&
+			     memcmp(keys, expected, bytes) == 0;
+		}
+		gpu_backend_unlock(backend);
+		gpu_backend_unlock(backend); /* nothing left: no effect */
+		tap_ok(ok, "u64 2^23+3 mapped, left locked in place, changed and sorted again, then let go%s%s",
+		       why[0] ? ": " : "", why);
+		buffer_free(BUFFER_MAPPED, keys, bytes);
+		free(expected);
+	}
 	if (getenv("GPUSORT_TEST_HUGE")) {
 		check_sort(backend, pool, ITEM_U32, DIST_UNIFORM, 1u << 28, BUFFER_PINNED);
 		check_sort(backend, pool, ITEM_U32, DIST_NORMAL, (1u << 28) - 1, BUFFER_MALLOC);
@@ -178,13 +202,12 @@ int main(void)
 		list = *end ? end + 1 : end;
 	}
 
-	char why[256] = "";
 	uint32_t one[4] = { 3, 1, 2, 0 };
 	/* every method of sort_engine.h has a GPU version: a number outside the enum has none */
-	int rc = gpu_backend_sort(backend, (enum sort_algorithm)99, ITEM_U32, one, 4, why, sizeof why);
+	int rc = gpu_backend_sort(backend, (enum sort_algorithm)99, ITEM_U32, one, 4, false, why, sizeof why);
 	tap_ok(rc == -ENOTSUP && why[0] != 0, "an unknown algorithm is refused with a reason (%s)", why);
 	size_t capacity = gpu_backend_capacity(backend, ITEM_U64);
-	rc = gpu_backend_sort(backend, SORT_BUCKET, ITEM_U64, one, capacity + 1, why, sizeof why);
+	rc = gpu_backend_sort(backend, SORT_BUCKET, ITEM_U64, one, capacity + 1, false, why, sizeof why);
 	tap_ok(rc == -E2BIG && capacity > (1u << 24), "more than the capacity (%zu) is refused", capacity);
 
 	gpu_backend_close(backend);
