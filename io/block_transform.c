@@ -142,3 +142,29 @@ void delta_decode(void *data, size_t bytes, size_t element_bytes)
 		}
 	}
 }
+
+/* Each element's first prefix_bytes XORed with the element before's (the first
+ * element's stay): from the last element back, so that each XOR meets the plain bytes
+ * before it. */
+void prefix_xor_encode(void *data, size_t bytes, size_t element_bytes, size_t prefix_bytes)
+{
+	unsigned char *p = data;
+	size_t count = bytes / element_bytes;
+	for (size_t i = count; i-- > 1;) {
+		unsigned char *element = p + i * element_bytes;
+		for (size_t j = 0; j < prefix_bytes; j++)
+			element[j] ^= element[j - element_bytes];
+	}
+}
+
+/* From the second element on, each XOR meets the bytes already restored before it. */
+void prefix_xor_decode(void *data, size_t bytes, size_t element_bytes, size_t prefix_bytes)
+{
+	unsigned char *p = data;
+	size_t count = bytes / element_bytes;
+	for (size_t i = 1; i < count; i++) {
+		unsigned char *element = p + i * element_bytes;
+		for (size_t j = 0; j < prefix_bytes; j++)
+			element[j] ^= element[j - element_bytes];
+	}
+}

@@ -189,7 +189,20 @@ static enum run_transform run_block_transform(const struct run_writer *writer, s
 		return RUN_TRANSFORM_NONE;
 	if (transform == RUN_TRANSFORM_DELTA && !delta_supported(width))
 		return RUN_TRANSFORM_BYTE_PLANES;
+	if (transform == RUN_TRANSFORM_PREFIX_XOR &&
+	    (width > RUN_PREFIX_XOR_MAX_ELEMENT || writer->options.prefix_bytes == 0 ||
+	     writer->options.prefix_bytes > RUN_PREFIX_XOR_MAX_PREFIX || writer->options.prefix_bytes > width))
+		return RUN_TRANSFORM_NONE;
 	return transform;
+}
+
+/* The index's transform word of a block (run_file.h). */
+static uint32_t run_transform_word(const struct run_writer *writer, enum run_transform transform)
+{
+	uint32_t word = transform | (uint32_t)(transform ? writer->options.element_bytes : 0) << 8;
+	if (transform == RUN_TRANSFORM_PREFIX_XOR)
+		word |= (uint32_t)writer->options.prefix_bytes << 24;
+	return word;
 }
 
 /* One zstd frame of src into *output (grown to the bound); *written its size. */
@@ -261,12 +274,17 @@ static int run_job_compress(struct run_compressor *compressor, struct run_job *j
 		}
 		if (error)
 			return error;
-		if (transform == RUN_TRANSFORM_DELTA)
-			delta_encode(job->input, bytes, width); /* the input is ours to change */
-		byte_planes_split(job->input, compressor->scratch, bytes, width);
-		source = compressor->scratch;
+		if (transform == RUN_TRANSFORM_PREFIX_XOR) {
+			prefix_xor_encode(job->input, bytes, width, writer->options.prefix_bytes);
+			source = job->input;
+		} else {
+			if (transform == RUN_TRANSFORM_DELTA)
+				delta_encode(job->input, bytes, width); /* the input is ours to change */
+			byte_planes_split(job->input, compressor->scratch, bytes, width);
+			source = compressor->scratch;
+		}
 	}
-	job->transform_word = transform | (uint32_t)(transform ? writer->options.element_bytes : 0) << 8;
+	job->transform_word = run_transform_word(writer, transform);
 	return run_compress_frame(compressor->cctx, &job->output, &job->output_capacity, source, bytes,
 				  &job->output_bytes);
 }
@@ -713,6 +731,7 @@ struct run_block {
 	enum run_transform transform;
 	bool stored;
 	size_t element_bytes;
+	size_t prefix_bytes; /* RUN_TRANSFORM_PREFIX_XOR */
 };
 
 struct run_reader {
@@ -835,13 +854,20 @@ static int run_index_parse(struct run_reader *reader, size_t index_bytes, uint64
 		block->transform = word & (RUN_BLOCK_STORED - 1);
 		block->stored = (word & RUN_BLOCK_STORED) != 0;
 		block->element_bytes = word >> 8;
+		block->prefix_bytes = 0;
+		if (block->transform == RUN_TRANSFORM_PREFIX_XOR) {
+			block->element_bytes = word >> 8 & 0xffff;
+			block->prefix_bytes = word >> 24;
+		}
 		block->info.index_entry_bytes = get_u32(at + 36);
 		block->info.index_entry = at + RUN_ENTRY_FIXED_BYTES;
 		at += RUN_ENTRY_FIXED_BYTES;
 		if ((size_t)(end - at) < block->info.index_entry_bytes
 		    || block->info.offset > index_offset
 		    || block->info.compressed_bytes > index_offset - block->info.offset
-		    || block->transform > RUN_TRANSFORM_DELTA || block->info.bytes > SIZE_MAX / 2
+		    || block->transform > RUN_TRANSFORM_PREFIX_XOR || block->info.bytes > SIZE_MAX / 2
+		    || (block->transform == RUN_TRANSFORM_PREFIX_XOR
+			&& (!block->prefix_bytes || block->prefix_bytes > block->element_bytes))
 		    || (block->stored ? block->transform || block->info.compressed_bytes != block->info.bytes + 8
 				      : block->info.bytes > frame_content_limit(block->info.compressed_bytes))
 		    || (block->transform && (!block->element_bytes
@@ -1005,17 +1031,20 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
 	if (!scratch)
 		return -ENOMEM;
 	int error = grow(&scratch->compressed, &scratch->compressed_capacity, compressed);
-	if (!error && block->transform != RUN_TRANSFORM_NONE)
+	bool planes = block->transform != RUN_TRANSFORM_NONE && block->transform != RUN_TRANSFORM_PREFIX_XOR;
+	if (!error && planes)
 		error = grow(&scratch->plain, &scratch->plain_capacity, bytes);
 	if (!error)
 		error = run_read_full(reader->fd, scratch->compressed, compressed, block->info.offset);
 	if (error)
 		return error;
-	void *target = block->transform == RUN_TRANSFORM_NONE ? buffer : scratch->plain;
+	void *target = planes ? scratch->plain : buffer;
 	error = run_decompress(scratch->dctx, target, bytes, scratch->compressed, compressed);
 	if (error)
 		return error;
-	if (block->transform != RUN_TRANSFORM_NONE) {
+	if (block->transform == RUN_TRANSFORM_PREFIX_XOR)
+		prefix_xor_decode(buffer, bytes, block->element_bytes, block->prefix_bytes);
+	else if (planes) {
 		size_t width = block->element_bytes;
 		byte_planes_join(scratch->plain, buffer, bytes, width);
 		if (block->transform == RUN_TRANSFORM_DELTA) {

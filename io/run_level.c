@@ -19,9 +19,27 @@
 /* A run whose writes cost the writer thread no time at all: a disk this fast. */
 #define RUN_LEVEL_UNMEASURED_WRITE_RATE 1e12
 
-void run_level_init(struct run_level *choice)
+void run_level_init(struct run_level *choice, int floor)
 {
-	*choice = (struct run_level){.level = RUN_DEFAULT_LEVEL, .level_limit = RUN_LEVEL_MAX};
+	if (floor > RUN_DEFAULT_LEVEL || floor == 0)
+		floor = RUN_DEFAULT_LEVEL;
+	*choice = (struct run_level){.floor = floor, .level = floor, .level_limit = RUN_LEVEL_MAX};
+}
+
+/* The ladder of levels: floor, then 1, 2, 3 (zstd's 0 means its default, 3). */
+static int level_above(int level)
+{
+	return level < 1 ? 1 : level + 1;
+}
+
+static int level_below(const struct run_level *choice, int level)
+{
+	return level > 1 ? level - 1 : choice->floor;
+}
+
+static int level_slot(int level)
+{
+	return level < 1 ? 0 : level;
 }
 
 void run_level_apply(const struct run_level *choice, struct run_writer_options *options)
@@ -30,16 +48,17 @@ void run_level_apply(const struct run_level *choice, struct run_writer_options *
 	options->stored = choice->stored;
 }
 
-/* A compressed run's ratio at its level: a level above RUN_DEFAULT_LEVEL that does not
- * beat the one below it caps the levels there. */
+/* A compressed run's ratio at its level: a level above the floor that does not beat the
+ * one below it caps the levels there. */
 static void run_level_learn_ratio(struct run_level *choice, int level)
 {
-	if (level < RUN_DEFAULT_LEVEL || level > RUN_LEVEL_MAX)
+	if (level < choice->floor || level > RUN_LEVEL_MAX || (level < 1 && level != choice->floor))
 		return;
-	choice->level_ratio[level] = choice->ratio;
-	double below = level > RUN_DEFAULT_LEVEL ? choice->level_ratio[level - 1] : 0;
-	if (below > 0 && choice->ratio <= below && choice->level_limit > level - 1)
-		choice->level_limit = level - 1;
+	choice->level_ratio[level_slot(level)] = choice->ratio;
+	int lower = level_below(choice, level);
+	double below = level > choice->floor ? choice->level_ratio[level_slot(lower)] : 0;
+	if (below > 0 && choice->ratio <= below && choice->level_limit > lower)
+		choice->level_limit = lower;
 }
 
 void run_level_update(struct run_level *choice, const struct run_file_stats *stats)
@@ -77,7 +96,7 @@ void run_level_update(struct run_level *choice, const struct run_file_stats *sta
 	/* the raw bytes a second the disk takes with zstd at the measured ratio */
 	double compressed_disk_rate = choice->ratio * choice->write_rate;
 	if (choice->compress_rate > 2 * compressed_disk_rate && choice->level < choice->level_limit)
-		choice->level++;
-	else if (choice->compress_rate < compressed_disk_rate && choice->level > RUN_DEFAULT_LEVEL)
-		choice->level--;
+		choice->level = level_above(choice->level);
+	else if (choice->compress_rate < compressed_disk_rate && choice->level > choice->floor)
+		choice->level = level_below(choice, choice->level);
 }

@@ -7,8 +7,10 @@
  * ratio (tmpfs, for keys that compress little; run_level.c says why the ratio) gets
  * stored blocks, until a stored run shows it slower than that; then zstd for good, at a
  * higher level while the compressor has more than twice the time the disk leaves it and
- * the higher level still gains ratio, a lower one (never below RUN_DEFAULT_LEVEL) when
- * it is the slower of the two. */
+ * the higher level still gains ratio, a lower one (never below the floor the sort
+ * starts at) when it is the slower of the two. The levels climb floor, 1, 2, 3: a
+ * floor below 1 is one of zstd's fast levels, for blocks whose transform makes up the
+ * ratio they give up (RUN_TRANSFORM_PREFIX_XOR). */
 #ifndef GPUSORT_RUN_LEVEL_H
 #define GPUSORT_RUN_LEVEL_H
 
@@ -27,6 +29,7 @@
 #define RUN_LEVEL_MAX 3
 
 struct run_level {
+	int floor;                 /* the first and lowest level: RUN_DEFAULT_LEVEL or below */
 	int level;                 /* the next run's zstd level */
 	int level_limit;           /* the highest level worth trying: one whose ratio did
 				      not beat the level below caps it there */
@@ -34,11 +37,14 @@ struct run_level {
 	bool stored_too_slow;      /* a stored run wrote slower than zstd compresses */
 	double compress_rate;      /* raw bytes/s of all compressor threads; 0: not measured */
 	double ratio;              /* raw bytes over file bytes, at that level */
-	double level_ratio[RUN_LEVEL_MAX + 1]; /* the last ratio measured at each level */
+	double level_ratio[RUN_LEVEL_MAX + 1]; /* the last ratio measured at each level (a
+						  floor below 1 in slot 0) */
 	double write_rate;         /* file bytes/s of the temp directory, as the last run saw */
 };
 
-void run_level_init(struct run_level *choice);
+/* floor: the level to start at and never go below, RUN_DEFAULT_LEVEL or one of zstd's
+ * negative (fast) levels. */
+void run_level_init(struct run_level *choice, int floor);
 /* The next run's level and whether it is stored, into options. */
 void run_level_apply(const struct run_level *choice, struct run_writer_options *options);
 /* Learns from a finished run and chooses the next. */

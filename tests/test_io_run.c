@@ -149,8 +149,8 @@ static void byte_planes_against_definition(void)
 	tap_ok(ok, "byte planes of 8-byte elements joined as defined (0 to 70 elements), split back");
 }
 
-static void transform_round_trip(enum run_transform transform, size_t width, size_t count,
-				 const char *what)
+static void transform_round_trip(enum run_transform transform, size_t width, size_t count, size_t prefix,
+				 int level, const char *what)
 {
 	size_t bytes = count * width;
 	uint64_t *keys = malloc(count * sizeof *keys);
@@ -164,7 +164,8 @@ static void transform_round_trip(enum run_transform transform, size_t width, siz
 		for (size_t i = 0; i < count; i++)
 			memset(data + i * width + 8, (int)i, width - 8);
 	int fd = open_fresh();
-	struct run_writer_options options = { .transform = transform, .element_bytes = width };
+	struct run_writer_options options = {
+		.level = level, .transform = transform, .element_bytes = width, .prefix_bytes = prefix};
 	struct run_writer *writer;
 	int error = run_writer_open(fd, &options, &writer);
 	/* The second block is cut to a non-multiple of the width: stored untransformed. */
@@ -351,11 +352,16 @@ int main(void)
 
 	stream_run();
 	byte_planes_against_definition();
-	transform_round_trip(RUN_TRANSFORM_DELTA, 8, 300001, "delta u64");
-	transform_round_trip(RUN_TRANSFORM_DELTA, 4, 300001, "delta u32");
-	transform_round_trip(RUN_TRANSFORM_BYTE_PLANES, 8, 300001, "byte planes u64");
-	transform_round_trip(RUN_TRANSFORM_DELTA, 12, 100001, "delta on 12-byte records (planes only)");
-	transform_round_trip(RUN_TRANSFORM_BYTE_PLANES, 100, 10001, "byte planes on 100-byte records");
+	transform_round_trip(RUN_TRANSFORM_DELTA, 8, 300001, 0, 0, "delta u64");
+	transform_round_trip(RUN_TRANSFORM_DELTA, 4, 300001, 0, 0, "delta u32");
+	transform_round_trip(RUN_TRANSFORM_BYTE_PLANES, 8, 300001, 0, 0, "byte planes u64");
+	transform_round_trip(RUN_TRANSFORM_DELTA, 12, 100001, 0, 0, "delta on 12-byte records (planes only)");
+	transform_round_trip(RUN_TRANSFORM_BYTE_PLANES, 100, 10001, 0, 0, "byte planes on 100-byte records");
+	transform_round_trip(RUN_TRANSFORM_PREFIX_XOR, 100, 10001, 10, RUN_PREFIX_XOR_LEVEL,
+			     "10-byte keys of 100-byte records XORed, zstd level -1");
+	transform_round_trip(RUN_TRANSFORM_PREFIX_XOR, 12, 100001, 12, 1, "whole 12-byte elements XORed");
+	transform_round_trip(RUN_TRANSFORM_PREFIX_XOR, 8, 30001, 9, 1, "a prefix longer than the element: none");
+	transform_round_trip(RUN_TRANSFORM_PREFIX_XOR, 70000, 20, 8, 1, "elements above 64 KiB: none");
 
 	unlink(path);
 	free(buffer);

@@ -33,7 +33,7 @@ int main(void)
 	struct run_level choice;
 	struct run_writer_options options = {0};
 
-	run_level_init(&choice);
+	run_level_init(&choice, RUN_DEFAULT_LEVEL);
 	run_level_apply(&choice, &options);
 	tap_ok(options.level == RUN_DEFAULT_LEVEL && !options.stored, "the first run: level %d, compressed",
 	       RUN_DEFAULT_LEVEL);
@@ -52,13 +52,13 @@ int main(void)
 	run_level_update(&choice, &fast_disk);
 	tap_ok(!choice.stored, "then a compressed run that never waited for the disk: still zstd");
 
-	run_level_init(&choice);
+	run_level_init(&choice, RUN_DEFAULT_LEVEL);
 	struct run_file_stats not_by_enough = run(256, false, 1, 6, 800, 1000);
 	run_level_update(&choice, &not_by_enough);
 	tap_ok(!choice.stored && choice.write_rate > 0, "a disk at 1000 MiB/s, a compressor at 800 with ratio 6: zstd (the merge "
 	       "would read 6 times the bytes back)");
 
-	run_level_init(&choice);
+	run_level_init(&choice, RUN_DEFAULT_LEVEL);
 	struct run_file_stats records_fast_disk = run(256, false, 1, 6.5, 1300, 2600);
 	run_level_update(&choice, &records_fast_disk);
 	tap_ok(!choice.stored && choice.level == RUN_DEFAULT_LEVEL,
@@ -68,7 +68,7 @@ int main(void)
 	run_level_update(&choice, &records_memory);
 	tap_ok(choice.stored, "the same records and a temp directory at 20000 MiB/s: stored");
 
-	run_level_init(&choice);
+	run_level_init(&choice, RUN_DEFAULT_LEVEL);
 	int levels[5];
 	for (int i = 0; i < 5; i++) {
 		/* each level gains a little ratio */
@@ -88,7 +88,7 @@ int main(void)
 	       "a compressor slower than the disk takes at its ratio: down to level %d, not stored (%d %d %d %d)",
 	       RUN_DEFAULT_LEVEL, levels[0], levels[1], levels[2], levels[3]);
 
-	run_level_init(&choice);
+	run_level_init(&choice, RUN_DEFAULT_LEVEL);
 	for (int i = 0; i < 4; i++) {
 		/* records whose ratio falls at level 2 (6.52 at level 1, 6.50 at 2) */
 		double ratio = choice.level == 1 ? 6.52 : 6.50;
@@ -100,7 +100,30 @@ int main(void)
 	       "a level that loses ratio: back to level 1 and no higher (%d %d %d %d)", levels[0], levels[1], levels[2],
 	       levels[3]);
 
-	run_level_init(&choice);
+	/* a floor below 1 (RUN_TRANSFORM_PREFIX_XOR's runs): floor, 1, 2, 3 and back */
+	run_level_init(&choice, RUN_PREFIX_XOR_LEVEL);
+	run_level_apply(&choice, &options);
+	int first = options.level;
+	for (int i = 0; i < 3; i++) {
+		struct run_file_stats slow_disk = run(256, false, choice.level, 6.0 + 0.1 * choice.level, 4000, 100);
+		run_level_update(&choice, &slow_disk);
+		levels[i] = choice.level;
+	}
+	for (int i = 3; i < 5; i++) {
+		struct run_file_stats slow_compressor = run(256, false, choice.level, 6.0 + 0.1 * choice.level, 200, 180);
+		run_level_update(&choice, &slow_compressor);
+		levels[i] = choice.level;
+	}
+	for (int i = 0; i < 3; i++) {
+		struct run_file_stats slow_compressor = run(256, false, choice.level, 6.0 + 0.1 * choice.level, 200, 180);
+		run_level_update(&choice, &slow_compressor);
+	}
+	tap_ok(first == RUN_PREFIX_XOR_LEVEL && levels[0] == 1 && levels[1] == 2 && levels[2] == 3 && levels[3] == 2 &&
+		       levels[4] == 1 && choice.level == RUN_PREFIX_XOR_LEVEL,
+	       "from level %d: up %d %d %d, down %d %d, then no lower than %d (%d)", first, levels[0], levels[1],
+	       levels[2], levels[3], levels[4], RUN_PREFIX_XOR_LEVEL, choice.level);
+
+	run_level_init(&choice, RUN_DEFAULT_LEVEL);
 	struct run_file_stats tiny = run(1, false, 1, 1.5, 100, 100000);
 	run_level_update(&choice, &tiny);
 	tap_ok(!choice.stored && choice.level == RUN_DEFAULT_LEVEL && choice.compress_rate == 0,
@@ -114,7 +137,7 @@ int main(void)
 	run_level_update(&choice, &no_wait);
 	tap_ok(choice.stored, "a run whose writes never held the writer up: stored next");
 
-	run_level_init(&choice);
+	run_level_init(&choice, RUN_DEFAULT_LEVEL);
 	struct run_file_stats cached = run(256, false, 1, 1.5, 800, 100000);
 	cached.behind_bytes = 0;
 	run_level_update(&choice, &cached);

@@ -242,14 +242,15 @@ static void stats_print_spill(const struct sort_stats *stats)
 	char levels[256] = "";
 	size_t used = 0;
 	const char *separator = "";
-	for (int level = 0; level < STATS_SPILL_LEVELS && used < sizeof levels; level++) {
-		if (!stats->spill_level_runs[level])
+	/* the fast levels (-N) first, then stored and the levels from 1 up */
+	for (int level = 1 - STATS_SPILL_LEVELS; level < STATS_SPILL_LEVELS && used < sizeof levels; level++) {
+		uint64_t runs = level < 0 ? stats->spill_fast_runs[-level] : stats->spill_level_runs[level];
+		if (!runs)
 			continue;
 		int wrote = level == 0
-			? snprintf(levels + used, sizeof levels - used, "%sstored %" PRIu64, separator,
-				   stats->spill_level_runs[level])
+			? snprintf(levels + used, sizeof levels - used, "%sstored %" PRIu64, separator, runs)
 			: snprintf(levels + used, sizeof levels - used, "%sat zstd level %d%s %" PRIu64, separator,
-				   level, level == STATS_SPILL_LEVELS - 1 ? "+" : "", stats->spill_level_runs[level]);
+				   level, level == STATS_SPILL_LEVELS - 1 ? "+" : "", runs);
 		used += wrote > 0 ? (size_t)wrote : 0;
 		separator = ", ";
 	}

@@ -34,6 +34,7 @@ struct sort_stats {
 	 * stored uncompressed; the compressors' time (all threads added up) on the raw bytes
 	 * they compressed, and the temp directory's time with writes in flight */
 	uint64_t spill_level_runs[STATS_SPILL_LEVELS];
+	uint64_t spill_fast_runs[STATS_SPILL_LEVELS]; /* at zstd's fast level -index (index 0 unused) */
 	uint64_t spill_program_runs; /* runs written through --compress-program's PROG */
 	uint64_t spill_program_unstarted_runs; /* and those stored without it: no process left */
 	uint64_t spill_compressed_bytes;

@@ -171,7 +171,9 @@ int run_sink_write(void *context, const unsigned char *records, size_t bytes, si
 }
 
 /* Sorted integer keys alone compress far better as deltas in byte planes (numbers in
- * io/run_file.c); records with payload, and lines, are stored as they are. */
+ * io/run_file.c). Records with payload whose key leads them have the key's bytes XORed
+ * with the record before's, which makes up for zstd's faster level -1 they start at
+ * (io/run_file.h); lines are stored as they are. */
 static void run_options_for(const struct record_order *order, struct run_writer_options *options)
 {
 	memset(options, 0, sizeof *options);
@@ -180,6 +182,12 @@ static void run_options_for(const struct record_order *order, struct run_writer_
 	if (bare && !order->reverse_prefix) {
 		options->transform = RUN_TRANSFORM_DELTA;
 		options->element_bytes = order->record_size;
+	} else if (!bare && order->record_size > order->fingerprint_size && order->fingerprint_offset == 0 &&
+		   order->fingerprint_size > 0 && order->fingerprint_size <= RUN_PREFIX_XOR_MAX_PREFIX &&
+		   order->record_size <= RUN_PREFIX_XOR_MAX_ELEMENT) {
+		options->transform = RUN_TRANSFORM_PREFIX_XOR;
+		options->element_bytes = order->record_size;
+		options->prefix_bytes = order->fingerprint_size;
 	}
 }
 
@@ -221,7 +229,8 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 	run_options_for(order, &options);
 	options.stream = run->piped;
 	if (list->level.level == 0)
-		run_level_init(&list->level);
+		run_level_init(&list->level, options.transform == RUN_TRANSFORM_PREFIX_XOR ? RUN_PREFIX_XOR_LEVEL
+											     : RUN_DEFAULT_LEVEL);
 	run_level_apply(&list->level, &options);
 	if (!run->piped) {
 		/* what the page cache may still hold of the temp files: left to it */
@@ -288,7 +297,10 @@ static void run_end_stats(struct run_list *list, const struct run *run, struct s
 	int level = file_stats->stored ? 0 : file_stats->level;
 	if (level >= STATS_SPILL_LEVELS)
 		level = STATS_SPILL_LEVELS - 1;
-	stats->spill_level_runs[level > 0 ? level : 0]++;
+	if (level < 0)
+		stats->spill_fast_runs[-level < STATS_SPILL_LEVELS ? -level : STATS_SPILL_LEVELS - 1]++;
+	else
+		stats->spill_level_runs[level]++;
 	if (!file_stats->stored) {
 		stats->spill_compressed_bytes += file_stats->bytes;
 		stats->spill_compress_seconds += file_stats->compress_seconds;
