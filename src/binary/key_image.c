@@ -74,15 +74,3 @@ bool key_image_is_bijective(enum key_type type)
 {
 	return type == KEY_U32 || type == KEY_I32 || type == KEY_U64 || type == KEY_I64;
 }
-
-void key_image_restore(enum key_type type, uint64_t image, unsigned char *key)
-{
-	uint32_t narrow;
-	switch (type) {
-	case KEY_U32: narrow = (uint32_t)image; memcpy(key, &narrow, 4); break;
-	case KEY_I32: narrow = (uint32_t)image ^ 0x80000000u; memcpy(key, &narrow, 4); break;
-	case KEY_U64: memcpy(key, &image, 8); break;
-	case KEY_I64: image ^= 0x8000000000000000ULL; memcpy(key, &image, 8); break;
-	default: break;
-	}
-}

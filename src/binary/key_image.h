@@ -17,8 +17,6 @@ uint64_t key_image(enum key_type type, const unsigned char *key, size_t key_size
 /* True when the image is a bijection of the key bytes (integer types), so a file of
  * bare keys can be sorted as images and turned back. */
 bool key_image_is_bijective(enum key_type type);
-/* The inverse of key_image for bijective types, written little-endian to key. */
-void key_image_restore(enum key_type type, uint64_t image, unsigned char *key);
 
 /* Full comparison of two keys: <0, 0, >0. Inline, for the self-check's order test of
  * every output record: byte keys decide on their first 8 bytes as one big-endian word

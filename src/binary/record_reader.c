@@ -69,12 +69,6 @@ int64_t record_reader_total_bytes(const struct record_reader *reader)
 	return total;
 }
 
-const char *record_reader_current_name(const struct record_reader *reader)
-{
-	size_t i = reader->current < reader->count ? reader->current : reader->count - 1;
-	return reader->names[i];
-}
-
 int record_reader_empty(struct record_reader *reader)
 {
 	if (reader->lookahead >= 0)

@@ -25,8 +25,6 @@ int record_reader_empty(struct record_reader *reader);
 /* Reads up to max_records whole records; returns the count (0 at the end) or a negative
  * errno, after reporting it with the file's name. */
 int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records);
-/* The name of the input being read, for messages. */
-const char *record_reader_current_name(const struct record_reader *reader);
 void record_reader_close(struct record_reader *reader);
 
 #endif

@@ -342,8 +342,3 @@ void report_temp_create_error(const char *dir, int error)
 	       strerror(-error));
 }
 
-void report_usage_hint(void)
-{
-	fputs("Try 'gpusort --help' for more information.\n", stderr);
-}
-

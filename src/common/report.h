@@ -52,7 +52,5 @@ const char *report_shell_quote(const char *text, bool always, char *buffer, size
  * (\t, \n, ...) and octal ones (\303) for bytes the locale cannot print. Returns
  * buffer (truncated to size). */
 const char *report_locale_quote(const char *text, char *buffer, size_t size);
-/* "Try 'gpusort --help' for more information." */
-void report_usage_hint(void);
 
 #endif

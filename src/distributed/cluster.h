@@ -64,7 +64,4 @@ int cluster_broadcast(const struct cluster *cluster, void *bytes, size_t length,
 int cluster_send(const struct cluster *cluster, const void *bytes, size_t length, int to);
 int cluster_receive(const struct cluster *cluster, void *bytes, size_t length, int from);
 
-/* Waits for every rank. */
-void cluster_barrier(const struct cluster *cluster);
-
 #endif

@@ -6,7 +6,7 @@
 #include "cluster.h"
 
 /* Raised whenever the table changes, so that a stale module is refused. */
-#define CLUSTER_CALLS_VERSION 1
+#define CLUSTER_CALLS_VERSION 2
 
 struct cluster_calls {
 	int version;
@@ -25,7 +25,6 @@ struct cluster_calls {
 	int (*broadcast)(const struct cluster *cluster, void *bytes, size_t length, int root);
 	int (*send)(const struct cluster *cluster, const void *bytes, size_t length, int to);
 	int (*receive)(const struct cluster *cluster, void *bytes, size_t length, int from);
-	void (*barrier)(const struct cluster *cluster);
 };
 
 #endif

@@ -141,8 +141,3 @@ int cluster_receive(const struct cluster *cluster, void *bytes, size_t length, i
 {
 	return calls->receive(cluster, bytes, length, from);
 }
-
-void cluster_barrier(const struct cluster *cluster)
-{
-	calls->barrier(cluster);
-}

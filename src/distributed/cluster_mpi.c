@@ -174,12 +174,6 @@ static int mpi_receive(const struct cluster *cluster, void *bytes, size_t length
 														 : -EIO;
 }
 
-static void mpi_barrier(const struct cluster *cluster)
-{
-	(void)cluster;
-	MPI_Barrier(MPI_COMM_WORLD);
-}
-
 /* What cluster_load.c finds by name in this module. */
 const struct cluster_calls gpusort_cluster_calls = {
 	.version = CLUSTER_CALLS_VERSION,
@@ -195,5 +189,4 @@ const struct cluster_calls gpusort_cluster_calls = {
 	.broadcast = mpi_broadcast,
 	.send = mpi_send,
 	.receive = mpi_receive,
-	.barrier = mpi_barrier,
 };

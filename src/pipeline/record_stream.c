@@ -123,24 +123,6 @@ static int fill(struct record_stream *stream, size_t scanned)
 	}
 }
 
-int record_stream_next(struct record_stream *stream, const char **record, size_t *len)
-{
-	size_t unread = stream->end - stream->begin;
-	const char *hit = NULL;
-	if (stream->record_size ? unread < stream->record_size || stream->partial
-				: !unread || !(hit = memchr(stream->buffer + stream->begin, stream->eol, unread))) {
-		int got = fill(stream, unread);
-		if (got <= 0)
-			return got;
-		if (!stream->record_size)
-			hit = memchr(stream->buffer + stream->begin, stream->eol, stream->end - stream->begin);
-	}
-	*record = stream->buffer + stream->begin;
-	*len = stream->record_size ? stream->record_size : (size_t)(hit - *record);
-	stream->begin += stream->record_size ? *len : *len + 1;
-	return 1;
-}
-
 int record_stream_block(struct record_stream *stream, const char **bytes, size_t *size)
 {
 	size_t whole = stream->partial ? 0 : whole_records(stream);

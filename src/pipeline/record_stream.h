@@ -35,10 +35,6 @@ int record_stream_init(struct record_stream *stream, struct input_file *file, si
 /* Fixed-size records: reads about bytes at a time (a whole number of records, at least
  * one) instead of 4 MiB; before the first read. Lines keep their own blocks. */
 void record_stream_set_block(struct record_stream *stream, size_t bytes);
-/* Returns 1 with the next record (a line without its terminator) in *record, valid
- * until the next call; 0 at the end; or a negative errno. A last line without
- * terminator counts. */
-int record_stream_next(struct record_stream *stream, const char **record, size_t *len);
 /* Returns 1 with the next records in place, [*bytes, *bytes + *size): whole fixed-size
  * records, or lines each followed by its terminator (a last line that has none is given
  * one); valid until the next call. 0 at the end, or a negative errno. */
