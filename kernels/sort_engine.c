@@ -350,7 +350,8 @@ static bool valid_width(enum item_width width)
 }
 
 #ifdef HAVE_CUDA
-/* Whether [items, + bytes) lies in a large buffer this engine made. */
+/* Whether [items, + bytes) lies in a large buffer this engine made (GPU sorts may leave
+ * those locked in place). */
 static bool engine_owns(struct sort_engine *engine, const void *items, size_t bytes)
 {
 	const char *start = (const char *)items;
@@ -362,7 +363,6 @@ static bool engine_owns(struct sort_engine *engine, const void *items, size_t by
 	pthread_mutex_unlock(&engine->buffers_lock);
 	return owns;
 }
-#endif
 
 /* Notes a buffer the engine made (made) among its own large buffers, or forgets it. With
  * no room left it is not noted, and its sorts let go of it at once. */
@@ -378,6 +378,7 @@ static void own_buffer_note(struct sort_engine *engine, const void *buffer, size
 	}
 	pthread_mutex_unlock(&engine->buffers_lock);
 }
+#endif
 
 int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n)
 {
@@ -566,8 +567,12 @@ void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes)
 	}
 #endif
 	void *buffer = plain_host_alloc(bytes);
+#ifdef HAVE_CUDA
 	if (buffer && bytes >= MAPPED_MINIMUM)
 		own_buffer_note(engine, buffer, bytes, true);
+#else
+	(void)engine;
+#endif
 	return buffer;
 }
 
@@ -594,7 +599,7 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 			gpu_backend_unlock(engine->gpu);
 	}
 #else
-	own_buffer_note(engine, buffer, bytes, false);
+	(void)engine;
 #endif
 	plain_host_free(buffer);
 }
