@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include "huge_memory.h"
 #include "bucket_sort_steps.h"
 #include "thread_pool.h"
 
@@ -109,39 +109,6 @@ static int cpu_plan(struct bucket_plan *plan, size_t n, size_t item_bytes)
 	return bucket_plan_init(plan, n, m, s);
 }
 
-/* Scratch as large as the items: on huge pages where the kernel offers them, since
- * faulting in fresh 4 KiB pages costs more than the sort's own pass over them. */
-#define HUGE_PAGE_BYTES ((size_t)2 << 20)
-
-static void *scratch_alloc(size_t bytes)
-{
-	if (bytes < 4 * HUGE_PAGE_BYTES)
-		return malloc(bytes);
-	size_t mapped = bytes + HUGE_PAGE_BYTES;
-	char *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (base == MAP_FAILED)
-		return NULL;
-	/* align to a huge page; the two words before it remember the mapping */
-	char *aligned = (char *)(((uintptr_t)base + HUGE_PAGE_BYTES) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1));
-	size_t *header = (size_t *)aligned - 2;
-	header[0] = (size_t)(aligned - base);
-	header[1] = mapped;
-	madvise(aligned, bytes, MADV_HUGEPAGE);
-	return aligned;
-}
-
-static void scratch_free(void *scratch, size_t bytes)
-{
-	if (!scratch)
-		return;
-	if (bytes < 4 * HUGE_PAGE_BYTES) {
-		free(scratch);
-		return;
-	}
-	size_t *header = (size_t *)scratch - 2;
-	munmap((char *)scratch - header[0], header[1]);
-}
-
 #define WIDTH_NAME(name) name##_u32
 #define ITEM_T uint32_t
 #include "bucket_sort_cpu_template.h"
@@ -232,7 +199,7 @@ int bucket_sort_cpu(struct thread_pool *pool, enum item_width width, void *items
 
 	if (n < 2)
 		return 0;
-	scratch = scratch_alloc(bytes);
+	scratch = huge_memory_alloc(bytes);
 	if (!scratch)
 		return -ENOMEM;
 	/* Without room for the plan's tables, the local sort alone still sorts. */
@@ -243,6 +210,6 @@ int bucket_sort_cpu(struct thread_pool *pool, enum item_width width, void *items
 	} while (0)
 	FOR_WIDTH(width, CALL);
 #undef CALL
-	scratch_free(scratch, bytes);
+	huge_memory_free(scratch);
 	return 0;
 }

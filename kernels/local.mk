@@ -8,5 +8,7 @@ libkernels_la_SOURCES = \
 	kernels/bucket_sort_cpu.c \
 	kernels/bucket_sort_cpu_template.h \
 	kernels/thread_pool.h \
-	kernels/thread_pool.c
+	kernels/thread_pool.c \
+	kernels/huge_memory.h \
+	kernels/huge_memory.c
 EXTRA_DIST += kernels/README.md

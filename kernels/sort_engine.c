@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include "bucket_sort_steps.h"
+#include "huge_memory.h"
 #include "sort_engine.h"
 #include "thread_pool.h"
 #ifdef HAVE_CUDA
@@ -497,53 +497,6 @@ size_t sort_engine_max_items(const struct sort_engine *engine, enum item_width w
 	return valid_width(width) ? SIZE_MAX / (2 * (size_t)width) : 0;
 }
 
-/* Plain host buffers are 64-byte aligned with a header just before them that says how
- * they were made; large ones are mappings on huge pages, because faulting in fresh
- * 4 KiB pages costs more than a sort's pass over them. */
-#define HOST_ALIGN 64
-#define HUGE_PAGE_BYTES ((size_t)2 << 20)
-#define MAPPED_MINIMUM (4 * HUGE_PAGE_BYTES)
-
-struct host_header {
-	void *base;    /* what malloc or mmap returned */
-	size_t mapped; /* bytes mapped, 0 for malloc */
-};
-
-static void *plain_host_alloc(size_t bytes)
-{
-	size_t pad = bytes >= MAPPED_MINIMUM ? HUGE_PAGE_BYTES : HOST_ALIGN;
-	size_t total = bytes + pad;
-	char *base;
-
-	if (total < bytes)
-		return NULL;
-	if (bytes >= MAPPED_MINIMUM) {
-		base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (base == MAP_FAILED)
-			return NULL;
-	} else {
-		base = malloc(total);
-		if (!base)
-			return NULL;
-	}
-	char *aligned = (char *)(((uintptr_t)base + pad) & ~(uintptr_t)(pad - 1));
-	struct host_header *header = (struct host_header *)aligned - 1;
-	header->base = base;
-	header->mapped = bytes >= MAPPED_MINIMUM ? total : 0;
-	if (header->mapped)
-		madvise(aligned, bytes, MADV_HUGEPAGE);
-	return aligned;
-}
-
-static void plain_host_free(void *buffer)
-{
-	struct host_header *header = (struct host_header *)buffer - 1;
-	if (header->mapped)
-		munmap(header->base, header->mapped);
-	else
-		free(header->base);
-}
-
 struct thread_pool *sort_engine_thread_pool(const struct sort_engine *engine)
 {
 	return engine->pool;
@@ -553,6 +506,9 @@ struct thread_pool *sort_engine_thread_pool(const struct sort_engine *engine)
  * than the whole sort on the H100): large buffers are plain huge-page memory, and the
  * GPU backend copies them through its pinned staging buffers. */
 #define PINNED_MAXIMUM ((size_t)64 << 20)
+/* The engine's own buffers from this size up are noted (own_buffer_note): a GPU sort
+ * may leave them locked in place. */
+#define OWN_MINIMUM ((size_t)8 << 20)
 
 void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes)
 {
@@ -566,9 +522,9 @@ void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes)
 		return buffer;
 	}
 #endif
-	void *buffer = plain_host_alloc(bytes);
+	void *buffer = huge_memory_alloc(bytes);
 #ifdef HAVE_CUDA
-	if (buffer && bytes >= MAPPED_MINIMUM)
+	if (buffer && bytes >= OWN_MINIMUM)
 		own_buffer_note(engine, buffer, bytes, true);
 #else
 	(void)engine;
@@ -591,7 +547,7 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 	}
 	/* a GPU sort may have left it locked in place: let go first (the releaser does
 	 * that as it closes the backend) */
-	if (bytes >= MAPPED_MINIMUM) {
+	if (bytes >= OWN_MINIMUM) {
 		own_buffer_note(engine, buffer, bytes, false);
 		engine_ready(engine);
 		join_releaser(engine);
@@ -601,7 +557,7 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 #else
 	(void)engine;
 #endif
-	plain_host_free(buffer);
+	huge_memory_free(buffer);
 }
 
 const char *sort_engine_describe(const struct sort_engine *engine)

@@ -249,7 +249,7 @@ int binary_sort_run(const struct sort_job *job)
 		stats_progress_start(&stats, job->progress, total_bytes);
 		size_t runs = total_bytes > 0 ? (size_t)total_bytes / layout.record_size / plan.chunk_records + 1 : 0;
 		const struct chunk_mode mode = {&chunks, binary_fill, binary_carry, binary_sort, binary_emit,
-						binary_release, binary_output_bound};
+						binary_release, binary_output_bound, NULL};
 		status = sort_chunks(&mode, &order, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
 				     &job->runs, &job->output, &stats);
 	}

@@ -9,6 +9,7 @@
 #include "../common/report.h"
 #include "../text/text_lines.h"
 #include "../../io/input_file.h"
+#include "../../kernels/huge_memory.h"
 
 static const char *const standard_input[] = { "-" };
 
@@ -47,7 +48,7 @@ int input_list_resolve(const struct input_spec *spec, int check, struct input_li
 		return 2;
 	}
 	inputs->storage = text.data;
-	free(text.starts);
+	huge_memory_free(text.starts);
 	bool from_stdin = strcmp(list, "-") == 0;
 	const char *name = text.data;
 	for (size_t i = 0; i < count; i++) {
@@ -83,6 +84,6 @@ void input_list_free(struct input_list *inputs)
 {
 	if (inputs->storage)
 		free(inputs->names);
-	free(inputs->storage);
+	huge_memory_free(inputs->storage);
 	memset(inputs, 0, sizeof *inputs);
 }

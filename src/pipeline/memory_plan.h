@@ -10,6 +10,11 @@
 #include "../../kernels/sort_engine.h"
 #include "../binary/record_items.h"
 
+/* What a text chunk holds for each line beside its bytes while it sorts: the line's
+ * start (8 bytes), its item (16) and the engine's scratch copy of the item (16); once
+ * sorted, its place in the order (8) replaces the two. */
+#define TEXT_LINE_COST 40
+
 /* What a job says of memory: the plan's limits. */
 struct memory_limits {
 	size_t budget;        /* -S in bytes; 0: memory_budget_default() */
@@ -20,7 +25,7 @@ struct memory_limits {
 struct memory_plan {
 	size_t budget;        /* bytes: -S, or the default */
 	size_t chunk_records; /* binary records sorted at once */
-	size_t chunk_bytes;   /* text: bytes of lines sorted at once */
+	size_t chunk_bytes;   /* text: a chunk's bytes of lines plus TEXT_LINE_COST a line */
 	size_t items_bytes;   /* the item array beside a chunk (0 when items are in place) */
 	bool overlap;         /* two chunk buffers fit: sort one while the other spills */
 	unsigned threads;     /* merge threads (--parallel, else the online cores) */

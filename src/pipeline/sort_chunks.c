@@ -216,6 +216,8 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 		error = chunk_output_write(mode, &out, error, stats);
 		return error ? 2 : 0;
 	}
+	if (mode->expected_runs)
+		block_bytes = memory_plan_run_block_bytes(plan, mode->expected_runs(mode->mode));
 	struct run_list list = {NULL, 0, plan->threads, memory_plan_run_writer_depth(plan, block_bytes), {0}, settings, 0};
 	error = form_runs(mode, order, plan, block_bytes, &list, more, stats);
 	mode->release(mode->mode); /* the chunks' memory is the merge's now */

@@ -41,6 +41,9 @@ struct chunk_mode {
 	void (*release)(void *mode);
 	/* The most bytes emit puts out for buffer b's chunk. */
 	uint64_t (*output_bound)(void *mode, int b);
+	/* When not NULL: the runs the input makes, as its first chunk shows (0: unknown),
+	 * which then sizes the run blocks in place of block_bytes. */
+	size_t (*expected_runs)(void *mode);
 };
 
 /* Sorts the mode's records into the output the target names; runs, when the input

@@ -31,11 +31,14 @@
 #include "../../io/output_file.h"
 #include "../../io/random_source.h"
 #include "../../io/temp_files.h"
+#include "../../kernels/huge_memory.h"
 #include "../../kernels/thread_pool.h"
 
-/* Text chunks (sort_chunks.h): lines read input after input into a buffer until it
- * holds a chunk's bytes, sorted by their complete lines; the partial line at the end
- * starts the next chunk. */
+/* Text chunks (sort_chunks.h): lines read input after input into a buffer until the
+ * chunk is full, sorted by their complete lines; the partial line at the end, and any
+ * lines read past a full chunk, start the next chunk. A chunk is full when its bytes
+ * plus TEXT_LINE_COST for each line reach chunk_bytes, so that short lines, whose
+ * tables outweigh their text, are held to the budget too (the plan in memory_plan.c). */
 struct text_chunks {
 	const struct text_order *order;
 	struct sort_engine *engine;
@@ -45,13 +48,43 @@ struct text_chunks {
 	const struct input_list *inputs;
 	size_t next_input;        /* the input to open when file is NULL */
 	struct input_file *file;
-	size_t chunk_bytes;
+	size_t chunk_bytes;       /* a chunk's bytes and line costs at most */
+	size_t bytes_per_line;    /* of the chunks cut so far; 0 before the first */
+	size_t first_chunk_bytes; /* the first chunk's lines, once it is full */
+	int64_t total;            /* the inputs' bytes, -1 when unknown */
 	struct text_chunk {
 		struct text_lines lines; /* lines.size: the chunk's complete lines once sorted */
 		size_t read;             /* bytes read into it, the partial line after them included */
 		uint64_t *sorted;
+		size_t counted, counted_lines; /* counted_lines lines end in data[0, counted) */
 	} buffers[2];
 };
+
+/* Reads are sized by the lines' length seen so far and stop when the rest of the
+ * chunk's room is below this share of it. */
+#define TEXT_CHUNK_SLACK 64
+
+static bool text_input_left(const struct text_chunks *chunks)
+{
+	return chunks->file || chunks->next_input < chunks->inputs->count;
+}
+
+/* Cuts buffer's chunk at the end of its last line within the limit (counted: the lines
+ * counted before data[from, ...) are from_lines). Returns 1, or 0 when no line fits:
+ * the chunk must grow. */
+static int text_chunk_cut(struct text_chunks *chunks, struct text_chunk *buffer, size_t from, size_t from_lines)
+{
+	struct text_lines *lines = &buffer->lines;
+	size_t kept, cut = text_lines_cut(lines, from, from_lines, chunks->chunk_bytes, TEXT_LINE_COST, &kept);
+	if (cut == 0)
+		return 0;
+	chunks->bytes_per_line = kept ? cut / kept : cut;
+	if (!chunks->first_chunk_bytes)
+		chunks->first_chunk_bytes = cut;
+	buffer->read = lines->size;
+	lines->size = cut;
+	return 1;
+}
 
 static int text_fill(void *context, int b)
 {
@@ -59,9 +92,28 @@ static int text_fill(void *context, int b)
 	struct text_chunk *buffer = &chunks->buffers[b];
 	struct text_lines *lines = &buffer->lines;
 	for (;;) {
+		size_t limit = chunks->chunk_bytes;
+		size_t cost = buffer->counted + buffer->counted_lines * TEXT_LINE_COST;
+		/* bytes not counted yet are counted before more is read, or when all of them
+		 * being terminators would pass the limit */
+		size_t uncounted = lines->size - buffer->counted;
+		if (uncounted && (text_input_left(chunks) || cost + uncounted * (1 + TEXT_LINE_COST) > limit)) {
+			size_t from = buffer->counted, from_lines = buffer->counted_lines;
+			buffer->counted_lines += text_lines_count(lines, from, lines->size, chunks->pool);
+			buffer->counted = lines->size;
+			cost = buffer->counted + buffer->counted_lines * TEXT_LINE_COST;
+			if (cost > limit) {
+				if (text_chunk_cut(chunks, buffer, from, from_lines))
+					return 1;
+				chunks->chunk_bytes *= 2; /* one line longer than a chunk: the chunk grows */
+				continue;
+			}
+		}
 		if (!chunks->file) {
-			if (chunks->next_input == chunks->inputs->count)
+			if (chunks->next_input == chunks->inputs->count) {
+				buffer->read = lines->size;
 				return 0; /* every line is complete: the last input's was given its end */
+			}
 			const char *name = chunks->inputs->names[chunks->next_input];
 			const struct input_range *range = chunks->inputs->ranges ? &chunks->inputs->ranges[chunks->next_input] : NULL;
 			int err = range ? input_file_open_range(name, (off_t)range->offset, (off_t)range->length, &chunks->file)
@@ -72,7 +124,25 @@ static int text_fill(void *context, int b)
 			}
 			chunks->next_input++;
 		}
-		size_t room = lines->size < chunks->chunk_bytes ? chunks->chunk_bytes - lines->size : 0;
+		/* the room left (all read is counted by now), as bytes of lines as long as
+		 * those seen (as short as can be before any was seen), */
+		size_t left = limit - cost;
+		size_t length = buffer->counted_lines ? buffer->counted / buffer->counted_lines
+				: chunks->bytes_per_line ? chunks->bytes_per_line : 1;
+		if (length == 0)
+			length = 1;
+		/* a sixteenth short, so that the piece rarely passes the limit, which would
+		 * leave read lines to carry into the next chunk */
+		size_t room = (size_t)((double)left * length / (length + TEXT_LINE_COST) / 16 * 15);
+		if (room < limit / TEXT_CHUNK_SLACK && lines->size > 0) {
+			/* full: cut after the last complete line */
+			if (text_chunk_cut(chunks, buffer, buffer->counted, buffer->counted_lines))
+				return 1;
+			chunks->chunk_bytes *= 2;
+			continue;
+		}
+		if (room < limit / TEXT_CHUNK_SLACK)
+			room = limit / TEXT_CHUNK_SLACK + 1;
 		double started = stats_now();
 		ssize_t got = text_lines_append(lines, chunks->file, room);
 		stats_add(chunks->stats, STAGE_READ, started, got > 0 ? (uint64_t)got : 0);
@@ -80,20 +150,10 @@ static int text_fill(void *context, int b)
 			report_file_failure("read failed", chunks->inputs->names[chunks->next_input - 1], (int)got);
 			return (int)got;
 		}
-		buffer->read = lines->size;
-		if (lines->size < chunks->chunk_bytes) { /* the input ended below the chunk */
+		if ((size_t)got < room) { /* the input ended */
 			input_file_close(chunks->file);
 			chunks->file = NULL;
-			continue;
 		}
-		size_t complete = lines->size;
-		while (complete > 0 && (unsigned char)lines->data[complete - 1] != lines->eol)
-			complete--;
-		if (complete > 0) {
-			lines->size = complete;
-			return 1;
-		}
-		chunks->chunk_bytes *= 2; /* one line longer than a chunk: the chunk grows */
 	}
 }
 
@@ -104,6 +164,7 @@ static int text_carry(void *context, int from, int to)
 	size_t tail = a->read - a->lines.size;
 	/* a may be spilling: only b changes */
 	b->lines.size = b->lines.count = 0;
+	b->counted = b->counted_lines = 0;
 	int err = a != b ? text_lines_reserve(&b->lines, tail) : 0;
 	if (err) {
 		report("%s", strerror(-err));
@@ -123,7 +184,7 @@ static int text_sort(void *context, int b)
 	double started = stats_now();
 	int err = text_lines_index(lines, chunks->pool);
 	started = stats_add(chunks->stats, STAGE_PREPARE, started, lines->size);
-	free(buffer->sorted);
+	huge_memory_free(buffer->sorted);
 	buffer->sorted = NULL;
 	if (!err) {
 		text_lines_fingerprint(lines, chunks->pool, chunks->verify);
@@ -154,12 +215,23 @@ static uint64_t text_output_bound(void *context, int b)
 	return (uint64_t)chunks->buffers[b].lines.size + 1;
 }
 
+static size_t text_expected_runs(void *context)
+{
+	struct text_chunks *chunks = context;
+	if (chunks->total < 0 || !chunks->first_chunk_bytes)
+		return 0;
+	/* an eighth more: later chunks' lines may be shorter, and a run more than the
+	 * blocks allow takes a merge pass more */
+	size_t runs = (size_t)chunks->total / chunks->first_chunk_bytes + 1;
+	return runs + runs / 8 + 1;
+}
+
 static void text_release(void *context)
 {
 	struct text_chunks *chunks = context;
 	for (int i = 0; i < 2; i++) {
 		text_lines_free(&chunks->buffers[i].lines);
-		free(chunks->buffers[i].sorted);
+		huge_memory_free(chunks->buffers[i].sorted);
 		chunks->buffers[i].sorted = NULL;
 	}
 }
@@ -216,14 +288,13 @@ static int sort_text(const struct sort_job *job, const struct text_order *order,
 	struct memory_plan plan;
 	memory_plan_text(&job->memory, &asked, total, &plan);
 	struct text_chunks chunks = {.order = order, .engine = engine, .pool = pool, .verify = &verify, .stats = stats,
-				     .inputs = inputs, .chunk_bytes = plan.chunk_bytes};
+				     .inputs = inputs, .chunk_bytes = plan.chunk_bytes, .total = total};
 	for (int i = 0; i < 2; i++)
 		text_lines_init(&chunks.buffers[i].lines, order->eol);
-	size_t runs = total > 0 ? (size_t)total / plan.chunk_bytes + 1 : 0;
 	const struct chunk_mode mode = {&chunks, text_fill, text_carry, text_sort, text_emit, text_release,
-					 text_output_bound};
-	status = sort_chunks(&mode, &lines, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
-			     &job->runs, &job->output, stats);
+					 text_output_bound, text_expected_runs};
+	status = sort_chunks(&mode, &lines, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, 0), &job->runs,
+			     &job->output, stats);
 	text_release(&chunks);
 	if (chunks.file)
 		input_file_close(chunks.file);

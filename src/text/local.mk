@@ -17,6 +17,5 @@ libpipeline_la_SOURCES += \
 	src/text/text_lines.h src/text/text_lines.c \
 	src/text/text_line_copy.h src/text/text_line_copy.c \
 	src/text/text_merge_sort.h src/text/text_merge_sort.c \
-	src/text/text_line_sort.h src/text/text_line_sort.c \
-	src/text/text_memory.h src/text/text_memory.c
+	src/text/text_line_sort.h src/text/text_line_sort.c
 EXTRA_DIST += src/text/README.md

@@ -10,10 +10,13 @@
 #include "../common/verify.h"
 #include "text_compare.h"
 #include "text_emit.h"
-#include "text_memory.h"
+#include "../../kernels/huge_memory.h"
 
 #define EMIT_CHUNK_LINES 16384
-#define ROUND_BYTES ((uint64_t)32 << 20)
+/* A round is a sixteenth of the lines put out, within these bounds, as binary mode's
+ * blocks are (binary/record_items.c): two rounds of a spilled chunk stay small beside it. */
+#define ROUND_BYTES_MIN ((uint64_t)4 << 20)
+#define ROUND_BYTES_MAX ((uint64_t)32 << 20)
 
 struct emit_job {
 	const struct text_order *order;
@@ -25,6 +28,7 @@ struct emit_job {
 	unsigned char *keep; /* under -u: whether line i of the order is put out */
 	uint64_t *offsets;   /* chunk c's bytes start at offsets[c] (chunks + 1 of them) */
 	size_t *kept;        /* lines chunk c puts out */
+	uint64_t round_bytes; /* a round's most bytes (at least one chunk each) */
 	char *round;         /* the round's buffer, which starts at offset round_base */
 	uint64_t round_base;
 	size_t first;        /* the round's first chunk */
@@ -257,12 +261,12 @@ static void gather_chunk(void *context, size_t index)
 	}
 }
 
-/* Rounds: consecutive chunks up to ROUND_BYTES (at least one chunk each); returns the
+/* Rounds: consecutive chunks up to round_bytes (at least one chunk each); returns the
  * chunk after the round that starts at first. */
 static size_t round_end(const struct emit_job *job, size_t chunks, size_t first)
 {
 	size_t c = first + 1;
-	while (c < chunks && job->offsets[c + 1] - job->offsets[first] <= ROUND_BYTES)
+	while (c < chunks && job->offsets[c + 1] - job->offsets[first] <= job->round_bytes)
 		c++;
 	return c;
 }
@@ -280,7 +284,7 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 	job.offsets = malloc((chunks + 1) * sizeof *job.offsets);
 	job.kept = malloc(chunks * sizeof *job.kept);
 	if (order->unique)
-		job.keep = text_huge_alloc(n);
+		job.keep = huge_memory_alloc(n);
 	int err = -ENOMEM;
 	if (!job.offsets || !job.kept || (order->unique && !job.keep))
 		goto done;
@@ -292,6 +296,8 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 		total += bytes;
 	}
 	job.offsets[chunks] = total;
+	job.round_bytes = total / 16 < ROUND_BYTES_MIN ? ROUND_BYTES_MIN
+			  : total / 16 > ROUND_BYTES_MAX ? ROUND_BYTES_MAX : total / 16;
 	for (size_t first = 0, c; first < chunks; first = c) {
 		c = round_end(&job, chunks, first);
 		if (job.offsets[c] - job.offsets[first] > largest)
@@ -299,8 +305,8 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 	}
 	/* two round buffers: the sink writes one (on a thread of its own) while the pool
 	 * gathers the next; with sink_at the gathering threads write, and one is enough */
-	char *rounds[2] = {text_huge_alloc(largest ? largest : 1), NULL};
-	rounds[1] = sink_at ? rounds[0] : text_huge_alloc(largest ? largest : 1);
+	char *rounds[2] = {huge_memory_alloc(largest ? largest : 1), NULL};
+	rounds[1] = sink_at ? rounds[0] : huge_memory_alloc(largest ? largest : 1);
 	struct sink_call call = {0};
 	err = rounds[0] && rounds[1] ? 0 : -ENOMEM;
 	for (size_t first = 0, c, k = 0; first < chunks && !err; first = c, k++) {
@@ -324,10 +330,10 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 	if (!err)
 		err = last;
 	if (rounds[1] != rounds[0])
-		free(rounds[1]);
-	free(rounds[0]);
+		huge_memory_free(rounds[1]);
+	huge_memory_free(rounds[0]);
 done:
-	free(job.keep);
+	huge_memory_free(job.keep);
 	free(job.kept);
 	free(job.offsets);
 	return err;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "text_merge_sort.h"
-#include "text_memory.h"
+#include "../../kernels/huge_memory.h"
 #include "text_prefix.h"
 
 #define SLICE_LINES 65536
@@ -118,7 +118,7 @@ static int sort_items(struct sort_engine *engine, item_u128 *items, size_t n)
 	size_t most = sort_engine_max_items(engine, ITEM_U128);
 	if (most == 0 || most >= n)
 		return sort_engine_sort(engine, ITEM_U128, items, n);
-	item_u128 *scratch = text_huge_alloc(n * sizeof *scratch);
+	item_u128 *scratch = huge_memory_alloc(n * sizeof *scratch);
 	if (!scratch)
 		return -ENOMEM;
 	int err = 0;
@@ -138,7 +138,7 @@ static int sort_items(struct sort_engine *engine, item_u128 *items, size_t n)
 		}
 		memcpy(items, scratch, n * sizeof *items);
 	}
-	free(scratch);
+	huge_memory_free(scratch);
 	return err;
 }
 
@@ -147,7 +147,7 @@ int text_line_sort(const struct text_order *order, const struct text_lines *line
 {
 	size_t n = lines->count;
 	*sorted = NULL;
-	item_u128 *items = text_huge_alloc((n ? n : 1) * sizeof *items);
+	item_u128 *items = huge_memory_alloc((n ? n : 1) * sizeof *items);
 	if (!items)
 		return -ENOMEM;
 	struct prefix_job prefix_job = { order, lines, items };
@@ -155,19 +155,19 @@ int text_line_sort(const struct text_order *order, const struct text_lines *line
 
 	int err = sort_items(engine, items, n);
 	if (err) {
-		free(items);
+		huge_memory_free(items);
 		return err;
 	}
 
-	uint64_t *index = text_huge_alloc((n ? n : 1) * sizeof *index);
+	uint64_t *index = huge_memory_alloc((n ? n : 1) * sizeof *index);
 	size_t slices = (n + SLICE_LINES - 1) / SLICE_LINES;
 	struct tie_run **large = calloc(slices ? slices : 1, sizeof *large);
 	size_t *large_count = calloc(slices ? slices : 1, sizeof *large_count);
 	if (!index || !large || !large_count) {
-		free(index);
+		huge_memory_free(index);
 		free(large);
 		free(large_count);
-		free(items);
+		huge_memory_free(items);
 		return -ENOMEM;
 	}
 	struct finish_job job = { order, lines, items, index, n, large, large_count, 0 };
@@ -177,20 +177,20 @@ int text_line_sort(const struct text_order *order, const struct text_lines *line
 	for (size_t slice = 0; slice < slices; slice++) {
 		for (size_t r = 0; r < large_count[slice] && !err; r++) {
 			struct tie_run run = large[slice][r];
-			uint64_t *scratch = text_huge_alloc(run.length * sizeof *scratch);
+			uint64_t *scratch = huge_memory_alloc(run.length * sizeof *scratch);
 			if (!scratch)
 				err = -ENOMEM;
 			else
 				text_merge_sort(order, lines, index + run.start, scratch, run.length, pool);
-			free(scratch);
+			huge_memory_free(scratch);
 		}
 		free(large[slice]);
 	}
 	free(large);
 	free(large_count);
-	free(items);
+	huge_memory_free(items);
 	if (err) {
-		free(index);
+		huge_memory_free(index);
 		return err;
 	}
 	*sorted = index;

@@ -2,14 +2,16 @@
  * slices of the buffer in parallel, counted first and then filled in place; within a
  * slice it compares 64 bytes at a time and walks the bits of the terminators found,
  * since memchr per line costs a call per short line. */
+#include "config.h"
 #include "text_lines.h"
 #include "../common/verify.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "text_memory.h"
+#include "../../kernels/huge_memory.h"
 #include "../../io/input_file.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -23,8 +25,8 @@ void text_lines_init(struct text_lines *lines, unsigned char eol)
 
 void text_lines_free(struct text_lines *lines)
 {
-	free(lines->data);
-	free(lines->starts);
+	huge_memory_free(lines->data);
+	huge_memory_free(lines->starts);
 	text_lines_init(lines, lines->eol);
 }
 
@@ -35,12 +37,12 @@ int text_lines_reserve(struct text_lines *lines, size_t bytes)
 	size_t capacity = lines->capacity ? lines->capacity : 1 << 16;
 	while (capacity - lines->size < bytes)
 		capacity *= 2;
-	char *data = text_huge_alloc(capacity);
+	char *data = huge_memory_alloc(capacity);
 	if (!data)
 		return -ENOMEM;
 	if (lines->size)
 		memcpy(data, lines->data, lines->size);
-	free(lines->data);
+	huge_memory_free(lines->data);
 	lines->data = data;
 	lines->capacity = capacity;
 	return 0;
@@ -117,6 +119,66 @@ size_t text_count_terminators(const char *data, size_t len, unsigned char eol)
 	return n;
 }
 
+#define COUNT_SLICE_BYTES ((size_t)4 << 20)
+
+struct count_job {
+	const struct text_lines *lines;
+	size_t begin, end;
+	_Atomic size_t total;
+};
+
+static void count_slice(void *ctx, size_t slice)
+{
+	struct count_job *job = ctx;
+	size_t begin = job->begin + slice * COUNT_SLICE_BYTES;
+	size_t end = job->end - begin > COUNT_SLICE_BYTES ? begin + COUNT_SLICE_BYTES : job->end;
+	atomic_fetch_add(&job->total, text_count_terminators(job->lines->data + begin, end - begin, job->lines->eol));
+}
+
+size_t text_lines_count(const struct text_lines *lines, size_t begin, size_t end, struct thread_pool *pool)
+{
+	size_t slices = (end - begin + COUNT_SLICE_BYTES - 1) / COUNT_SLICE_BYTES;
+	if (slices <= 1 || !pool)
+		return text_count_terminators(lines->data + begin, end - begin, lines->eol);
+	struct count_job job = {lines, begin, end, 0};
+	thread_pool_parallel_for(pool, slices, count_slice, &job);
+	return atomic_load(&job.total);
+}
+
+size_t text_lines_cut(const struct text_lines *lines, size_t begin, size_t begin_lines, size_t limit,
+		      size_t line_cost, size_t *count)
+{
+	const char *data = lines->data;
+	/* the last whole line before begin fits, being within data[0, begin) */
+	const char *before = begin ? memrchr(data, lines->eol, begin) : NULL;
+	size_t cut = before ? (size_t)(before - data) + 1 : 0, seen = begin_lines, at = begin;
+	*count = begin_lines;
+#ifdef __SSE2__
+	/* 64 bytes a step while all of their lines fit */
+	__m128i eol_vector = _mm_set1_epi8((char)lines->eol);
+	for (; at + 64 <= lines->size; at += 64) {
+		uint64_t mask = terminator_mask(data + at, eol_vector);
+		if (!mask)
+			continue;
+		size_t last = at + 63 - (size_t)__builtin_clzll(mask), ended = (size_t)__builtin_popcountll(mask);
+		if (last + 1 + (seen + ended) * line_cost > limit)
+			break; /* the line that passes the limit ends here: found below */
+		seen += ended;
+		cut = last + 1;
+		*count = seen;
+	}
+#endif
+	for (; at < lines->size; at++) {
+		if ((unsigned char)data[at] != lines->eol)
+			continue;
+		if (at + 1 + (seen + 1) * line_cost > limit)
+			break;
+		cut = at + 1;
+		*count = ++seen;
+	}
+	return cut;
+}
+
 /* Stores the start of the line after each terminator in data[begin, end) at out[0...]. */
 static void store_starts(const char *data, size_t begin, size_t end, unsigned char eol,
 			 uint64_t *out)
@@ -162,8 +224,8 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool)
 		offsets[s] = total;
 		total += counts[s];
 	}
-	free(lines->starts);
-	lines->starts = text_huge_alloc((total + 1) * sizeof *lines->starts);
+	huge_memory_free(lines->starts);
+	lines->starts = huge_memory_alloc((total + 1) * sizeof *lines->starts);
 	if (!lines->starts)
 		return -ENOMEM;
 	lines->starts[0] = 0;

@@ -35,6 +35,16 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool);
 /* How many bytes of data[0, len) are eol (64 bytes per step where SSE2 is there). */
 size_t text_count_terminators(const char *data, size_t len, unsigned char eol);
 
+/* The lines that end in data[begin, end) (in parallel on pool where that is long). */
+size_t text_lines_count(const struct text_lines *lines, size_t begin, size_t end, struct thread_pool *pool);
+
+/* The longest run of whole lines data[0, p) whose bytes, plus line_cost for each line,
+ * stay within limit: 0 when not even the first line does; *count: its lines.
+ * begin_lines lines end in data[0, begin), whose cost is within the limit; the scan
+ * starts there. */
+size_t text_lines_cut(const struct text_lines *lines, size_t begin, size_t begin_lines, size_t limit,
+		      size_t line_cost, size_t *count);
+
 struct sort_verify;
 /* Adds every indexed line to the self-check's fingerprint of the sort's input
  * (verify.h): its index when verify->by_position (in closed form), else its bytes

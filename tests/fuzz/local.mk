@@ -12,7 +12,7 @@ FUZZ_LINK = $(AM_V_GEN)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEFS) -I$(top_srcdir) -I$(top
 # The command line is src/cli/options.c (argv into a libgpusort job) and the library's
 # job checks (src/library/); the checks name the sort engine's algorithms, so the engine
 # comes along (and with CUDA, its nvcc-built objects and the runtime).
-FUZZ_ENGINE = kernels/sort_engine.c kernels/bucket_sort_cpu.c kernels/thread_pool.c
+FUZZ_ENGINE = kernels/sort_engine.c kernels/bucket_sort_cpu.c kernels/thread_pool.c kernels/huge_memory.c
 if HAVE_CUDA
 FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OBJEXT) \
 	kernels/gpu_bucket_steps.$(OBJEXT) kernels/gpu_sample_sort.$(OBJEXT) \
