@@ -15,6 +15,7 @@
 #include "runs.h"
 #include "merge.h"
 #include "../common/report.h"
+#include "../text/text_lines.h"
 
 uint64_t run_list_bytes(const struct run_list *list)
 {
@@ -67,19 +68,19 @@ void run_list_remove_all(struct run_list *list, struct sort_stats *stats)
 	list->count = 0;
 }
 
+/* How many whole records block[0, bytes) holds. */
+static size_t records_in(const struct record_order *order, const unsigned char *block, size_t bytes)
+{
+	return order->record_size ? bytes / order->record_size
+				  : text_count_terminators((const char *)block, bytes, order->eol);
+}
+
 /* Appends block[0, bytes) of whole records to the run, its first record its index
  * entry (a line without its terminator). */
 static int run_append(struct run_sink *sink, const unsigned char *block, size_t bytes)
 {
 	const struct record_order *order = sink->order;
-	size_t step, first = record_length(order, block, bytes, &step), records;
-	if (order->record_size) {
-		records = bytes / order->record_size;
-	} else {
-		records = 0;
-		for (const unsigned char *at = block, *end = block + bytes; at < end; records++)
-			at = (const unsigned char *)memchr(at, order->eol, (size_t)(end - at)) + 1;
-	}
+	size_t step, first = record_length(order, block, bytes, &step), records = records_in(order, block, bytes);
 	if (block == sink->block) /* the sink's own block goes over without a copy */
 		return run_writer_append_exchange(sink->writer, (void **)&sink->block, &sink->block_capacity, bytes,
 						  records, block, first);
@@ -108,28 +109,28 @@ static size_t whole_records_within(const struct record_order *order, const unsig
 	return last ? (size_t)(last - bytes) + 1 : 0;
 }
 
-/* Whole blocks of fixed-size records lent to the writer straight from the caller's
- * buffer (a chunk's gathered records), rather than copied into the sink's block first:
- * from a buffer this many blocks long, which the sink may hold up while they compress.
- * The merge passes' output, a block at a time, is copied as before, so that merging
- * goes on while the compressors work. */
+/* Whole blocks of records (or of whole lines, each block cut after its last line) lent
+ * to the writer straight from the caller's buffer (a chunk's gathered records), rather
+ * than copied into the sink's block first: from a buffer this many blocks long, which
+ * the sink may hold up while they compress. The merge passes' output, a block at a
+ * time, is copied as before, so that merging goes on while the compressors work. */
 #define RUN_SINK_LEND_BLOCKS 4
 
 static int run_append_lent(struct run_sink *sink, const unsigned char *block, size_t bytes)
 {
 	size_t step, first = record_length(sink->order, block, bytes, &step);
-	return run_writer_append_lent(sink->writer, block, bytes, bytes / sink->order->record_size, block, first);
+	return run_writer_append_lent(sink->writer, block, bytes, records_in(sink->order, block, bytes), block, first);
 }
 
 int run_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
 	(void)count;
 	struct run_sink *sink = context;
-	if (sink->order->record_size && bytes >= RUN_SINK_LEND_BLOCKS * sink->block_bytes) {
+	if (bytes >= RUN_SINK_LEND_BLOCKS * sink->block_bytes) {
 		int error = 0;
 		if (sink->filled > 0) {
 			/* the block begun by the call before, topped up and handed over first */
-			size_t take = sink->block_bytes - sink->filled;
+			size_t take = whole_records_within(sink->order, records, bytes, sink->block_bytes - sink->filled);
 			memcpy(sink->block + sink->filled, records, take);
 			sink->filled += take;
 			records += take;
@@ -137,8 +138,14 @@ int run_sink_write(void *context, const unsigned char *records, size_t bytes, si
 			if ((error = run_sink_flush(sink)) != 0)
 				return error;
 		}
-		for (; bytes >= sink->block_bytes && !error; records += sink->block_bytes, bytes -= sink->block_bytes)
-			error = run_append_lent(sink, records, sink->block_bytes);
+		while (bytes >= sink->block_bytes && !error) {
+			size_t take = whole_records_within(sink->order, records, bytes, sink->block_bytes);
+			if (take == 0)
+				break; /* a line longer than a block: a block of its own, below */
+			error = run_append_lent(sink, records, take);
+			records += take;
+			bytes -= take;
+		}
 		/* the caller's buffer is free again once its blocks are compressed */
 		int waited = run_writer_wait_lent(sink->writer);
 		if (error || waited)
