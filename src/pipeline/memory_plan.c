@@ -122,8 +122,12 @@ void memory_plan_binary(const struct memory_limits *limits, const struct sort_en
 	plan->batch_size = limits->batch_size;
 }
 
-/* A text chunk holds at least this much (more than -S when that is tiny). */
-#define TEXT_CHUNK_MIN ((size_t)64 << 10)
+/* A text chunk holds at least this much, its lines' costs included (more than -S when
+ * that is tiny): as many 27-byte lines as 64 KiB of text alone held before the costs
+ * counted, so that a tiny -S makes no more runs than it did (under -S 64K, 300,000
+ * lines on 3 ranks made 100 runs a rank at 64 KiB, whose removal, when mpirun stops the
+ * ranks, then outlasted its grace on a loaded machine). */
+#define TEXT_CHUNK_MIN ((size_t)160 << 10)
 
 void memory_plan_text(const struct memory_limits *limits, const struct sort_engine_config *asked, int64_t total_bytes,
 		      struct memory_plan *plan)
