@@ -3,7 +3,8 @@
 # builds the benchmark with nvcc unless GPU_BENCH_BIN names a built one, runs it for the
 # sizes given (log2; default 20 24 28) and leaves the table (Gkeys/s) on stdout.
 # Options by environment: GPU_BENCH_ALGS=bucket,radix,merge GPU_BENCH_KINDS=u32,u64,u64+index,key80+pos48
-# GPU_BENCH_DISTS=uniform,normal (a subset, for ncu) GPU_BENCH_PROFILE=1 (per-step times of the bucket sort; needs a -DGPU_BUCKET_PROFILE build).
+# GPU_BENCH_DISTS=uniform,normal (a subset, for ncu) GPU_BENCH_PROFILE=1 (per-step times of the bucket sort; needs a -DGPU_BUCKET_PROFILE build)
+# GPU_BENCH_LANES=0 (the block classes in turn, not side by side on the lanes).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${GPU_BENCH_BIN:-}

@@ -3,7 +3,8 @@
  * position items over the eight distributions, timed with device events after a
  * warm-up, median of several runs, in Gkeys/s.
  * Usage: gpu_kernels [log2 sizes...] (default 20 24 28); GPU_BENCH_ALGS=bucket,radix,merge;
- * GPU_BENCH_DISTS=uniform,... to run only those distributions (for ncu). */
+ * GPU_BENCH_DISTS=uniform,... to run only those distributions (for ncu);
+ * GPU_BENCH_LANES=0 runs the bucket sort's block classes in turn, not side by side. */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -118,6 +119,10 @@ static bool is_sorted_device(const T *d, size_t n)
 	return true;
 }
 
+/* The lanes the bucket sort's classes run on beside its stream; GPU_BENCH_LANES=0
+ * leaves them out (the classes in turn). */
+static gpu_sort_lanes bench_lanes, *lanes;
+
 struct result_row {
 	std::string kind, dist;
 	int log_n;
@@ -156,7 +161,7 @@ static void bench_kind(int kind, const char *kind_name, int log_n, const bool al
 				CHECK(cudaMemcpyAsync(work, pristine, n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
 				CHECK(cudaEventRecord(start, stream));
 				if (alg == 0)
-					CHECK(gpu_bucket_sort_device(sizeof(T), work, other, n, stream, nullptr));
+					CHECK(gpu_bucket_sort_device(sizeof(T), work, other, n, stream, lanes, nullptr));
 				else if (alg == 1)
 					radix_sort<T>(temp, temp_bytes, (T *)work, (T *)other, n, stream);
 				else
@@ -223,6 +228,11 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&other, max_bytes));
 	cudaStream_t stream;
 	CHECK(cudaStreamCreate(&stream));
+	const char *lanes_env = getenv("GPU_BENCH_LANES");
+	if (!lanes_env || strcmp(lanes_env, "0") != 0) {
+		CHECK(gpu_sort_lanes_create(&bench_lanes));
+		lanes = &bench_lanes;
+	}
 	cudaMemPool_t pool;
 	uint64_t keep = UINT64_MAX;
 	CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));

@@ -55,7 +55,7 @@ __global__ void count_mismatches(const uint32_t *a, const uint32_t *b, size_t n,
 static uint32_t *run_method(bench &b, int m, size_t n, int radix_bits)
 {
 	switch (m) {
-	case M_BUCKET: CHECK(gpu_bucket_sort_device(4, b.work, b.scratch, n, b.stream, nullptr)); return b.work;
+	case M_BUCKET: CHECK(gpu_bucket_sort_device(4, b.work, b.scratch, n, b.stream, nullptr, nullptr)); return b.work;
 	case M_SAMPLE: CHECK(gpu_sample_sort_device(4, b.work, b.scratch, n, b.stream)); return b.work;
 	case M_RADIX: CHECK(gpu_radix_sort_device(4, b.work, b.scratch, n, radix_bits, b.stream)); return b.work;
 	case M_BITONIC: CHECK(gpu_bitonic_sort_device(4, b.work, b.scratch, n, b.stream)); return b.work;

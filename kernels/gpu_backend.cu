@@ -31,6 +31,7 @@ struct gpu_backend {
 	size_t budget;            /* device bytes this backend may use */
 	cudaStream_t sort_stream; /* kernels and copies back */
 	cudaStream_t copy_stream; /* copies in */
+	struct gpu_sort_lanes lanes; /* beside sort_stream: the local sort's classes */
 	cudaEvent_t chunk_events[MAX_CHUNKS];
 	void *staging[2];         /* pinned bounce buffers for pageable host items */
 	size_t staging_bytes;     /* each; allocated by the first sort that needs them */
@@ -164,6 +165,7 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 		if (!error) error = cudaMemGetInfo(&free_bytes, &total_bytes);
 		if (!error) error = cudaStreamCreateWithFlags(&backend->sort_stream, cudaStreamNonBlocking);
 		if (!error) error = cudaStreamCreateWithFlags(&backend->copy_stream, cudaStreamNonBlocking);
+		if (!error) error = gpu_sort_lanes_create(&backend->lanes);
 		for (int i = 0; !error && i < MAX_CHUNKS; i++)
 			error = cudaEventCreateWithFlags(&backend->chunk_events[i], cudaEventDisableTiming);
 		for (int i = 0; !error && i < 2; i++)
@@ -222,6 +224,7 @@ extern "C" void gpu_backend_close(struct gpu_backend *backend)
 		if (backend->staging[i])
 			cudaFreeHost(backend->staging[i]);
 	}
+	gpu_sort_lanes_destroy(&backend->lanes);
 	if (backend->sort_stream)
 		cudaStreamDestroy(backend->sort_stream);
 	if (backend->copy_stream)
@@ -632,7 +635,7 @@ static int copy_in_and_sort(struct gpu_backend *backend, enum sort_algorithm alg
 					"copying items to the GPU", reason, reason_size);
 	struct gpu_input_arrival arrival = { chunks, chunk_bytes / width, backend->chunk_events };
 	if (algorithm == SORT_BUCKET) {
-		error = gpu_bucket_sort_device(width, device, scratch, n, stream, &arrival);
+		error = gpu_bucket_sort_device(width, device, scratch, n, stream, &backend->lanes, &arrival);
 	} else {
 		/* the seeds' methods start once every chunk is in */
 		error = cudaStreamWaitEvent(stream, backend->chunk_events[chunks - 1], 0);

@@ -231,6 +231,53 @@ __global__ void classify_ranges_kernel(const uint64_t *starts, const uint64_t *e
 	lists[(uint64_t)c * count + slot] = r;
 }
 
+/* Steps 4-5 for one segment without sorting its samples: each sublist's s samples are
+ * already in order, so sample q (the p-th of sublist i's) has rank p plus, in every
+ * other sublist's samples, the count of those before it in the order that breaks ties
+ * by sublist: at most it in the sublists before i, below it in those after. The sample
+ * of rank k*L is splitters[k-1], as in the sorted set. Each block copies all L*s samples
+ * (at most a tile) to shared memory and ranks blockDim.x of them, a thread each: L
+ * binary searches, on more SMs than one block's sort of them would take (128 or 512
+ * threads a block measured the same). */
+#define RANK_THREADS 512
+template <typename T>
+__global__ void __launch_bounds__(RANK_THREADS) splitters_by_rank_kernel(const T *samples, const segment_info *segs,
+									  T *splitters)
+{
+	extern __shared__ __align__(16) unsigned char shared_bytes[];
+	T *all = reinterpret_cast<T *>(shared_bytes);
+	const segment_info *seg = &segs[0];
+	unsigned s = seg->s, L = seg->sublists, count = L * s;
+	const T *from = samples + seg->sample_base;
+#pragma unroll 4
+	for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
+		all[i] = from[i];
+	__syncthreads();
+	unsigned q = blockIdx.x * blockDim.x + threadIdx.x;
+	if (q >= count)
+		return;
+	unsigned own = q / s;
+	T x = all[q];
+	unsigned rank = q % s;
+	for (unsigned r = 0; r < L; r++) {
+		if (r == own)
+			continue;
+		const T *run = all + r * s;
+		bool at_most = r < own;
+		unsigned low = 0, high = s;
+		while (low < high) {
+			unsigned mid = (low + high) >> 1;
+			if (at_most ? !item_less(x, run[mid]) : item_less(run[mid], x))
+				low = mid + 1;
+			else
+				high = mid;
+		}
+		rank += low;
+	}
+	if (rank >= L && rank % L == 0)
+		splitters[seg->splitter_base + rank / L - 1] = x;
+}
+
 /* Step 5: one block per segment picks splitters[k-1] = sorted_samples[k*L]. */
 template <typename T>
 __global__ void choose_splitters_kernel(const T *samples, const segment_info *segs, T *splitters)
@@ -403,6 +450,8 @@ static cudaError_t configure_kernels(void)
 	}
 	RETURN_IF_ERROR(cudaFuncSetAttribute(relocate_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
 	RETURN_IF_ERROR(cudaFuncSetAttribute(locate_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
+	RETURN_IF_ERROR(cudaFuncSetAttribute(splitters_by_rank_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					     (int)(gpu_bucket_tile_items(sizeof(T)) * sizeof(T))));
 	done[sizeof(T)] = true;
 	return cudaSuccess;
 }
@@ -461,6 +510,21 @@ static unsigned choose_buckets(uint64_t n, uint64_t m, uint64_t tile, int level)
 	return (unsigned)std::max<uint64_t>(2, std::min<uint64_t>(s, pow2_floor(m)));
 }
 
+/* Binary-search steps a thread of splitters_by_rank_kernel may take, L * log2(s). On the
+ * H200 one block's sort of a tile of samples took 30-42 us; the ranks took 23 us at
+ * 198 steps (u32, L = 33, s = 64) and 51 us at 483 (u64, L = 69, s = 128). */
+#define RANK_MOST_STEPS 320
+
+/* The most sublists whose samples the whole sort ranks rather than sorts, for s buckets
+ * and the tile: their L*s samples must fit a tile, and the searches pay. */
+static uint64_t rank_most_sublists(uint64_t s, uint64_t tile)
+{
+	unsigned log_s = 0;
+	while ((2ull << log_s) <= s)
+		log_s++;
+	return std::min<uint64_t>(tile / s, RANK_MOST_STEPS / std::max(1u, log_s));
+}
+
 size_t gpu_bucket_boundaries(int width, size_t *sizes, size_t max)
 {
 	size_t count = 0;
@@ -473,11 +537,18 @@ size_t gpu_bucket_boundaries(int width, size_t *sizes, size_t max)
 	 * up to `most`, where a second level takes over */
 	for (uint64_t s = 2; s <= 2 * most && count < max; s *= 2)
 		sizes[count++] = tile_pow2 / 2 * s;
+	/* within a doubling, the largest n whose samples the splitters take by ranks, and
+	 * above which the samples are sorted (sort_samples) */
+	for (uint64_t s = 2; s <= most && count < max; s *= 2) {
+		uint64_t ranked = tile * rank_most_sublists(s, tile);
+		if (ranked > tile_pow2 / 4 * s && ranked < tile_pow2 / 2 * s)
+			sizes[count++] = ranked;
+	}
 	return count;
 }
 
 template <typename T>
-static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t stream,
+static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t stream, const gpu_sort_lanes *lanes,
 			       const gpu_input_arrival *arrival);
 
 template <typename T>
@@ -505,11 +576,43 @@ static cudaError_t sort_ranges(const T *source, T *target, const std::vector<uin
 	return cudaStreamSynchronize(stream);
 }
 
+cudaError_t gpu_sort_lanes_create(struct gpu_sort_lanes *lanes)
+{
+	*lanes = gpu_sort_lanes{};
+	cudaError_t error = cudaEventCreateWithFlags(&lanes->fork, cudaEventDisableTiming);
+	for (int i = 0; error == cudaSuccess && i < GPU_SORT_LANES; i++) {
+		error = cudaStreamCreateWithFlags(&lanes->streams[i], cudaStreamNonBlocking);
+		if (error == cudaSuccess)
+			error = cudaEventCreateWithFlags(&lanes->done[i], cudaEventDisableTiming);
+	}
+	if (error != cudaSuccess)
+		gpu_sort_lanes_destroy(lanes);
+	return error;
+}
+
+void gpu_sort_lanes_destroy(struct gpu_sort_lanes *lanes)
+{
+	for (int i = 0; i < GPU_SORT_LANES; i++) {
+		if (lanes->streams[i])
+			cudaStreamDestroy(lanes->streams[i]);
+		if (lanes->done[i])
+			cudaEventDestroy(lanes->done[i]);
+	}
+	if (lanes->fork)
+		cudaEventDestroy(lanes->fork);
+	*lanes = gpu_sort_lanes{};
+}
+
+static_assert(GPU_SORT_LANES >= SORT_CLASSES - 1, "a lane for each class but the tile's");
+
 /* Step 9 for a level's count buckets (a device table): each bucket of 1 .. limit items
- * sorted from source into target by the smallest block class that holds it. */
+ * sorted from source into target by the smallest block class that holds it. With
+ * lanes, the classes below the tile run on them beside the tile class, and the stream
+ * waits for them all. */
 template <typename T>
 static cudaError_t sort_ranges_by_class(const T *source, T *target, const uint64_t *starts, const uint64_t *ends,
-					unsigned count, uint64_t limit, stream_allocations &alloc, cudaStream_t stream)
+					unsigned count, uint64_t limit, stream_allocations &alloc, cudaStream_t stream,
+					const gpu_sort_lanes *lanes)
 {
 	if (count == 0)
 		return cudaSuccess;
@@ -523,26 +626,66 @@ static cudaError_t sort_ranges_by_class(const T *source, T *target, const uint64
 	classify_ranges_kernel<<<(count + 255) / 256, 256, 0, stream>>>(starts, ends, count, limit, capacities, lists,
 									 list_counts);
 	RETURN_IF_LAUNCH_ERROR();
-	for (int c = 0; c < SORT_CLASSES; c++) {
+	if (lanes)
+		RETURN_IF_ERROR(cudaEventRecord(lanes->fork, stream));
+	unsigned began = 0; /* lanes given work, by class */
+	cudaError_t error = cudaSuccess;
+	for (int c = SORT_CLASSES - 1; c >= 0 && error == cudaSuccess; c--) {
 		if (c > 0 && class_capacity<T>(c - 1) >= limit)
-			break;
+			continue;
+		cudaStream_t on = stream;
+		if (lanes && c < TILE_CLASS) {
+			on = lanes->streams[c];
+			error = cudaStreamWaitEvent(on, lanes->fork, 0);
+			if (error != cudaSuccess)
+				break;
+		}
 		unsigned grid = std::min(count, resident_blocks[sizeof(T)][c]);
 		SORT_CLASS_SWITCH(T, c, {
-			sort_ranges_kernel<T, THREADS, PER_THREAD><<<grid, THREADS, block_sorter<T, THREADS, PER_THREAD>::shared_bytes, stream>>>(
+			sort_ranges_kernel<T, THREADS, PER_THREAD><<<grid, THREADS, block_sorter<T, THREADS, PER_THREAD>::shared_bytes, on>>>(
 				source, target, starts, ends, lists + (size_t)c * count, list_counts + c, limit);
 		});
-		RETURN_IF_LAUNCH_ERROR();
+		error = cudaGetLastError();
+		if (on != stream && error == cudaSuccess) {
+			error = cudaEventRecord(lanes->done[c], on);
+			if (error == cudaSuccess)
+				began |= 1u << c;
+		}
 	}
-	return cudaSuccess;
+	/* the stream waits for every lane given work, even after an error */
+	for (int c = 0; c < TILE_CLASS; c++) {
+		if (!(began & (1u << c)))
+			continue;
+		cudaError_t wait = cudaStreamWaitEvent(stream, lanes->done[c], 0);
+		if (error == cudaSuccess)
+			error = wait;
+	}
+	return error;
+}
+
+template <typename T>
+static cudaError_t splitters_by_rank(const T *samples, const segment_info &seg, const segment_info *device_seg,
+				     T *splitters, cudaStream_t stream)
+{
+	unsigned count = seg.sublists * seg.s; /* at most a tile */
+	RETURN_IF_ERROR(configure_kernels<T>());
+	splitters_by_rank_kernel<T><<<(count + RANK_THREADS - 1) / RANK_THREADS, RANK_THREADS, count * sizeof(T), stream>>>(
+		samples, device_seg, splitters);
+	return cudaGetLastError();
 }
 
 /* Steps 4-5 for every segment of a level: small sample sets one block each, large ones
- * (only at level 0) by the whole sort. */
+ * (only at level 0) by the whole sort; a level of one segment with a small sample set
+ * by ranks, leaving the samples as they are. */
 template <typename T>
 static cudaError_t sort_samples(T *samples, const std::vector<segment_info> &segs, const segment_info *device_segs,
-				T *splitters, cudaStream_t stream)
+				T *splitters, cudaStream_t stream, const gpu_sort_lanes *lanes, bool by_rank)
 {
 	size_t tile = gpu_bucket_tile_items(sizeof(T));
+	/* a lone segment with few samples: by ranks, on as many threads as samples, where
+	 * the sort would take a single block */
+	if (by_rank && segs.size() == 1 && segs[0].sublists <= rank_most_sublists(segs[0].s, tile))
+		return splitters_by_rank<T>(samples, segs[0], device_segs, splitters, stream);
 	std::vector<uint64_t> starts, ends;
 	for (const segment_info &seg : segs) {
 		uint64_t count = (uint64_t)seg.sublists * seg.s;
@@ -554,7 +697,7 @@ static cudaError_t sort_samples(T *samples, const std::vector<segment_info> &seg
 			T *sample_scratch;
 			RETURN_IF_ERROR(alloc.get(&sample_scratch, count * sizeof(T)));
 			PROFILE_NEST(1);
-			cudaError_t error = sort_device(samples + seg.sample_base, sample_scratch, count, stream, nullptr);
+			cudaError_t error = sort_device(samples + seg.sample_base, sample_scratch, count, stream, lanes, nullptr);
 			PROFILE_NEST(-1);
 			RETURN_IF_ERROR(error);
 		}
@@ -607,7 +750,8 @@ static cudaError_t sort_stubborn_range(T *items, T *data, uint64_t start, uint64
 }
 
 template <typename T>
-static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t stream, const gpu_input_arrival *arrival)
+static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t stream, const gpu_sort_lanes *lanes,
+			       const gpu_input_arrival *arrival)
 {
 	size_t tile = gpu_bucket_tile_items(sizeof(T));
 	RETURN_IF_ERROR(configure_kernels<T>());
@@ -671,7 +815,7 @@ static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t strea
 		}
 		PROFILE_MARK(1);
 		/* steps 4-5 */
-		RETURN_IF_ERROR(sort_samples(samples, segs, device_segs, splitters, stream));
+		RETURN_IF_ERROR(sort_samples(samples, segs, device_segs, splitters, stream, lanes, true));
 		PROFILE_MARK(2);
 		/* step 6 */
 		unsigned max_s = 0;
@@ -697,7 +841,7 @@ static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t strea
 		bucket_table_kernel<<<segment_count, 256, 0, stream>>>(device_segs, offsets, bucket_starts, bucket_ends);
 		RETURN_IF_LAUNCH_ERROR();
 		RETURN_IF_ERROR(sort_ranges_by_class(target, data, bucket_starts, bucket_ends, (unsigned)buckets, tile,
-						     alloc, stream));
+						     alloc, stream, lanes));
 
 		/* the larger buckets: all-equal ones are done, the rest go one level down */
 		PROFILE_MARK(6);
@@ -755,11 +899,11 @@ static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t strea
 }
 
 cudaError_t gpu_bucket_sort_device(int width, void *data, void *scratch, size_t n, cudaStream_t stream,
-				   const struct gpu_input_arrival *arrival)
+				   const struct gpu_sort_lanes *lanes, const struct gpu_input_arrival *arrival)
 {
 	cudaError_t error = cudaErrorInvalidValue;
 	GPU_FOR_WIDTH(width, error = sort_device<item_t>(static_cast<item_t *>(data), static_cast<item_t *>(scratch), n,
-							   stream, arrival));
+							   stream, lanes, arrival));
 	return error;
 }
 
@@ -810,7 +954,20 @@ static cudaError_t step_choose_splitters(T *samples, size_t n, size_t m, size_t 
 	segment_info seg = single_segment(n, m, s), *device_seg;
 	RETURN_IF_ERROR(upload_segment(alloc, seg, &device_seg, stream));
 	std::vector<segment_info> segs(1, seg);
-	RETURN_IF_ERROR(sort_samples(samples, segs, device_seg, splitters, stream));
+	RETURN_IF_ERROR(sort_samples(samples, segs, device_seg, splitters, stream, nullptr, false));
+	return cudaStreamSynchronize(stream);
+}
+
+template <typename T>
+static cudaError_t step_splitters_by_rank(const T *samples, size_t n, size_t m, size_t s, T *splitters,
+					  cudaStream_t stream)
+{
+	stream_allocations alloc(stream);
+	segment_info seg = single_segment(n, m, s), *device_seg;
+	if ((uint64_t)seg.sublists * s > gpu_bucket_tile_items(sizeof(T)))
+		return cudaErrorInvalidValue;
+	RETURN_IF_ERROR(upload_segment(alloc, seg, &device_seg, stream));
+	RETURN_IF_ERROR(splitters_by_rank(samples, seg, device_seg, splitters, stream));
 	return cudaStreamSynchronize(stream);
 }
 
@@ -859,6 +1016,15 @@ cudaError_t gpu_step_choose_splitters(int width, void *samples, size_t n, size_t
 	cudaError_t error = cudaErrorInvalidValue;
 	GPU_FOR_WIDTH(width, error = step_choose_splitters(static_cast<item_t *>(samples), n, m, s,
 							   static_cast<item_t *>(splitters), stream));
+	return error;
+}
+
+cudaError_t gpu_step_splitters_by_rank(int width, const void *samples, size_t n, size_t m, size_t s, void *splitters,
+				       cudaStream_t stream)
+{
+	cudaError_t error = cudaErrorInvalidValue;
+	GPU_FOR_WIDTH(width, error = step_splitters_by_rank(static_cast<const item_t *>(samples), n, m, s,
+							    static_cast<item_t *>(splitters), stream));
 	return error;
 }
 

@@ -98,6 +98,21 @@ out:
 	return finish(error, &arrays);
 }
 
+extern "C" int gpu_bucket_step_splitters_by_rank(enum item_width width, const void *samples,
+						 const struct bucket_plan *plan, void *splitters)
+{
+	struct device_arrays arrays = {};
+	cudaError_t error = cudaSuccess;
+	void *d_samples, *d_splitters;
+	size_t sample_bytes = sublists(plan) * plan->s * width;
+	TRY(device_copy(&arrays, &d_samples, samples, sample_bytes));
+	TRY(device_copy(&arrays, &d_splitters, NULL, (plan->s - 1) * width));
+	TRY(gpu_step_splitters_by_rank(width, d_samples, plan->n, plan->m, plan->s, d_splitters, 0));
+	TRY(cudaMemcpy(splitters, d_splitters, (plan->s - 1) * width, cudaMemcpyDeviceToHost));
+out:
+	return finish(error, &arrays);
+}
+
 extern "C" int gpu_bucket_step_locate(enum item_width width, const void *items, const struct bucket_plan *plan,
 				      const void *splitters, uint32_t *bounds)
 {

@@ -25,6 +25,10 @@ int gpu_bucket_step_sort_sublists(enum item_width width, void *items, const stru
 /* Steps 4-5: sorts samples in place and writes the s-1 splitters. */
 int gpu_bucket_step_choose_splitters(enum item_width width, void *samples, const struct bucket_plan *plan,
 				     void *splitters);
+/* Steps 4-5 from the samples' ranks (samples unchanged), as the whole sort takes them
+ * for one segment whose L*s samples fit a tile (at most gpu_bucket_steps_max_m). */
+int gpu_bucket_step_splitters_by_rank(enum item_width width, const void *samples, const struct bucket_plan *plan,
+				      void *splitters);
 /* Step 6 on sorted sublists: bounds, L*(s+1) entries. */
 int gpu_bucket_step_locate(enum item_width width, const void *items, const struct bucket_plan *plan,
 			   const void *splitters, uint32_t *bounds);

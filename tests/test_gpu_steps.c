@@ -1,5 +1,6 @@
 /* Each step of the GPU bucket sort against its CPU twin (bucket_sort_steps.h) for the
- * same plan n, m, s: sorted sublists and samples, sorted samples and splitters, bounds,
+ * same plan n, m, s: sorted sublists and samples, sorted samples and splitters (and the
+ * splitters from the samples' ranks, unsorted), bounds,
  * offsets and relocated items must be byte-identical. */
 #include "config.h"
 #include <stdio.h>
@@ -26,7 +27,7 @@ static void check_plan(enum item_width width, enum distribution distribution, co
 	snprintf(name, sizeof name, "w%d %s n=%zu m=%zu s=%zu", (int)width, distribution_name(distribution), c->n,
 		 c->m, c->s);
 	if (bucket_plan_init(&plan, c->n, c->m, c->s) || c->m > gpu_bucket_steps_max_m(width)) {
-		tap_skip(5, "plan not valid here");
+		tap_skip(6, "plan not valid here");
 		return;
 	}
 	size_t w = width, L = plan.sublists, s = plan.s;
@@ -48,6 +49,13 @@ static void check_plan(enum item_width width, enum distribution distribution, co
 
 	memcpy(gpu_samples, cpu_samples, L * s * w);
 	bucket_cpu_choose_splitters(width, cpu_samples, &plan, cpu_splitters);
+	if (L * s <= gpu_bucket_steps_max_m(width)) {
+		rc = gpu_bucket_step_splitters_by_rank(width, gpu_samples, &plan, gpu_splitters);
+		tap_ok(rc == 0 && memcmp(cpu_splitters, gpu_splitters, (s - 1) * w) == 0,
+		       "steps 4-5 splitters from the samples' ranks: %s", name);
+	} else {
+		tap_skip(1, "more samples than a tile: the sort takes them");
+	}
 	rc = gpu_bucket_step_choose_splitters(width, gpu_samples, &plan, gpu_splitters);
 	tap_ok(rc == 0 && memcmp(cpu_samples, gpu_samples, L * s * w) == 0 &&
 		       memcmp(cpu_splitters, gpu_splitters, (s - 1) * w) == 0,
@@ -83,7 +91,7 @@ int main(void)
 	size_t ncases = sizeof cases / sizeof cases[0];
 	if (getenv("GPUSORT_TEST_SMALL")) /* for compute-sanitizer runs */
 		ncases = 5;
-	tap_plan((int)(3 * 4 * ncases * 5));
+	tap_plan((int)(3 * 4 * ncases * 6));
 	for (int wi = 0; wi < 3; wi++)
 		for (int di = 0; di < 4; di++)
 			for (size_t ci = 0; ci < ncases; ci++)
