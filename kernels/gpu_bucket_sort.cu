@@ -278,6 +278,19 @@ __global__ void __launch_bounds__(RANK_THREADS) splitters_by_rank_kernel(const T
 		splitters[seg->splitter_base + rank / L - 1] = x;
 }
 
+/* The ranges of steps 4-5's small sample sets, one per segment: its samples when they
+ * fit a tile, else none (the whole sort takes them). */
+__global__ void sample_ranges_kernel(const segment_info *segs, unsigned count, uint64_t tile, uint64_t *starts,
+				     uint64_t *ends)
+{
+	unsigned r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= count)
+		return;
+	uint64_t samples = (uint64_t)segs[r].sublists * segs[r].s;
+	starts[r] = segs[r].sample_base;
+	ends[r] = segs[r].sample_base + (samples <= tile ? samples : 0);
+}
+
 /* Step 5: one block per segment picks splitters[k-1] = sorted_samples[k*L]. */
 template <typename T>
 __global__ void choose_splitters_kernel(const T *samples, const segment_info *segs, T *splitters)
@@ -686,12 +699,11 @@ static cudaError_t sort_samples(T *samples, const std::vector<segment_info> &seg
 	 * the sort would take a single block */
 	if (by_rank && segs.size() == 1 && segs[0].sublists <= rank_most_sublists(segs[0].s, tile))
 		return splitters_by_rank<T>(samples, segs[0], device_segs, splitters, stream);
-	std::vector<uint64_t> starts, ends;
+	uint64_t largest_small = 0;
 	for (const segment_info &seg : segs) {
 		uint64_t count = (uint64_t)seg.sublists * seg.s;
 		if (count <= tile) {
-			starts.push_back(seg.sample_base);
-			ends.push_back(seg.sample_base + count);
+			largest_small = std::max(largest_small, count);
 		} else {
 			stream_allocations alloc(stream);
 			T *sample_scratch;
@@ -702,7 +714,20 @@ static cudaError_t sort_samples(T *samples, const std::vector<segment_info> &seg
 			RETURN_IF_ERROR(error);
 		}
 	}
-	RETURN_IF_ERROR(sort_ranges(samples, samples, starts, ends, tile, stream));
+	if (largest_small > 0) {
+		/* the small sets' ranges made on the device: no copy from the host, no wait */
+		stream_allocations alloc(stream);
+		uint64_t *table;
+		unsigned count = (unsigned)segs.size();
+		RETURN_IF_ERROR(alloc.get(&table, 2 * (size_t)count * sizeof(uint64_t)));
+		sample_ranges_kernel<<<(count + 255) / 256, 256, 0, stream>>>(device_segs, count, tile, table, table + count);
+		RETURN_IF_LAUNCH_ERROR();
+		SORT_CLASS_SWITCH(T, class_for<T>(largest_small), {
+			sort_ranges_kernel<T, THREADS, PER_THREAD><<<count, THREADS, block_sorter<T, THREADS, PER_THREAD>::shared_bytes, stream>>>(
+				samples, samples, table, table + count, nullptr, nullptr, tile);
+		});
+		RETURN_IF_LAUNCH_ERROR();
+	}
 	choose_splitters_kernel<T><<<(unsigned)segs.size(), 256, 0, stream>>>(samples, device_segs, splitters);
 	RETURN_IF_LAUNCH_ERROR();
 	return cudaSuccess;
