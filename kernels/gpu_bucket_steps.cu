@@ -82,8 +82,9 @@ out:
 	return finish(error, &arrays);
 }
 
-extern "C" int gpu_bucket_step_choose_splitters(enum item_width width, void *samples, const struct bucket_plan *plan,
-						void *splitters)
+/* Steps 4-5 by sorting the samples (written back) or from their ranks (left alone). */
+static int splitters_step(enum item_width width, void *samples, const struct bucket_plan *plan, void *splitters,
+			  bool by_rank)
 {
 	struct device_arrays arrays = {};
 	cudaError_t error = cudaSuccess;
@@ -91,26 +92,26 @@ extern "C" int gpu_bucket_step_choose_splitters(enum item_width width, void *sam
 	size_t sample_bytes = sublists(plan) * plan->s * width;
 	TRY(device_copy(&arrays, &d_samples, samples, sample_bytes));
 	TRY(device_copy(&arrays, &d_splitters, NULL, (plan->s - 1) * width));
-	TRY(gpu_step_choose_splitters(width, d_samples, plan->n, plan->m, plan->s, d_splitters, 0));
-	TRY(cudaMemcpy(samples, d_samples, sample_bytes, cudaMemcpyDeviceToHost));
+	TRY(by_rank ? gpu_step_splitters_by_rank(width, d_samples, plan->n, plan->m, plan->s, d_splitters, 0)
+		    : gpu_step_choose_splitters(width, d_samples, plan->n, plan->m, plan->s, d_splitters, 0));
+	if (!by_rank)
+		TRY(cudaMemcpy(samples, d_samples, sample_bytes, cudaMemcpyDeviceToHost));
 	TRY(cudaMemcpy(splitters, d_splitters, (plan->s - 1) * width, cudaMemcpyDeviceToHost));
 out:
 	return finish(error, &arrays);
 }
 
+extern "C" int gpu_bucket_step_choose_splitters(enum item_width width, void *samples, const struct bucket_plan *plan,
+						void *splitters)
+{
+	return splitters_step(width, samples, plan, splitters, false);
+}
+
 extern "C" int gpu_bucket_step_splitters_by_rank(enum item_width width, const void *samples,
 						 const struct bucket_plan *plan, void *splitters)
 {
-	struct device_arrays arrays = {};
-	cudaError_t error = cudaSuccess;
-	void *d_samples, *d_splitters;
-	size_t sample_bytes = sublists(plan) * plan->s * width;
-	TRY(device_copy(&arrays, &d_samples, samples, sample_bytes));
-	TRY(device_copy(&arrays, &d_splitters, NULL, (plan->s - 1) * width));
-	TRY(gpu_step_splitters_by_rank(width, d_samples, plan->n, plan->m, plan->s, d_splitters, 0));
-	TRY(cudaMemcpy(splitters, d_splitters, (plan->s - 1) * width, cudaMemcpyDeviceToHost));
-out:
-	return finish(error, &arrays);
+	/* the samples are only read */
+	return splitters_step(width, const_cast<void *>(samples), plan, splitters, true);
 }
 
 extern "C" int gpu_bucket_step_locate(enum item_width width, const void *items, const struct bucket_plan *plan,
