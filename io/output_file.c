@@ -71,7 +71,7 @@ static int output_twin_beside(struct output_file *file)
 		file->temp_path = NULL;
 		return -ENOMEM;
 	}
-	file->fd = temp_file_create_registered(file->temp_path, O_CLOEXEC);
+	file->fd = temp_output_create_registered(file->temp_path, O_CLOEXEC);
 	if (file->fd < 0) {
 		int error = file->fd;
 		free(file->temp_path);

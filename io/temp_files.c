@@ -25,6 +25,7 @@ enum { ENTRY_FREE, ENTRY_BUSY, ENTRY_LIVE };
 struct temp_entry {
 	_Atomic(struct temp_entry *) next;
 	atomic_int state;
+	atomic_bool first; /* an output's twin: removed before the other files */
 	char path[PATH_MAX];
 };
 
@@ -143,7 +144,7 @@ int temp_files_init(const char *const *dirs, size_t count)
 	return 0;
 }
 
-static int temp_register_unblocked(const char *path)
+static int temp_register_unblocked(const char *path, bool first)
 {
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
@@ -151,6 +152,7 @@ static int temp_register_unblocked(const char *path)
 		int expected = ENTRY_FREE;
 		if (atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
 			strcpy(e->path, path);
+			atomic_store(&e->first, first);
 			atomic_store(&e->state, ENTRY_LIVE);
 			return 0;
 		}
@@ -159,6 +161,7 @@ static int temp_register_unblocked(const char *path)
 	if (!e)
 		return -ENOMEM;
 	strcpy(e->path, path);
+	atomic_store(&e->first, first);
 	atomic_store(&e->state, ENTRY_LIVE);
 	struct temp_entry *head = atomic_load(&temp_registry);
 	do
@@ -171,12 +174,12 @@ int temp_file_register(const char *path)
 {
 	sigset_t old;
 	temp_signals_block(&old);
-	int error = temp_register_unblocked(path);
+	int error = temp_register_unblocked(path, false);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return error;
 }
 
-int temp_file_create_registered(char *path, int flags)
+static int temp_create_registered(char *path, int flags, bool first)
 {
 	sigset_t old;
 	temp_signals_block(&old);
@@ -184,7 +187,7 @@ int temp_file_create_registered(char *path, int flags)
 	int fd = -1;
 	if (!error) {
 		fd = mkostemp(path, flags);
-		error = fd < 0 ? -errno : temp_register_unblocked(path);
+		error = fd < 0 ? -errno : temp_register_unblocked(path, first);
 		if (fd >= 0 && error) {
 			unlink(path);
 			close(fd);
@@ -193,6 +196,16 @@ int temp_file_create_registered(char *path, int flags)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return error ? error : fd;
+}
+
+int temp_file_create_registered(char *path, int flags)
+{
+	return temp_create_registered(path, flags, false);
+}
+
+int temp_output_create_registered(char *path, int flags)
+{
+	return temp_create_registered(path, flags, true);
 }
 
 int temp_file_create(char *path, size_t path_size)
@@ -268,16 +281,28 @@ void temp_signals_resume(void)
 	}
 }
 
-void temp_files_remove_all(void)
+/* Unlinks the remembered files that are (first) or are not an output's twin. */
+static void temp_files_remove(bool first)
 {
-	int saved_errno = errno;
 	for (struct temp_entry *e = atomic_load(&temp_registry); e; e = atomic_load(&e->next)) {
+		if (atomic_load(&e->first) != first)
+			continue;
 		int expected = ENTRY_LIVE;
 		if (atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
 			unlink(e->path);
 			atomic_store(&e->state, ENTRY_FREE);
 		}
 	}
+}
+
+void temp_files_remove_all(void)
+{
+	int saved_errno = errno;
+	/* the outputs' twins first: a process killed outright while it cleans up (an MPI
+	 * rank that its launcher stops after a grace period) leaves temp files behind at
+	 * worst, never a half-written output beside the user's file */
+	temp_files_remove(true);
+	temp_files_remove(false);
 	errno = saved_errno;
 }
 

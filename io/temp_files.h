@@ -24,7 +24,10 @@ const char *temp_memory_dir(uint64_t bytes);
 /* mkostemp(path, flags) and registration as one step that no signal can split, on any
  * thread: path is a template ending in XXXXXX. Returns an fd or a negative errno. */
 int temp_file_create_registered(char *path, int flags);
-/* Registers a path created elsewhere (the output's temp twin) for removal on signals. */
+/* The same for an output's temp twin, which temp_files_remove_all removes before any
+ * other file. */
+int temp_output_create_registered(char *path, int flags);
+/* Registers a path created elsewhere for removal on signals. */
 int temp_file_register(const char *path);
 void temp_file_forget(const char *path);
 /* Unlinks and forgets. */

@@ -130,6 +130,19 @@ int main(void)
 	temp_files_remove_all();
 	tap_ok(access(made[0], F_OK) != 0, "and is removed again");
 
+	/* an output's twin among run files: all go, the twin (removed first) included */
+	char twin[PATH_MAX];
+	snprintf(twin, sizeof twin, "%s/.gpusort-out.XXXXXX", dirs[1]);
+	for (int i = 0; i < 3; i++)
+		close(temp_file_create(made[i], sizeof made[i]));
+	fd = temp_output_create_registered(twin, O_CLOEXEC);
+	tap_ok(fd >= 0 && access(twin, F_OK) == 0, "an output's twin is made and registered (%s)", twin);
+	close(fd);
+	temp_files_remove_all();
+	tap_ok(access(twin, F_OK) != 0 && access(made[0], F_OK) != 0 && access(made[1], F_OK) != 0 &&
+		       access(made[2], F_OK) != 0,
+	       "remove_all removes the twin and the run files");
+
 	char said[8];
 	int status = deferred_child(dirs[0], SIGTERM, said, sizeof said);
 	tap_ok(strcmp(said, "d") == 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM
