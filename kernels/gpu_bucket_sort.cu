@@ -8,7 +8,6 @@
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cuda/std/tuple>
 #include "gpu_block_sort.cuh"
 #include "gpu_bucket_sort.cuh"
 #include "gpu_items.cuh"
@@ -689,28 +688,8 @@ static cudaError_t splitters_by_rank(const T *samples, const segment_info &seg, 
 	return cudaGetLastError();
 }
 
-/* The order of a 128-bit item for CUB's radix sort: the high word first. */
-struct u128_radix_words {
-	__host__ __device__ cuda::std::tuple<uint64_t &, uint64_t &> operator()(gpu_u128 &item) const
-	{
-		return { item.hi, item.lo };
-	}
-};
-
-template <typename T>
-static cudaError_t radix_sort_keys(void *temp, size_t &temp_bytes, cub::DoubleBuffer<T> &keys, uint64_t count,
-				   cudaStream_t stream)
-{
-	return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, (int64_t)count, 0, (int)sizeof(T) * 8, stream);
-}
-template <>
-cudaError_t radix_sort_keys<gpu_u128>(void *temp, size_t &temp_bytes, cub::DoubleBuffer<gpu_u128> &keys,
-				      uint64_t count, cudaStream_t stream)
-{
-	return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, (int64_t)count, u128_radix_words{}, stream);
-}
-
-/* Sorts items[0, count) in place by CUB's radix sort over all bits; scratch holds count. */
+/* Sorts integer items[0, count) in place by CUB's radix sort over all bits; scratch
+ * holds count. */
 template <typename T>
 static cudaError_t radix_sort_in_place(T *items, T *scratch, uint64_t count, stream_allocations &alloc,
 				       cudaStream_t stream)
@@ -718,25 +697,17 @@ static cudaError_t radix_sort_in_place(T *items, T *scratch, uint64_t count, str
 	cub::DoubleBuffer<T> keys(items, scratch);
 	size_t temp_bytes = 0;
 	void *temp;
-	RETURN_IF_ERROR(radix_sort_keys(nullptr, temp_bytes, keys, count, stream));
+	int bits = (int)sizeof(T) * 8;
+	RETURN_IF_ERROR(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, keys, (int64_t)count, 0, bits, stream));
 	RETURN_IF_ERROR(alloc.get(&temp, temp_bytes));
-	RETURN_IF_ERROR(radix_sort_keys(temp, temp_bytes, keys, count, stream));
+	RETURN_IF_ERROR(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, (int64_t)count, 0, bits, stream));
 	if (keys.Current() != items)
 		RETURN_IF_ERROR(cudaMemcpyAsync(items, keys.Current(), count * sizeof(T), cudaMemcpyDeviceToDevice, stream));
 	return cudaSuccess;
 }
 
-/* Level 0's sample set when it exceeds a tile (L sorted runs of s samples): CUB's radix
- * sort for u32 and u64 items, the bucket sort itself for 128-bit ones, whose 16 radix
- * passes lost at every size (H100: 2^22 128-bit items 4.4 -> 4.0 Gkeys/s by radix, u32
- * 9.6 -> 12.0, u64 at 2^28 the step 0.77 -> 0.47 ms). */
-template <typename T> static bool samples_by_radix(void)
-{
-	return sizeof(T) <= 8;
-}
-
 /* Steps 4-5 for every segment of a level: small sample sets one block each, large ones
- * (only at level 0) by CUB's radix sort or the whole sort (samples_by_radix); a level
+ * (only at level 0) by CUB's radix sort or the whole sort (see below); a level
  * of one segment with a small sample set by ranks, leaving the samples as they are. */
 template <typename T>
 static cudaError_t sort_samples(T *samples, const std::vector<segment_info> &segs, const segment_info *device_segs,
@@ -756,7 +727,11 @@ static cudaError_t sort_samples(T *samples, const std::vector<segment_info> &seg
 			stream_allocations alloc(stream);
 			T *sample_scratch;
 			RETURN_IF_ERROR(alloc.get(&sample_scratch, count * sizeof(T)));
-			if (samples_by_radix<T>()) {
+			/* level 0's set above a tile (L sorted runs of s samples): CUB's radix sort
+			 * for u32 and u64 items, the bucket sort itself for 128-bit ones, whose 16
+			 * radix passes lost at every size (H100: 2^22 128-bit items 4.4 -> 4.0
+			 * Gkeys/s by radix, u32 9.6 -> 12.0; u64 at 2^28 the step 0.77 -> 0.47 ms) */
+			if constexpr (sizeof(T) <= 8) {
 				RETURN_IF_ERROR(radix_sort_in_place(samples + seg.sample_base, sample_scratch, count, alloc, stream));
 			} else {
 				PROFILE_NEST(1);
