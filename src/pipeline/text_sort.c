@@ -70,14 +70,16 @@ static bool text_input_left(const struct text_chunks *chunks)
 }
 
 /* Cuts buffer's chunk at the end of its last line within the limit (counted: the lines
- * counted before data[from, ...) are from_lines). Returns 1, or 0 when no line fits:
- * the chunk must grow. */
+ * counted before data[from, ...) are from_lines). Returns 1, or 0 when no line fits: a
+ * line longer than a chunk, for which the chunk grows. */
 static int text_chunk_cut(struct text_chunks *chunks, struct text_chunk *buffer, size_t from, size_t from_lines)
 {
 	struct text_lines *lines = &buffer->lines;
 	size_t kept, cut = text_lines_cut(lines, from, from_lines, chunks->chunk_bytes, TEXT_LINE_COST, &kept);
-	if (cut == 0)
+	if (cut == 0) {
+		chunks->chunk_bytes *= 2;
 		return 0;
+	}
 	chunks->bytes_per_line = kept ? cut / kept : cut;
 	if (!chunks->first_chunk_bytes)
 		chunks->first_chunk_bytes = cut;
@@ -105,8 +107,7 @@ static int text_fill(void *context, int b)
 			if (cost > limit) {
 				if (text_chunk_cut(chunks, buffer, from, from_lines))
 					return 1;
-				chunks->chunk_bytes *= 2; /* one line longer than a chunk: the chunk grows */
-				continue;
+				continue; /* the chunk grew */
 			}
 		}
 		if (!chunks->file) {
@@ -138,8 +139,7 @@ static int text_fill(void *context, int b)
 			/* full: cut after the last complete line */
 			if (text_chunk_cut(chunks, buffer, buffer->counted, buffer->counted_lines))
 				return 1;
-			chunks->chunk_bytes *= 2;
-			continue;
+			continue; /* the chunk grew */
 		}
 		if (room < limit / TEXT_CHUNK_SLACK)
 			room = limit / TEXT_CHUNK_SLACK + 1;
