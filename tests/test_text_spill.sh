@@ -13,7 +13,12 @@ tab=$(printf '\t')
 # below 100, so prefixes, keys and whole lines repeat (large tie runs, -u drops many).
 "$TEXTGEN" 200000 7 > "$tmp/random" &&
 "$TEXTGEN" 200000 8 3 100 12 > "$tmp/ties" &&
-printf 'no newline at the end' >> "$tmp/ties" || { echo "Bail out! cannot generate inputs"; exit 99; }
+printf 'no newline at the end' >> "$tmp/ties" &&
+# long: lines longer than a chunk at -S 64K (the chunk grows to hold them) among short
+# ones, the last one without its newline
+{ "$TEXTGEN" 20000 9 && awk 'BEGIN { while (n++ < 400000) printf "m"; print "" }' &&
+  "$TEXTGEN" 20000 10 && awk 'BEGIN { while (n++ < 900000) printf "b" }'; } > "$tmp/long" ||
+	{ echo "Bail out! cannot generate inputs"; exit 99; }
 
 # input | -S (or - for none) | options
 cat > "$tmp/cases" <<'CASES'
@@ -37,6 +42,8 @@ ties|-|-u -r -t TAB -k2,2n
 ties|-|-k1.1,1.1
 ties|-|-u -t TAB -k2,2V -k1,1V
 random|-|-t TAB -k2,2n
+long|64K|
+long|64K|-u -r
 CASES
 
 count=$(wc -l < "$tmp/cases")
