@@ -109,30 +109,61 @@ static int cpu_plan(struct bucket_plan *plan, size_t n, size_t item_bytes)
 	return bucket_plan_init(plan, n, m, s);
 }
 
+/* The integer widths are their own values. */
+#define ITEM_VALUE(item) (item)
+
 #define WIDTH_NAME(name) name##_u32
 #define ITEM_T uint32_t
+#define VALUE_T uint32_t
 #include "bucket_sort_cpu_template.h"
+#undef VALUE_T
 #undef ITEM_T
 #undef WIDTH_NAME
 
 #define WIDTH_NAME(name) name##_u64
 #define ITEM_T uint64_t
+#define VALUE_T uint64_t
 #include "bucket_sort_cpu_template.h"
+#undef VALUE_T
 #undef ITEM_T
 #undef WIDTH_NAME
 
 #define WIDTH_NAME(name) name##_u128
 #define ITEM_T item_u128
+#define VALUE_T item_u128
 #include "bucket_sort_cpu_template.h"
+#undef VALUE_T
 #undef ITEM_T
 #undef WIDTH_NAME
+#undef ITEM_VALUE
 
-/* Runs call(u32), call(u64) or call(u128) for the width, with item_t its item type. */
+/* The 96-bit item is stored in 12 bytes and compared as an integer in the same order as
+ * its value: the image above the position, 64 bits each, which two loads make without
+ * the shifts that image << 32 | position takes (the rank sort's inner loop, measured:
+ * 1.5x the sort stage with the shifts). Digits of the 32 zero bits between are shared
+ * by all items, each skipped after one counting pass. */
+static inline item_u128 item_u96_order(item_u96 item)
+{
+	return item_u128_make(item_u96_image(item), item_u96_position(item));
+}
+#define ITEM_VALUE(item) item_u96_order(item)
+#define WIDTH_NAME(name) name##_u96
+#define ITEM_T item_u96
+#define VALUE_T item_u128
+#include "bucket_sort_cpu_template.h"
+#undef VALUE_T
+#undef ITEM_T
+#undef WIDTH_NAME
+#undef ITEM_VALUE
+
+/* Runs call(u32), call(u64), call(u96) or call(u128) for the width, with item_t its
+ * item type. */
 #define FOR_WIDTH(width, call)                                                   \
 	do {                                                                     \
 		switch (width) {                                                 \
 		case ITEM_U32: { typedef uint32_t item_t; call(u32); } break;    \
 		case ITEM_U64: { typedef uint64_t item_t; call(u64); } break;    \
+		case ITEM_U96: { typedef item_u96 item_t; call(u96); } break;    \
 		case ITEM_U128: { typedef item_u128 item_t; call(u128); } break; \
 		}                                                                \
 	} while (0)

@@ -1,6 +1,7 @@
 /* The CPU bucket sort for one item width: included by bucket_sort_cpu.c once per width
- * with ITEM_T (the unsigned item type) and WIDTH_NAME(name) (name with a width suffix)
- * defined, so the algorithm is written once. No include guard on purpose. */
+ * with ITEM_T (the item type as stored), VALUE_T and ITEM_VALUE(item) (its value as an
+ * unsigned integer, for order and digits) and WIDTH_NAME(name) (name with a width
+ * suffix) defined, so the algorithm is written once. No include guard on purpose. */
 
 
 /* Moves src's n items sorted into dst by counting, for each item, the items that go
@@ -10,13 +11,13 @@
 static void WIDTH_NAME(rank_sort_into)(const ITEM_T *src, ITEM_T *dst, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		ITEM_T item = src[i];
+		VALUE_T item = ITEM_VALUE(src[i]);
 		size_t rank = 0;
 		for (size_t j = 0; j < i; j++)
-			rank += src[j] <= item;
+			rank += ITEM_VALUE(src[j]) <= item;
 		for (size_t j = i + 1; j < n; j++)
-			rank += src[j] < item;
-		dst[rank] = item;
+			rank += ITEM_VALUE(src[j]) < item;
+		dst[rank] = src[i];
 	}
 }
 
@@ -28,9 +29,9 @@ static void WIDTH_NAME(sift_down)(ITEM_T *items, size_t root, size_t n)
 		size_t child = 2 * root + 1;
 		if (child >= n)
 			break;
-		if (child + 1 < n && items[child + 1] > items[child])
+		if (child + 1 < n && ITEM_VALUE(items[child + 1]) > ITEM_VALUE(items[child]))
 			child++;
-		if (items[child] <= item)
+		if (ITEM_VALUE(items[child]) <= ITEM_VALUE(item))
 			break;
 		items[root] = items[child];
 		root = child;
@@ -77,8 +78,8 @@ static void WIDTH_NAME(msd_sort)(ITEM_T *from, ITEM_T *to, size_t n, unsigned to
 		top = shift;
 		memset(count, 0, ((size_t)mask + 1) * sizeof(*count));
 		for (size_t i = 0; i < n; i++)
-			count[(uint32_t)(from[i] >> shift) & mask]++;
-		if (count[(uint32_t)(from[0] >> shift) & mask] == n)
+			count[(uint32_t)(ITEM_VALUE(from[i]) >> shift) & mask]++;
+		if (count[(uint32_t)(ITEM_VALUE(from[0]) >> shift) & mask] == n)
 			continue;
 		for (uint32_t d = 0; d <= mask; d++) {
 			uint32_t c = count[d];
@@ -86,7 +87,7 @@ static void WIDTH_NAME(msd_sort)(ITEM_T *from, ITEM_T *to, size_t n, unsigned to
 			position += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			to[count[(uint32_t)(from[i] >> shift) & mask]++] = from[i];
+			to[count[(uint32_t)(ITEM_VALUE(from[i]) >> shift) & mask]++] = from[i];
 		/* bin d is now to[count[d - 1], count[d]); the bins go back the other way */
 		uint32_t begin = 0;
 		for (uint32_t d = 0; d <= mask; d++) {
@@ -105,10 +106,10 @@ static void WIDTH_NAME(msd_sort)(ITEM_T *from, ITEM_T *to, size_t n, unsigned to
 /* The number of low bits in which the items differ (0 when all are equal). */
 static unsigned WIDTH_NAME(differing_bits)(const ITEM_T *items, size_t n)
 {
-	ITEM_T differ = 0;
+	VALUE_T differ = 0, first = n ? ITEM_VALUE(items[0]) : 0;
 	unsigned bits = 0;
 	for (size_t i = 1; i < n; i++)
-		differ |= items[i] ^ items[0];
+		differ |= ITEM_VALUE(items[i]) ^ first;
 	while (differ) {
 		differ >>= 1;
 		bits++;
@@ -241,11 +242,11 @@ static void WIDTH_NAME(locate_in)(void *context, size_t j)
 
 	bounds[0] = 0;
 	for (size_t b = 1; b < plan->s; b++) {
-		ITEM_T key = job->splitters[b - 1];
-		if (found < length && sublist[found] < key) {
+		VALUE_T key = ITEM_VALUE(job->splitters[b - 1]);
+		if (found < length && ITEM_VALUE(sublist[found]) < key) {
 			/* sublist[low] < key; sublist[high] >= key or high == length */
 			size_t low = found, step = 1, high = found + 1;
-			while (high < length && sublist[high] < key) {
+			while (high < length && ITEM_VALUE(sublist[high]) < key) {
 				low = high;
 				step *= 2;
 				high = low + step;
@@ -254,7 +255,7 @@ static void WIDTH_NAME(locate_in)(void *context, size_t j)
 				high = length;
 			while (high - low > 1) {
 				size_t middle = low + (high - low) / 2;
-				if (sublist[middle] < key)
+				if (ITEM_VALUE(sublist[middle]) < key)
 					low = middle;
 				else
 					high = middle;

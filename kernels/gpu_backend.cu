@@ -352,11 +352,18 @@ struct staged_items {
 	int error;      /* the first callback's error (atomic) */
 };
 
+/* A slice of whole items (12-byte items do not divide a power of two). */
+static size_t stage_slice_bytes(size_t width)
+{
+	return COPY_SLICE_BYTES / width * width;
+}
+
 static void stage_slice(void *context, size_t slice)
 {
 	struct staged_items *staged = (struct staged_items *)context;
-	size_t begin = slice * (size_t)COPY_SLICE_BYTES;
-	size_t size = staged->bytes - begin < COPY_SLICE_BYTES ? staged->bytes - begin : COPY_SLICE_BYTES;
+	size_t slice_bytes = stage_slice_bytes(staged->width);
+	size_t begin = slice * slice_bytes;
+	size_t size = staged->bytes - begin < slice_bytes ? staged->bytes - begin : slice_bytes;
 	int error = staged->call(staged->context, staged->from + begin, size / staged->width,
 				    staged->first + begin / staged->width);
 	int none = 0;
@@ -370,7 +377,8 @@ static int stage_through(gpu_items_piece_fn call, void *context, struct thread_p
 			 size_t bytes, size_t width, uint64_t first)
 {
 	struct staged_items staged = {call, context, (char *)staging, bytes, width, first, 0};
-	thread_pool_parallel_for(pool, (bytes + COPY_SLICE_BYTES - 1) / COPY_SLICE_BYTES, stage_slice, &staged);
+	size_t slice_bytes = stage_slice_bytes(width);
+	thread_pool_parallel_for(pool, (bytes + slice_bytes - 1) / slice_bytes, stage_slice, &staged);
 	return staged.error;
 }
 
@@ -470,7 +478,7 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct hos
 		} else {
 			/* a staging chunk may be smaller than a sort chunk: copy in pieces */
 			error = in->locks ? ensure_staging(backend, bytes) : cudaSuccess;
-			size_t staging = backend->staging_bytes;
+			size_t staging = backend->staging_bytes / in->width * in->width; /* whole items */
 			for (size_t done = 0; !error && done < size; done += staging) {
 				size_t piece = size - done < staging ? size - done : staging;
 				int b = backend->staging_next++ & 1;
@@ -513,7 +521,7 @@ static cudaError_t copy_out_to(struct gpu_backend *backend, char *host, const ch
 		return error ? error : cudaStreamSynchronize(stream);
 	}
 	/* two staging buffers: the device fills one while the host empties the other */
-	size_t staging = backend->staging_bytes;
+	size_t staging = backend->staging_bytes / width * width; /* whole items */
 	size_t pieces = (bytes + staging - 1) / staging;
 	for (size_t i = 0; i < pieces + 1; i++) {
 		if (i < pieces) {
@@ -662,13 +670,15 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 	size_t bytes = n * (size_t)width;
 	cudaStream_t stream = backend->sort_stream;
 	char *device = NULL;
-	TRY(cudaMallocAsync(&device, 2 * bytes, stream), "allocating device memory for the items");
+	/* the scratch twin on a 256-byte boundary: 12-byte items leave device + bytes at 4 */
+	size_t scratch_at = (bytes + 255) / 256 * 256;
+	TRY(cudaMallocAsync(&device, scratch_at + bytes, stream), "allocating device memory for the items");
 	bool pinned = host_is_pinned(items);
 	struct registration *locks = NULL;
 	if (!pinned && registration_wanted(items, bytes))
 		locks = (struct registration *)calloc(1, sizeof *locks);
 	struct host_items in = {(const char *)items, NULL, NULL, (size_t)width, 0, locks};
-	result = copy_in_and_sort(backend, algorithm, width, &in, n, device, device + bytes, pinned, reason,
+	result = copy_in_and_sort(backend, algorithm, width, &in, n, device, device + scratch_at, pinned, reason,
 				  reason_size);
 	if (!in.locks) { /* the chunks could not be locked apart */
 		free(locks);

@@ -22,6 +22,17 @@ __device__ __forceinline__ unsigned radix_digit(uint64_t x, int shift, unsigned 
 {
 	return shift < 64 ? (unsigned)(x >> shift) & mask : 0;
 }
+__device__ __forceinline__ unsigned radix_digit(gpu_u96 x, int shift, unsigned mask)
+{
+	if (shift >= 96)
+		return 0;
+	if (shift >= 32)
+		return (unsigned)(item_image(x) >> (shift - 32)) & mask;
+	uint64_t low = ((uint64_t)x.image_lo << 32 | x.position) >> shift;
+	if (shift)
+		low |= (uint64_t)x.image_hi << (64 - shift);
+	return (unsigned)low & mask;
+}
 __device__ __forceinline__ unsigned radix_digit(gpu_u128 x, int shift, unsigned mask)
 {
 	if (shift >= 128)
@@ -36,6 +47,10 @@ __device__ __forceinline__ unsigned radix_digit(gpu_u128 x, int shift, unsigned 
 
 __device__ __forceinline__ void radix_words(uint32_t x, uint64_t &hi, uint64_t &lo) { hi = 0, lo = x; }
 __device__ __forceinline__ void radix_words(uint64_t x, uint64_t &hi, uint64_t &lo) { hi = 0, lo = x; }
+__device__ __forceinline__ void radix_words(gpu_u96 x, uint64_t &hi, uint64_t &lo)
+{
+	hi = x.image_hi, lo = (uint64_t)x.image_lo << 32 | x.position;
+}
 __device__ __forceinline__ void radix_words(gpu_u128 x, uint64_t &hi, uint64_t &lo) { hi = x.hi, lo = x.lo; }
 
 /* bits[0..1] = OR of all items (hi, lo), bits[2..3] = AND of all items. */

@@ -10,9 +10,17 @@
 #include <vector>
 #include "gpu_items.cuh"
 
-/* Items one block holds in shared memory (32 KiB, a power of two). */
+/* Items one block holds in shared memory: the most, a power of two, in 32 KiB (2048 of
+ * the 12-byte items, whose 2730 would break the networks). */
 template <typename T> struct algo_shared {
-	static constexpr unsigned items = 32768 / sizeof(T);
+	static constexpr unsigned fit(unsigned bytes)
+	{
+		unsigned p = 1;
+		while (2 * p * sizeof(T) <= bytes)
+			p *= 2;
+		return p;
+	}
+	static constexpr unsigned items = fit(32768);
 };
 #define ALGO_FINISH_THREADS 512
 

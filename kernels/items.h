@@ -7,10 +7,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum item_width {
 	ITEM_U32 = 4,   /* a 32-bit key image alone */
 	ITEM_U64 = 8,   /* a 64-bit key image alone, or 32-bit image << 32 | 32-bit position */
+	ITEM_U96 = 12,  /* 64-bit image << 32 | 32-bit position: the narrow pair item */
 	ITEM_U128 = 16, /* 64-bit image << 64 | position, or an 80-bit image << 48 | 48-bit position */
 };
 
@@ -24,5 +26,31 @@ static inline item_u128 item_u128_make(uint64_t high, uint64_t low)
 
 static inline uint64_t item_u128_high(item_u128 item) { return (uint64_t)(item >> 64); }
 static inline uint64_t item_u128_low(item_u128 item) { return (uint64_t)item; }
+
+/* The 96-bit item, 12 bytes with the low word first: the position, then the image's
+ * low and high halves. Its words are 4-byte aligned, so arrays of it pack tightly. */
+typedef struct {
+	uint32_t word[3];
+} item_u96;
+
+static inline item_u96 item_u96_make(uint64_t image, uint32_t position)
+{
+	item_u96 item = {{position, (uint32_t)image, (uint32_t)(image >> 32)}};
+	return item;
+}
+
+static inline uint64_t item_u96_image(item_u96 item)
+{
+	uint64_t image; /* one 8-byte load (the words are little-endian) */
+	memcpy(&image, &item.word[1], sizeof image);
+	return image;
+}
+static inline uint32_t item_u96_position(item_u96 item) { return item.word[0]; }
+
+/* Its value as an integer, for comparisons and digits. */
+static inline item_u128 item_u96_value(item_u96 item)
+{
+	return (item_u128)item_u96_image(item) << 32 | item.word[0];
+}
 
 #endif

@@ -346,7 +346,7 @@ void sort_engine_close(struct sort_engine *engine)
 
 static bool valid_width(enum item_width width)
 {
-	return width == ITEM_U32 || width == ITEM_U64 || width == ITEM_U128;
+	return width == ITEM_U32 || width == ITEM_U64 || width == ITEM_U96 || width == ITEM_U128;
 }
 
 #ifdef HAVE_CUDA

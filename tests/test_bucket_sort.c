@@ -13,7 +13,7 @@
 
 static const char *width_name(enum item_width width)
 {
-	return width == ITEM_U32 ? "u32" : width == ITEM_U64 ? "u64" : "u128";
+	return width == ITEM_U32 ? "u32" : width == ITEM_U64 ? "u64" : width == ITEM_U96 ? "u96" : "u128";
 }
 
 static unsigned position_bits(size_t n)
@@ -32,7 +32,7 @@ static void *make_items(enum item_width width, enum distribution distribution, s
 	uint64_t *keys = malloc((n + 1) * sizeof(*keys));
 	void *items = malloc(n * (size_t)width + 16);
 	unsigned p = position_bits(n);
-	distribution_fill_u64(distribution, 1000 + n, width == ITEM_U128 || !positions ? 64 : 32,
+	distribution_fill_u64(distribution, 1000 + n, width >= ITEM_U96 || !positions ? 64 : 32,
 			      keys, n);
 	for (size_t i = 0; i < n; i++) {
 		switch (width) {
@@ -41,6 +41,9 @@ static void *make_items(enum item_width width, enum distribution distribution, s
 			break;
 		case ITEM_U64:
 			((uint64_t *)items)[i] = positions ? keys[i] << 32 | i : keys[i];
+			break;
+		case ITEM_U96:
+			((item_u96 *)items)[i] = item_u96_make(keys[i], (uint32_t)i);
 			break;
 		case ITEM_U128:
 			((item_u128 *)items)[i] = item_u128_make(keys[i], i);
@@ -68,14 +71,14 @@ int main(void)
 	static const size_t sizes[] = {
 		0, 1, 2, 3, 7919, 65535, 65537, 104729, (1 << 20) - 1, (1 << 20) + 1,
 	};
-	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
+	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U96, ITEM_U128 };
 	struct thread_pool *pool, *single;
 
 	if (thread_pool_create(2, &pool) < 0 || thread_pool_create(1, &single) < 0) {
 		tap_plan_skip_all("no threads");
 		return 0;
 	}
-	for (size_t w = 0; w < 3; w++)
+	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
 		for (int d = 0; d < DIST_COUNT; d++)
 			for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 				size_t n = sizes[i];
@@ -91,7 +94,7 @@ int main(void)
 		       distribution_name(d), n);
 		free(items);
 	}
-	for (size_t w = 0; w < 3; w++) {
+	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
 		size_t n = 300007;
 		void *items = make_items(widths[w], DIST_UNIFORM, n, true);
 		tap_ok(sorts_like_qsort(single, widths[w], items, n), "%s uniform n=%zu on one thread",

@@ -18,6 +18,7 @@ static item_u128 item_get(enum item_width width, const void *items, size_t i)
 	switch (width) {
 	case ITEM_U32: return ((const uint32_t *)items)[i];
 	case ITEM_U64: return ((const uint64_t *)items)[i];
+	case ITEM_U96: return item_u96_value(((const item_u96 *)items)[i]);
 	default: return ((const item_u128 *)items)[i];
 	}
 }
@@ -27,6 +28,7 @@ static void item_set(enum item_width width, void *items, size_t i, item_u128 val
 	switch (width) {
 	case ITEM_U32: ((uint32_t *)items)[i] = (uint32_t)value; break;
 	case ITEM_U64: ((uint64_t *)items)[i] = (uint64_t)value; break;
+	case ITEM_U96: ((item_u96 *)items)[i] = item_u96_make((uint64_t)(value >> 32), (uint32_t)value); break;
 	default: ((item_u128 *)items)[i] = value; break;
 	}
 }
@@ -53,13 +55,15 @@ static void make_items(enum item_width width, enum distribution distribution, ui
 		       void *items, size_t n)
 {
 	uint64_t *keys = malloc((n + 1) * sizeof(*keys));
-	distribution_fill_u64(distribution, seed, width == ITEM_U128 ? 64 : 32, keys, n);
+	distribution_fill_u64(distribution, seed, width >= ITEM_U96 ? 64 : 32, keys, n);
 	for (size_t i = 0; i < n; i++) {
 		item_u128 item;
 		if (width == ITEM_U32)
 			item = (keys[i] >> 16) << 16 | i; /* n < 2^16 here */
 		else if (width == ITEM_U64)
 			item = (keys[i] << 32) | i;
+		else if (width == ITEM_U96)
+			item = (item_u128)keys[i] << 32 | i;
 		else
 			item = item_u128_make(keys[i], i);
 		item_set(width, items, i, item);
@@ -79,7 +83,7 @@ struct plan_case {
 
 static const char *width_name(enum item_width width)
 {
-	return width == ITEM_U32 ? "u32" : width == ITEM_U64 ? "u64" : "u128";
+	return width == ITEM_U32 ? "u32" : width == ITEM_U64 ? "u64" : width == ITEM_U96 ? "u96" : "u128";
 }
 
 /* Runs steps 2-8 on one plan and checks each against its oracle. */
@@ -227,7 +231,7 @@ int main(void)
 	static const enum distribution distributions[] = {
 		DIST_UNIFORM, DIST_NORMAL, DIST_SORTED, DIST_ALL_EQUAL, DIST_FEW_UNIQUE,
 	};
-	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
+	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U96, ITEM_U128 };
 	struct thread_pool *pool;
 	struct bucket_plan plan;
 
@@ -238,7 +242,7 @@ int main(void)
 	tap_ok(bucket_plan_init(&plan, 100, 16, 3) == -EINVAL, "plan: s not a power of two");
 	tap_ok(bucket_plan_init(&plan, 100, 4, 8) == -EINVAL, "plan: m < s");
 	tap_ok(bucket_plan_init(&plan, 100, 16, 1) == -EINVAL, "plan: s < 2");
-	for (size_t w = 0; w < 3; w++)
+	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
 		for (size_t d = 0; d < sizeof(distributions) / sizeof(distributions[0]); d++)
 			for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
 				check_steps(pool, widths[w], distributions[d], cases[c]);

@@ -55,18 +55,18 @@ int main(void)
 	struct thread_pool *pool = NULL;
 	if (test_gpu_open(&backend, &pool) != 0)
 		return 0;
-	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
+	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U96, ITEM_U128 };
 	/* GPUSORT_TEST_SMALL: fewer, smaller sizes (for compute-sanitizer runs) */
 	int small = getenv("GPUSORT_TEST_SMALL") != NULL;
 	const size_t *list = small ? small_sizes : sizes;
 	size_t count = small ? sizeof small_sizes / sizeof small_sizes[0] : sizeof sizes / sizeof sizes[0];
-	for (int wi = 0; wi < 3; wi++)
+	for (int wi = 0; wi < (int)(sizeof widths / sizeof *widths); wi++)
 		for (int d = 0; d < DIST_COUNT; d++)
 			for (size_t si = 0; si < count; si++)
 				check_all(backend, pool, widths[wi], (enum distribution)d, list[si]);
 	/* one size past 2^22 per width, where the sample and quick sorts go three levels deep */
 	if (!small)
-		for (int wi = 0; wi < 3; wi++)
+		for (int wi = 0; wi < (int)(sizeof widths / sizeof *widths); wi++)
 			check_all(backend, pool, widths[wi], DIST_UNIFORM, (1u << 22) + 1);
 	gpu_backend_close(backend);
 	thread_pool_destroy(pool);

@@ -121,10 +121,11 @@ int main(void)
 						     : (uint64_t)time(NULL);
 	tap_diag("sweep: %s, seed %llu, arrays up to %zu bytes", full ? "full grid" : "random subset",
 		 (unsigned long long)seed, max_bytes);
-	static const int widths[] = { 4, 8, 16 };
-	size_t sizes[3][MAX_SIZES], counts[3], grid = 0;
+	static const int widths[] = { 4, 8, 12, 16 };
+	enum { WIDTHS = sizeof widths / sizeof *widths };
+	size_t sizes[WIDTHS][MAX_SIZES], counts[WIDTHS], grid = 0;
 	uint64_t random = seed;
-	for (int w = 0; w < 3; w++) {
+	for (int w = 0; w < WIDTHS; w++) {
 		counts[w] = sweep_sizes(widths[w], max_bytes / widths[w], &random, sizes[w]);
 		char line[8192];
 		size_t used = 0;
@@ -135,7 +136,7 @@ int main(void)
 	}
 	tap_diag("grid: %zu sorts", grid);
 	int kind = 0;
-	for (int w = 0; w < 3; w++)
+	for (int w = 0; w < WIDTHS; w++)
 		for (size_t i = 0; i < counts[w]; i++)
 			for (int d = 0; d < DIST_COUNT; d++) {
 				bool which[ALGORITHMS], any = false;

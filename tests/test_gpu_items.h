@@ -39,15 +39,18 @@ static inline void *test_items_make(enum item_width width, enum distribution dis
 		distribution_fill_u64(distribution, seed, 64, items, n);
 	} else {
 		uint64_t *keys = malloc(n * sizeof *keys + 8);
-		item_u128 *wide = items;
 		if (!keys) {
 			free(items);
 			return NULL;
 		}
 		distribution_fill_u64(distribution, seed, 64, keys, n);
 		/* reversed positions, so the low word matters to the order too */
-		for (size_t i = 0; i < n; i++)
-			wide[i] = item_u128_make(keys[i], (uint64_t)(n - i));
+		for (size_t i = 0; i < n; i++) {
+			if (width == ITEM_U96)
+				((item_u96 *)items)[i] = item_u96_make(keys[i], (uint32_t)(n - i));
+			else
+				((item_u128 *)items)[i] = item_u128_make(keys[i], (uint64_t)(n - i));
+		}
 		free(keys);
 	}
 	return items;

@@ -131,13 +131,13 @@ int main(void)
 	struct thread_pool *pool = NULL;
 	if (test_gpu_open(&backend, &pool) != 0)
 		return 0;
-	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
+	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U96, ITEM_U128 };
 	size_t nsizes = sizeof sizes / sizeof sizes[0];
 	/* GPUSORT_TEST_SMALL: the small sizes only (for compute-sanitizer runs) */
 	int small = getenv("GPUSORT_TEST_SMALL") != NULL;
 	if (small)
 		nsizes = 9;
-	for (int wi = 0; wi < 3; wi++)
+	for (int wi = 0; wi < (int)(sizeof widths / sizeof *widths); wi++)
 		for (int d = 0; d < DIST_COUNT; d++)
 			for (size_t si = 0; si < nsizes; si++)
 				check_sort(backend, pool, widths[wi], (enum distribution)d, sizes[si],
@@ -158,7 +158,7 @@ int main(void)
 	static const struct { enum item_width width; size_t n; } regressions[] = {
 		{ ITEM_U32, (1u << 24) + 1 }, { ITEM_U32, (1u << 25) + 1 }, { ITEM_U32, (1u << 25) + 3 },
 		{ ITEM_U32, (1u << 26) + 1 }, { ITEM_U64, (1u << 24) + 1 }, { ITEM_U64, (1u << 25) + 1 },
-		{ ITEM_U128, (1u << 24) + 1 },
+		{ ITEM_U96, (1u << 24) + 1 }, { ITEM_U128, (1u << 24) + 1 },
 	};
 	for (size_t r = 0; !small && r < sizeof regressions / sizeof regressions[0]; r++)
 		for (int kind = BUFFER_MALLOC; kind <= BUFFER_MAPPED; kind += BUFFER_MAPPED)
@@ -197,7 +197,7 @@ int main(void)
 	for (const char *list = getenv("GPUSORT_TEST_SIZES"); list && *list;) {
 		char *end;
 		size_t n = strtoull(list, &end, 0);
-		for (int wi = 0; wi < 3 && end != list; wi++)
+		for (int wi = 0; wi < (int)(sizeof widths / sizeof *widths) && end != list; wi++)
 			check_sort(backend, pool, widths[wi], DIST_UNIFORM, n, BUFFER_MAPPED);
 		list = *end ? end + 1 : end;
 	}

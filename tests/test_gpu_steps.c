@@ -86,13 +86,13 @@ int main(void)
 		tap_plan_skip_all("no GPU");
 		return 0;
 	}
-	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
+	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U96, ITEM_U128 };
 	static const enum distribution distributions[] = { DIST_UNIFORM, DIST_FEW_UNIQUE, DIST_SORTED, DIST_ALL_EQUAL };
 	size_t ncases = sizeof cases / sizeof cases[0];
 	if (getenv("GPUSORT_TEST_SMALL")) /* for compute-sanitizer runs */
 		ncases = 5;
-	tap_plan((int)(3 * 4 * ncases * 6));
-	for (int wi = 0; wi < 3; wi++)
+	tap_plan((int)(sizeof widths / sizeof *widths * 4 * ncases * 6));
+	for (int wi = 0; wi < (int)(sizeof widths / sizeof *widths); wi++)
 		for (int di = 0; di < 4; di++)
 			for (size_t ci = 0; ci < ncases; ci++)
 				check_plan(widths[wi], distributions[di], &cases[ci]);

@@ -77,9 +77,9 @@ int main(void)
 	}
 	sort_engine_host_free(engine, small, 100);
 	sort_engine_host_free(engine, large, 64 << 20);
-	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U128 };
+	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U96, ITEM_U128 };
 	static const size_t sizes[] = { 0, 1, 5, 1000, 300001 };
-	for (int w = 0; w < 3; w++)
+	for (int w = 0; w < (int)(sizeof widths / sizeof *widths); w++)
 		for (int i = 0; i < 5; i++)
 			tap_ok(engine_sorts(engine, widths[w], sizes[i], 7 + i),
 			       "cpu sorts %zu items of %d bytes as qsort does", sizes[i], (int)widths[w]);
