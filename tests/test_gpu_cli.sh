@@ -1,9 +1,10 @@
 #!/bin/sh
 # The GPU through the command line: --device=0 must give byte-identical output to
-# --device=cpu for every key type, bare keys and records (the 16-byte key+position
-# items included), -r and -u, the seeds' distributions, sizes at the edges, and chunks
-# spilled as runs under a small -S. --device=auto sorts small inputs on the CPU, so the
-# other shell tests do not reach the GPU; this one asks for it. Skips without a GPU.
+# --device=cpu for every key type, bare keys and records (the 12- and 16-byte
+# key+position items included), -r and -u, the seeds' distributions, sizes at the
+# edges, and chunks spilled as runs under a small -S. --device=auto sorts small inputs
+# on the CPU, so the other shell tests do not reach the GPU; this one asks for it.
+# Skips without a GPU.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 keygen --type=u32 --count=3 --seed=1 -o "$WORK/probe"
@@ -36,6 +37,9 @@ for dist in uniform normal poisson bucket sorted reverse all-equal few-unique; d
 	same_on_both "u64 keys, $dist, 2^20+1, -u" "$WORK/u64" --type=u64 -u
 	keygen --type=u32 --count=300007 --dist=$dist --seed=7 --record-size=24 --key-offset=8 -o "$WORK/rec"
 	same_on_both "u32 keys in 24-byte records, $dist" "$WORK/rec" --type=u32 --record-size=24 --key-offset=8
+	keygen --type=u64 --count=300007 --dist=$dist --seed=12 --record-size=16 -o "$WORK/rec16"
+	same_on_both "u64 keys in 16-byte records (12-byte items), $dist" "$WORK/rec16" --type=u64 --record-size=16
+	same_on_both "u64 keys in 16-byte records, $dist, -r -u" "$WORK/rec16" --type=u64 --record-size=16 -r -u
 	keygen --type=bytes --count=200003 --dist=$dist --seed=8 --record-size=100 --key-size=10 -o "$WORK/rec100"
 	same_on_both "10-byte keys in 100-byte records, $dist" "$WORK/rec100" --record-size=100 --key-size=10
 	same_on_both "10-byte keys in 100-byte records, $dist, -r -u" "$WORK/rec100" --record-size=100 --key-size=10 -r -u

@@ -42,13 +42,19 @@ void record_layout_from_key(const struct binary_key *key, struct record_layout *
 	record_layout_init(layout, key->record_size, key->fields, key->field_count);
 }
 
+/* A 64-bit image beside the position: 12 bytes while positions fit 32 bits. */
+static enum record_form key64_form(size_t n)
+{
+	return n <= ((uint64_t)1 << 32) ? FORM_KEY64_POS32 : FORM_KEY64_POS64;
+}
+
 /* Several fields: the narrowest item their image fits, else its first 8 bytes. */
 static enum record_form composite_form(const struct record_layout *layout, size_t n)
 {
 	if (layout->image_size <= 4 && n <= ((uint64_t)1 << 32))
 		return FORM_KEY32_POS32;
 	if (layout->image_size <= 8)
-		return FORM_KEY64_POS64;
+		return key64_form(n);
 	if (layout->image_size <= 10 && n < ((uint64_t)1 << 48))
 		return FORM_KEY80_POS48;
 	return FORM_PREFIX64_POS64;
@@ -62,7 +68,7 @@ enum record_form record_form_choose(const struct record_layout *layout, size_t n
 	bool bare = layout->record_size == key->size && key_image_is_bijective(key->type);
 	if (key->type == KEY_BYTES) {
 		if (key->size <= 8)
-			return FORM_KEY64_POS64;
+			return key64_form(n);
 		if (key->size <= 10 && n < ((uint64_t)1 << 48))
 			return FORM_KEY80_POS48;
 		return FORM_PREFIX64_POS64;
@@ -70,9 +76,9 @@ enum record_form record_form_choose(const struct record_layout *layout, size_t n
 	if (key_type_size(key->type) == 4) {
 		if (bare)
 			return FORM_BARE_KEY32;
-		return n <= ((uint64_t)1 << 32) ? FORM_KEY32_POS32 : FORM_KEY64_POS64;
+		return n <= ((uint64_t)1 << 32) ? FORM_KEY32_POS32 : key64_form(n);
 	}
-	return bare ? FORM_BARE_KEY64 : FORM_KEY64_POS64;
+	return bare ? FORM_BARE_KEY64 : key64_form(n);
 }
 
 enum item_width record_form_width(enum record_form form)
@@ -80,6 +86,7 @@ enum item_width record_form_width(enum record_form form)
 	switch (form) {
 	case FORM_BARE_KEY32: return ITEM_U32;
 	case FORM_BARE_KEY64: case FORM_KEY32_POS32: return ITEM_U64;
+	case FORM_KEY64_POS32: return ITEM_U96;
 	default: return ITEM_U128;
 	}
 }
@@ -132,6 +139,12 @@ static void build_range(const struct record_layout *layout, enum record_form for
 		uint64_t *out = items;
 		for (size_t i = begin; i < end; i++)
 			out[i] = ordered_image(layout, records + i * size) << 32 | (uint64_t)i;
+		break;
+	}
+	case FORM_KEY64_POS32: {
+		item_u96 *out = items;
+		for (size_t i = begin; i < end; i++)
+			out[i] = item_u96_make(ordered_image(layout, records + i * size), (uint32_t)i);
 		break;
 	}
 	case FORM_KEY64_POS64:
@@ -342,6 +355,7 @@ static size_t item_position(enum record_form form, const void *items, size_t i)
 {
 	switch (form) {
 	case FORM_KEY32_POS32: return (uint32_t)((const uint64_t *)items)[i];
+	case FORM_KEY64_POS32: return item_u96_position(((const item_u96 *)items)[i]);
 	case FORM_KEY80_POS48: return item_u128_low(((const item_u128 *)items)[i]) & 0xffffffffffffULL;
 	default: return item_u128_low(((const item_u128 *)items)[i]);
 	}
@@ -675,6 +689,15 @@ VERIFY_VECTORIZED static uint64_t wide_positions_sum(const unsigned char *items,
 	return sum;
 }
 
+/* The same over the low 32-bit words of count 12-byte items. */
+VERIFY_VECTORIZED static uint64_t u96_positions_sum(const item_u96 *items, size_t count)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < count; i++)
+		sum += fingerprint_key(items[i].word[0]);
+	return sum;
+}
+
 /* The same over the low 32 bits of count 8-byte items. */
 VERIFY_VECTORIZED static uint64_t pair_positions_sum(const uint64_t *items, size_t count)
 {
@@ -691,6 +714,8 @@ static void positions_fingerprint(enum record_form form, const void *items, size
 	print->count += count;
 	if (form == FORM_KEY32_POS32)
 		print->sum += pair_positions_sum((const uint64_t *)items + at, count);
+	else if (form == FORM_KEY64_POS32)
+		print->sum += u96_positions_sum((const item_u96 *)items + at, count);
 	else
 		print->sum += wide_positions_sum((const unsigned char *)items + at * sizeof(item_u128), count,
 						 form == FORM_KEY80_POS48 ? 0xffffffffffffULL : ~0ULL);
@@ -770,6 +795,7 @@ static void gather_records(const struct gather_job *job, size_t from, size_t to)
 {
 	switch (job->form) {
 	case FORM_KEY32_POS32: gather_form(job, from, to, FORM_KEY32_POS32); break;
+	case FORM_KEY64_POS32: gather_form(job, from, to, FORM_KEY64_POS32); break;
 	case FORM_KEY80_POS48: gather_form(job, from, to, FORM_KEY80_POS48); break;
 	default: gather_form(job, from, to, FORM_KEY64_POS64); break;
 	}

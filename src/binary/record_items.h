@@ -34,7 +34,8 @@ enum record_form {
 	FORM_BARE_KEY32,     /* records are bare 4-byte integer keys: ITEM_U32 images in place */
 	FORM_BARE_KEY64,     /* records are bare 8-byte integer keys: ITEM_U64 images in place */
 	FORM_KEY32_POS32,    /* ITEM_U64: 32-bit image << 32 | position */
-	FORM_KEY64_POS64,    /* ITEM_U128: 64-bit image << 64 | position */
+	FORM_KEY64_POS32,    /* ITEM_U96: 64-bit image << 32 | position, for n <= 2^32 */
+	FORM_KEY64_POS64,    /* ITEM_U128: 64-bit image << 64 | position, for more */
 	FORM_KEY80_POS48,    /* ITEM_U128: a 9- or 10-byte image << 48 | position */
 	FORM_PREFIX64_POS64, /* ITEM_U128: first 8 bytes of a longer image; ties finished by
 	                        the full comparison (composite_key_compare) */
