@@ -1,15 +1,19 @@
 /* Benchmark of the GPU bucket sort against CUB's DeviceRadixSort and DeviceMergeSort on
  * the device alone (no host copies): u32, u64, u64+index and 80-bit key + 48-bit
  * position items over the eight distributions, timed with device events after a
- * warm-up, median of several runs, in Gkeys/s.
+ * warm-up, median of several runs, in Gkeys/s. The pair kinds u32+pos32 and u64+pos32
+ * (a key and its 32-bit input position, as gpusort sorts records: 8- and 12-byte items)
+ * run against CUB's SortPairs of the same keys with 32-bit values in separate arrays.
  * Usage: gpu_kernels [log2 sizes...] (default 20 24 28); GPU_BENCH_ALGS=bucket,radix,merge;
- * GPU_BENCH_DISTS=uniform,... to run only those distributions (for ncu);
+ * GPU_BENCH_KINDS=u32,u64,... to run only those kinds; GPU_BENCH_DISTS=uniform,... to run
+ * only those distributions (for ncu);
  * GPU_BENCH_LANES=0 runs the bucket sort's block classes in turn, not side by side. */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -72,7 +76,8 @@ __device__ static uint64_t draw(int dist, uint64_t i, uint64_t n, int bits, uint
 	}
 }
 
-/* kind 0 u32, 1 u64, 2 u64 key + 64-bit index, 3 80-bit key + 48-bit position */
+/* kind 0 u32, 1 u64, 2 u64 key + 64-bit index, 3 80-bit key + 48-bit position,
+ * 4 u32 key << 32 | 32-bit position, 5 u64 key << 32 | 32-bit position (12 bytes) */
 __global__ void fill_kernel(void *out, int kind, int dist, uint64_t n, uint64_t seed)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
@@ -80,6 +85,11 @@ __global__ void fill_kernel(void *out, int kind, int dist, uint64_t n, uint64_t 
 			((uint32_t *)out)[i] = (uint32_t)draw(dist, i, n, 32, seed);
 		} else if (kind == 1) {
 			((uint64_t *)out)[i] = draw(dist, i, n, 64, seed);
+		} else if (kind == 4) {
+			((uint64_t *)out)[i] = draw(dist, i, n, 32, seed) << 32 | (uint32_t)i;
+		} else if (kind == 5) {
+			uint64_t key = draw(dist, i, n, 64, seed);
+			((gpu_u96 *)out)[i] = gpu_u96{ (uint32_t)i, (uint32_t)key, (uint32_t)(key >> 32) };
 		} else {
 			uint64_t key = draw(dist, i, n, 64, seed);
 			gpu_u128 item;
@@ -108,6 +118,29 @@ void radix_sort<gpu_u128>(void *temp, size_t &temp_bytes, gpu_u128 *in, gpu_u128
 	CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, (int64_t)n, u128_decomposer{}, stream));
 }
 
+/* A pair item's key and value, and the kernel that splits items into CUB's two arrays. */
+__device__ __forceinline__ uint32_t pair_key(uint64_t item) { return (uint32_t)(item >> 32); }
+__device__ __forceinline__ uint64_t pair_key(gpu_u96 item) { return item_image(item); }
+__device__ __forceinline__ uint32_t pair_value(uint64_t item) { return (uint32_t)item; }
+__device__ __forceinline__ uint32_t pair_value(gpu_u96 item) { return item.position; }
+
+template <typename T, typename K>
+__global__ void split_pairs_kernel(const T *items, K *keys, uint32_t *values, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+		keys[i] = pair_key(items[i]);
+		values[i] = pair_value(items[i]);
+	}
+}
+
+template <typename K>
+static bool pairs_sorted_device(const K *keys, size_t n)
+{
+	std::vector<K> h(n);
+	CHECK(cudaMemcpy(h.data(), keys, n * sizeof(K), cudaMemcpyDeviceToHost));
+	return std::is_sorted(h.begin(), h.end());
+}
+
 template <typename T>
 static bool is_sorted_device(const T *d, size_t n)
 {
@@ -129,7 +162,73 @@ struct result_row {
 	double rate[3];
 };
 
-template <typename T>
+/* CUB's sort of the pairs in keys/values (key_out/value_out for the radix sort, which
+ * does not sort in place); with temp null, its temporary bytes. */
+template <typename K>
+static void cub_pairs(int alg, void *temp, size_t &temp_bytes, K *keys, uint32_t *values, K *key_out, uint32_t *value_out,
+		      size_t n, cudaStream_t stream)
+{
+	if (alg == 1)
+		CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, key_out, values, value_out, (int64_t)n, 0,
+						      (int)sizeof(K) * 8, stream));
+	else
+		CHECK(cub::DeviceMergeSort::SortPairs(temp, temp_bytes, keys, values, (int64_t)n, item_less_op(), stream));
+}
+
+/* A pair kind's CUB rate: the items split into keys and 32-bit values before each run,
+ * untimed, as the bucket sort's items are copied from the pristine ones. */
+template <typename T, typename K>
+static double bench_cub_pairs(int alg, size_t n, int runs, const void *pristine, void *work, void *other,
+			      cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop)
+{
+	K *keys = (K *)work, *key_out = (K *)other;
+	uint32_t *values = (uint32_t *)(keys + n), *value_out = (uint32_t *)(key_out + n);
+	size_t temp_bytes = 0;
+	void *temp = nullptr;
+	cub_pairs<K>(alg, nullptr, temp_bytes, keys, values, key_out, value_out, n, stream);
+	if (temp_bytes)
+		CHECK(cudaMalloc(&temp, temp_bytes));
+	std::vector<float> times;
+	for (int r = 0; r < runs + 1; r++) {
+		split_pairs_kernel<T, K><<<1024, 256, 0, stream>>>((const T *)pristine, keys, values, n);
+		CHECK(cudaGetLastError());
+		CHECK(cudaEventRecord(start, stream));
+		cub_pairs<K>(alg, temp, temp_bytes, keys, values, key_out, value_out, n, stream);
+		CHECK(cudaEventRecord(stop, stream));
+		CHECK(cudaEventSynchronize(stop));
+		float ms = 0;
+		CHECK(cudaEventElapsedTime(&ms, start, stop));
+		if (r > 0)
+			times.push_back(ms);
+	}
+	if (temp)
+		CHECK(cudaFree(temp));
+	if (n <= (1u << 24) && !pairs_sorted_device(alg == 1 ? key_out : keys, n)) {
+		fprintf(stderr, "CUB pairs NOT SORTED at n=%zu\n", n);
+		exit(1);
+	}
+	std::sort(times.begin(), times.end());
+	return n / (times[times.size() / 2] * 1e-3) / 1e9;
+}
+
+/* The key type CUB sorts for a pair kind (void: not a pair kind). */
+template <typename T> struct pair_key_type { typedef void type; };
+template <> struct pair_key_type<gpu_u96> { typedef uint64_t type; };
+
+/* CUB's sort of the items themselves (alg 1 radix into out, 2 merge in place); none for
+ * a pair kind, whose items CUB sorts as pairs (bench_cub_pairs). */
+template <typename T, typename K>
+static void cub_keys(int alg, void *temp, size_t &temp_bytes, T *work, T *out, size_t n, cudaStream_t stream)
+{
+	if constexpr (std::is_void<K>::value) {
+		if (alg == 1)
+			radix_sort<T>(temp, temp_bytes, work, out, n, stream);
+		else if (alg == 2)
+			CHECK(cub::DeviceMergeSort::SortKeys(temp, temp_bytes, work, (int64_t)n, item_less_op(), stream));
+	}
+}
+
+template <typename T, typename K = typename pair_key_type<T>::type>
 static void bench_kind(int kind, const char *kind_name, int log_n, const bool algs[3], int runs, std::vector<result_row> &rows,
 		       void *pristine, void *work, void *other, cudaStream_t stream, bool profile)
 {
@@ -147,13 +246,16 @@ static void bench_kind(int kind, const char *kind_name, int log_n, const bool al
 		for (int alg = 0; alg < 3; alg++) {
 			if (!algs[alg])
 				continue;
+			if constexpr (!std::is_void<K>::value) {
+				if (alg > 0) {
+					row.rate[alg] = bench_cub_pairs<T, K>(alg, n, runs, pristine, work, other, stream, start, stop);
+					continue;
+				}
+			}
 			std::vector<float> times;
 			size_t temp_bytes = 0;
 			void *temp = nullptr;
-			if (alg == 1)
-				radix_sort<T>(nullptr, temp_bytes, (T *)work, (T *)other, n, stream);
-			if (alg == 2)
-				CHECK(cub::DeviceMergeSort::SortKeys(nullptr, temp_bytes, (T *)work, (int64_t)n, item_less_op(), stream));
+			cub_keys<T, K>(alg, nullptr, temp_bytes, (T *)work, (T *)other, n, stream);
 			if (temp_bytes)
 				CHECK(cudaMalloc(&temp, temp_bytes));
 			T *result = alg == 1 ? (T *)other : (T *)work;
@@ -162,10 +264,8 @@ static void bench_kind(int kind, const char *kind_name, int log_n, const bool al
 				CHECK(cudaEventRecord(start, stream));
 				if (alg == 0)
 					CHECK(gpu_bucket_sort_device(sizeof(T), work, other, n, stream, lanes, nullptr));
-				else if (alg == 1)
-					radix_sort<T>(temp, temp_bytes, (T *)work, (T *)other, n, stream);
 				else
-					CHECK(cub::DeviceMergeSort::SortKeys(temp, temp_bytes, (T *)work, (int64_t)n, item_less_op(), stream));
+					cub_keys<T, K>(alg, temp, temp_bytes, (T *)work, (T *)other, n, stream);
 				CHECK(cudaEventRecord(stop, stream));
 				CHECK(cudaEventSynchronize(stop));
 				float ms = 0;
@@ -202,6 +302,12 @@ static void bench_kind(int kind, const char *kind_name, int log_n, const bool al
 	CHECK(cudaEventDestroy(stop));
 }
 
+/* Whether name is one of the comma-separated list's entries. */
+static bool listed(const std::string &list, const char *name)
+{
+	return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
+}
+
 int main(int argc, char **argv)
 {
 	std::vector<int> logs;
@@ -214,12 +320,13 @@ int main(int argc, char **argv)
 	bool algs[3] = { alg_list.find("bucket") != std::string::npos, alg_list.find("radix") != std::string::npos,
 			 alg_list.find("merge") != std::string::npos };
 	const char *kinds_env = getenv("GPU_BENCH_KINDS");
-	std::string kinds = kinds_env ? kinds_env : "u32,u64,u64+index,key80+pos48";
+	std::string kinds = kinds_env ? kinds_env : "u32,u64,u64+index,key80+pos48,u32+pos32,u64+pos32";
 	bool profile = getenv("GPU_BENCH_PROFILE") != nullptr;
 	cudaDeviceProp prop;
 	CHECK(cudaGetDeviceProperties(&prop, 0));
-	printf("device: %s, %d SMs, tile %zu/%zu/%zu items (u32/u64/128-bit)\n", prop.name, prop.multiProcessorCount,
-	       gpu_bucket_tile_items(4), gpu_bucket_tile_items(8), gpu_bucket_tile_items(16));
+	printf("device: %s, %d SMs, tile %zu/%zu/%zu/%zu items (u32/u64/96-bit/128-bit)\n", prop.name,
+	       prop.multiProcessorCount, gpu_bucket_tile_items(4), gpu_bucket_tile_items(8), gpu_bucket_tile_items(12),
+	       gpu_bucket_tile_items(16));
 	int max_log = *std::max_element(logs.begin(), logs.end());
 	size_t max_bytes = ((size_t)1 << max_log) * 16;
 	void *pristine, *work, *other;
@@ -240,14 +347,19 @@ int main(int argc, char **argv)
 	std::vector<result_row> rows;
 	for (int log_n : logs) {
 		int runs = log_n >= 28 ? 3 : log_n >= 24 ? 5 : 9;
-		if (kinds.find("u32") != std::string::npos)
+		if (listed(kinds, "u32"))
 			bench_kind<uint32_t>(0, "u32", log_n, algs, runs, rows, pristine, work, other, stream, profile);
-		if (kinds.find("u64,") != std::string::npos || kinds == "u64" || kinds.find(",u64") == kinds.size() - 4)
+		if (listed(kinds, "u64"))
 			bench_kind<uint64_t>(1, "u64", log_n, algs, runs, rows, pristine, work, other, stream, profile);
-		if (kinds.find("u64+index") != std::string::npos)
+		if (listed(kinds, "u64+index"))
 			bench_kind<gpu_u128>(2, "u64+index", log_n, algs, runs, rows, pristine, work, other, stream, profile);
-		if (kinds.find("key80") != std::string::npos)
+		if (listed(kinds, "key80+pos48"))
 			bench_kind<gpu_u128>(3, "key80+pos48", log_n, algs, runs, rows, pristine, work, other, stream, profile);
+		if (listed(kinds, "u32+pos32"))
+			bench_kind<uint64_t, uint32_t>(4, "u32+pos32", log_n, algs, runs, rows, pristine, work, other, stream,
+						       profile);
+		if (listed(kinds, "u64+pos32"))
+			bench_kind<gpu_u96>(5, "u64+pos32", log_n, algs, runs, rows, pristine, work, other, stream, profile);
 	}
 	printf("\n| items | n | distribution | bucket | CUB radix | CUB merge |\n|---|---|---|---|---|---|\n");
 	for (const result_row &row : rows)
