@@ -503,8 +503,18 @@ static unsigned pow2_floor(uint64_t x)
 	return p;
 }
 
-/* Buckets for a segment of n items: enough that they average at most half the power of
- * two above the tile (a bucket past the tile, rare, goes one level down), but at most a
+/* The most items a level-0 bucket may average: the power of two at or below 3/5 of the
+ * tile, so that a bucket past the tile is rare. That is half the power of two above
+ * the tile for tiles just under one (15360 u64, 7168 128-bit items); the 12-byte
+ * items' 9216 lie just over 8192, where half of 16384 left the buckets at 89% of the
+ * tile and many of them to a second level. */
+static uint64_t bucket_average_most(uint64_t tile)
+{
+	return pow2_floor(tile * 3 / 5);
+}
+
+/* Buckets for a segment of n items: enough that they average at most
+ * bucket_average_most (a bucket past the tile, rare, goes one level down), but at most a
  * power of two near m/8 (samples about n/8). When that does not reach, a second level
  * follows: then as few buckets as leave segments (about n/s items, up to tile*sqrt(m/2))
  * that the second level finishes with a one-tile sample set and half-tile buckets. Below
@@ -512,8 +522,8 @@ static unsigned pow2_floor(uint64_t x)
  * two (bucket_plan_init) and at most m. */
 static unsigned choose_buckets(uint64_t n, uint64_t m, uint64_t tile, int level)
 {
-	uint64_t tile_pow2 = next_pow2(tile), most = next_pow2(m) / 8;
-	uint64_t need = next_pow2((2 * n + tile_pow2 - 1) / tile_pow2);
+	uint64_t average = bucket_average_most(tile), most = next_pow2(m) / 8;
+	uint64_t need = next_pow2((n + average - 1) / average);
 	uint64_t s = need;
 	if (need > most) {
 		double segment = (double)tile * sqrt((double)m / 2);
@@ -546,16 +556,16 @@ size_t gpu_bucket_boundaries(int width, size_t *sizes, size_t max)
 	GPU_FOR_WIDTH(width, for (int c = 0; c < SORT_CLASSES; c++) capacities[c] = class_capacity<item_t>(c));
 	for (int c = 0; c < SORT_CLASSES && count < max; c++)
 		sizes[count++] = capacities[c]; /* the local sort's classes; the last is the tile */
-	uint64_t tile = capacities[TILE_CLASS], tile_pow2 = next_pow2(tile), most = tile_pow2 / 8;
-	/* level 0's bucket count doubles each time n passes tile_pow2 / 2 * 2^j (choose_buckets),
+	uint64_t tile = capacities[TILE_CLASS], average = bucket_average_most(tile), most = next_pow2(tile) / 8;
+	/* level 0's bucket count doubles each time n passes average * 2^j (choose_buckets),
 	 * up to `most`, where a second level takes over */
 	for (uint64_t s = 2; s <= 2 * most && count < max; s *= 2)
-		sizes[count++] = tile_pow2 / 2 * s;
+		sizes[count++] = average * s;
 	/* within a doubling, the largest n whose samples the splitters take by ranks, and
 	 * above which the samples are sorted (sort_samples) */
 	for (uint64_t s = 2; s <= most && count < max; s *= 2) {
 		uint64_t ranked = tile * rank_most_sublists(s, tile);
-		if (ranked > tile_pow2 / 4 * s && ranked < tile_pow2 / 2 * s)
+		if (ranked > average / 2 * s && ranked < average * s)
 			sizes[count++] = ranked;
 	}
 	return count;
