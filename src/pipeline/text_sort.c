@@ -192,7 +192,7 @@ static int text_sort(void *context, int b)
 	}
 	if (!err)
 		sort_verify_plant_test_bug(buffer->sorted, lines->count, sizeof *buffer->sorted);
-	stats_add(chunks->stats, STAGE_SORT, started, lines->count * 16);
+	stats_add(chunks->stats, STAGE_SORT, started, lines->count * text_line_sort_item_bytes(lines->count));
 	chunks->stats->records += lines->count;
 	if (err)
 		report("%s", strerror(-err));

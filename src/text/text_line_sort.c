@@ -1,6 +1,8 @@
 /* Run formation for text: prefixes computed in parallel, items sorted by the engine,
  * then the runs of equal prefixes ordered by the comparator (in parallel over slices of
- * the sorted array). */
+ * the sorted array). An item is the line's 8-byte prefix over its number: 12 bytes
+ * (ITEM_U96) while the numbers fit 32 bits, as they do in any chunk of fewer than 2^32
+ * lines, else 16 (ITEM_U128). */
 #include "text_line_sort.h"
 
 #include <errno.h>
@@ -14,10 +16,48 @@
 #define BATCH_LINES 4096
 #define LARGE_RUN_LINES (1u << 16) /* longer tie runs are sorted with all threads */
 
+static enum item_width items_width(size_t n)
+{
+	return n <= ((uint64_t)1 << 32) ? ITEM_U96 : ITEM_U128;
+}
+
+static inline void item_put(enum item_width width, void *items, size_t i, uint64_t prefix)
+{
+	if (width == ITEM_U96)
+		((item_u96 *)items)[i] = item_u96_make(prefix, (uint32_t)i);
+	else
+		((item_u128 *)items)[i] = item_u128_make(prefix, i);
+}
+
+static inline uint64_t item_prefix(enum item_width width, const void *items, size_t i)
+{
+	return width == ITEM_U96 ? item_u96_image(((const item_u96 *)items)[i])
+				 : item_u128_high(((const item_u128 *)items)[i]);
+}
+
+static inline uint64_t item_line(enum item_width width, const void *items, size_t i)
+{
+	return width == ITEM_U96 ? item_u96_position(((const item_u96 *)items)[i])
+				 : item_u128_low(((const item_u128 *)items)[i]);
+}
+
+/* Whether item i of a goes before item j of b: prefix, then line number. */
+static inline bool item_before(enum item_width width, const void *a, size_t i, const void *b, size_t j)
+{
+	uint64_t x = item_prefix(width, a, i), y = item_prefix(width, b, j);
+	return x < y || (x == y && item_line(width, a, i) < item_line(width, b, j));
+}
+
+size_t text_line_sort_item_bytes(size_t n)
+{
+	return (size_t)items_width(n);
+}
+
 struct prefix_job {
 	const struct text_order *order;
 	const struct text_lines *lines;
-	item_u128 *items;
+	enum item_width width;
+	void *items;
 };
 
 static void make_items(void *ctx, size_t slice)
@@ -29,7 +69,7 @@ static void make_items(void *ctx, size_t slice)
 	for (size_t i = begin; i < end; i++) {
 		size_t len;
 		const char *line = text_line(job->lines, i, &len);
-		job->items[i] = item_u128_make(text_prefix(job->order, line, len), i);
+		item_put(job->width, job->items, i, text_prefix(job->order, line, len));
 	}
 }
 
@@ -45,7 +85,8 @@ struct tie_run {
 struct finish_job {
 	const struct text_order *order;
 	const struct text_lines *lines;
-	const item_u128 *items;
+	enum item_width width;
+	const void *items;
 	uint64_t *index;
 	size_t n;
 	struct tie_run **large; /* per slice: its large runs, NULL when none */
@@ -65,24 +106,25 @@ static void take_line_numbers(void *ctx, size_t slice)
 	size_t begin, end;
 	slice_range(job->n, slice, &begin, &end);
 	for (size_t i = begin; i < end; i++)
-		job->index[i] = item_u128_low(job->items[i]);
+		job->index[i] = item_line(job->width, job->items, i);
 }
 
 static void finish_slice(void *ctx, size_t slice)
 {
 	struct finish_job *job = ctx;
-	const item_u128 *items = job->items;
+	const void *items = job->items;
+	enum item_width width = job->width;
 	size_t begin, end, capacity = 0;
 	slice_range(job->n, slice, &begin, &end);
 	uint64_t stack[BATCH_LINES];
 	size_t i = begin;
 	/* The run going on at the slice's start belongs to an earlier slice. */
-	while (i > 0 && i < end && item_u128_high(items[i]) == item_u128_high(items[i - 1]))
+	while (i > 0 && i < end && item_prefix(width, items, i) == item_prefix(width, items, i - 1))
 		i++;
 	while (i < end) {
-		uint64_t prefix = item_u128_high(items[i]);
+		uint64_t prefix = item_prefix(width, items, i);
 		size_t j = i + 1;
-		while (j < job->n && item_u128_high(items[j]) == prefix)
+		while (j < job->n && item_prefix(width, items, j) == prefix)
 			j++;
 		size_t length = j - i;
 		if (length > LARGE_RUN_LINES) {
@@ -113,30 +155,31 @@ static void finish_slice(void *ctx, size_t slice)
 
 /* Sorts the items, in pieces the engine can take and merged here when it cannot take
  * them all at once. */
-static int sort_items(struct sort_engine *engine, item_u128 *items, size_t n)
+static int sort_items(struct sort_engine *engine, enum item_width width, void *items, size_t n)
 {
-	size_t most = sort_engine_max_items(engine, ITEM_U128);
+	size_t most = sort_engine_max_items(engine, width), w = (size_t)width;
 	if (most == 0 || most >= n)
-		return sort_engine_sort(engine, ITEM_U128, items, n);
-	item_u128 *scratch = huge_memory_alloc(n * sizeof *scratch);
+		return sort_engine_sort(engine, width, items, n);
+	unsigned char *all = items, *scratch = huge_memory_alloc(n * w);
 	if (!scratch)
 		return -ENOMEM;
 	int err = 0;
 	for (size_t begin = 0; begin < n && !err; begin += most)
-		err = sort_engine_sort(engine, ITEM_U128, items + begin, n - begin < most ? n - begin : most);
-	for (size_t width = most; width < n && !err; width *= 2) {
-		for (size_t begin = 0; begin < n; begin += 2 * width) {
-			size_t middle = begin + width < n ? begin + width : n;
-			size_t end = middle + width < n ? middle + width : n;
+		err = sort_engine_sort(engine, width, all + begin * w, n - begin < most ? n - begin : most);
+	for (size_t run = most; run < n && !err; run *= 2) {
+		for (size_t begin = 0; begin < n; begin += 2 * run) {
+			size_t middle = begin + run < n ? begin + run : n;
+			size_t end = middle + run < n ? middle + run : n;
 			size_t i = begin, j = middle, k = begin;
-			while (i < middle && j < end)
-				scratch[k++] = items[j] < items[i] ? items[j++] : items[i++];
-			while (i < middle)
-				scratch[k++] = items[i++];
-			while (j < end)
-				scratch[k++] = items[j++];
+			while (i < middle && j < end) {
+				size_t from = item_before(width, all, j, all, i) ? j++ : i++;
+				memcpy(scratch + k++ * w, all + from * w, w);
+			}
+			memcpy(scratch + k * w, all + i * w, (middle - i) * w);
+			k += middle - i;
+			memcpy(scratch + k * w, all + j * w, (end - j) * w);
 		}
-		memcpy(items, scratch, n * sizeof *items);
+		memcpy(all, scratch, n * w);
 	}
 	huge_memory_free(scratch);
 	return err;
@@ -147,13 +190,14 @@ int text_line_sort(const struct text_order *order, const struct text_lines *line
 {
 	size_t n = lines->count;
 	*sorted = NULL;
-	item_u128 *items = huge_memory_alloc((n ? n : 1) * sizeof *items);
+	enum item_width width = items_width(n);
+	void *items = huge_memory_alloc((n ? n : 1) * (size_t)width);
 	if (!items)
 		return -ENOMEM;
-	struct prefix_job prefix_job = { order, lines, items };
+	struct prefix_job prefix_job = { order, lines, width, items };
 	thread_pool_parallel_for(pool, (n + SLICE_LINES - 1) / SLICE_LINES, make_items, &prefix_job);
 
-	int err = sort_items(engine, items, n);
+	int err = sort_items(engine, width, items, n);
 	if (err) {
 		huge_memory_free(items);
 		return err;
@@ -170,7 +214,7 @@ int text_line_sort(const struct text_order *order, const struct text_lines *line
 		huge_memory_free(items);
 		return -ENOMEM;
 	}
-	struct finish_job job = { order, lines, items, index, n, large, large_count, 0 };
+	struct finish_job job = { order, lines, width, items, index, n, large, large_count, 0 };
 	thread_pool_parallel_for(pool, slices, take_line_numbers, &job);
 	thread_pool_parallel_for(pool, slices, finish_slice, &job);
 	err = job.error;
