@@ -42,10 +42,15 @@ void record_layout_from_key(const struct binary_key *key, struct record_layout *
 	record_layout_init(layout, key->record_size, key->fields, key->field_count);
 }
 
-/* A 64-bit image beside the position: 12 bytes while positions fit 32 bits. */
+/* A 64-bit image (or prefix) beside the position: 12 bytes while positions fit 32 bits. */
 static enum record_form key64_form(size_t n)
 {
 	return n <= ((uint64_t)1 << 32) ? FORM_KEY64_POS32 : FORM_KEY64_POS64;
+}
+
+static enum record_form prefix64_form(size_t n)
+{
+	return n <= ((uint64_t)1 << 32) ? FORM_PREFIX64_POS32 : FORM_PREFIX64_POS64;
 }
 
 /* Several fields: the narrowest item their image fits, else its first 8 bytes. */
@@ -57,7 +62,7 @@ static enum record_form composite_form(const struct record_layout *layout, size_
 		return key64_form(n);
 	if (layout->image_size <= 10 && n < ((uint64_t)1 << 48))
 		return FORM_KEY80_POS48;
-	return FORM_PREFIX64_POS64;
+	return prefix64_form(n);
 }
 
 enum record_form record_form_choose(const struct record_layout *layout, size_t n)
@@ -71,7 +76,7 @@ enum record_form record_form_choose(const struct record_layout *layout, size_t n
 			return key64_form(n);
 		if (key->size <= 10 && n < ((uint64_t)1 << 48))
 			return FORM_KEY80_POS48;
-		return FORM_PREFIX64_POS64;
+		return prefix64_form(n);
 	}
 	if (key_type_size(key->type) == 4) {
 		if (bare)
@@ -86,7 +91,7 @@ enum item_width record_form_width(enum record_form form)
 	switch (form) {
 	case FORM_BARE_KEY32: return ITEM_U32;
 	case FORM_BARE_KEY64: case FORM_KEY32_POS32: return ITEM_U64;
-	case FORM_KEY64_POS32: return ITEM_U96;
+	case FORM_KEY64_POS32: case FORM_PREFIX64_POS32: return ITEM_U96;
 	default: return ITEM_U128;
 	}
 }
@@ -141,7 +146,8 @@ static void build_range(const struct record_layout *layout, enum record_form for
 			out[i] = ordered_image(layout, records + i * size) << 32 | (uint64_t)i;
 		break;
 	}
-	case FORM_KEY64_POS32: {
+	case FORM_KEY64_POS32:
+	case FORM_PREFIX64_POS32: {
 		item_u96 *out = items;
 		for (size_t i = begin; i < end; i++)
 			out[i] = item_u96_make(ordered_image(layout, records + i * size), (uint32_t)i);
@@ -355,7 +361,8 @@ static size_t item_position(enum record_form form, const void *items, size_t i)
 {
 	switch (form) {
 	case FORM_KEY32_POS32: return (uint32_t)((const uint64_t *)items)[i];
-	case FORM_KEY64_POS32: return item_u96_position(((const item_u96 *)items)[i]);
+	case FORM_KEY64_POS32:
+	case FORM_PREFIX64_POS32: return item_u96_position(((const item_u96 *)items)[i]);
 	case FORM_KEY80_POS48: return item_u128_low(((const item_u128 *)items)[i]) & 0xffffffffffffULL;
 	default: return item_u128_low(((const item_u128 *)items)[i]);
 	}
@@ -364,7 +371,29 @@ static size_t item_position(enum record_form form, const void *items, size_t i)
 struct tie_context {
 	const struct record_layout *layout;
 	const unsigned char *records;
+	size_t width; /* of the items: ITEM_U96 or ITEM_U128 */
 };
+
+/* A prefix form's item read from its bytes (items.h's layouts, low word first): the
+ * position in its first 4 (ITEM_U96) or 8 bytes, the prefix in its last 8. */
+static inline uint64_t tie_prefix(const unsigned char *item, size_t width)
+{
+	uint64_t prefix;
+	memcpy(&prefix, item + width - 8, sizeof prefix);
+	return prefix;
+}
+
+static inline size_t tie_position(const unsigned char *item, size_t width)
+{
+	if (width == ITEM_U96) {
+		uint32_t position;
+		memcpy(&position, item, sizeof position);
+		return position;
+	}
+	uint64_t position;
+	memcpy(&position, item, sizeof position);
+	return position;
+}
 
 static int compare_full_keys(const struct tie_context *context, size_t a, size_t b)
 {
@@ -378,12 +407,12 @@ static int compare_full_keys(const struct tie_context *context, size_t a, size_t
 }
 
 /* Tie runs are items whose 8-byte prefixes are equal; the full key (every field, each in
- * its direction), then the position,
- * orders them, so the result is the same stable order the whole key would give. */
-static int qsort_tie_compare(const void *a, const void *b, void *context)
+ * its direction), then the position, orders them, so the result is the same stable
+ * order the whole key would give. */
+static int qsort_tie_compare(const void *a, const void *b, void *argument)
 {
-	size_t x = item_u128_low(*(const item_u128 *)a), y = item_u128_low(*(const item_u128 *)b);
-	return compare_full_keys(context, x, y);
+	const struct tie_context *context = argument;
+	return compare_full_keys(context, tie_position(a, context->width), tie_position(b, context->width));
 }
 
 /* Items per slice of the tie finishing: a thread finishes the tie runs that start in
@@ -391,7 +420,7 @@ static int qsort_tie_compare(const void *a, const void *b, void *context)
 #define TIE_SLICE_ITEMS ((size_t)1 << 16)
 
 struct ties_job {
-	item_u128 *items;
+	unsigned char *items;
 	size_t n;
 	struct tie_context context;
 };
@@ -399,10 +428,11 @@ struct ties_job {
 /* Whether a tie run is in order already: its full keys equal or rising with the
  * positions, as when they differ in their first 8 bytes alone or not at all (few
  * distinct keys); one pass, where a sort of a million-item run took a second. */
-static bool tie_run_in_order(const item_u128 *run, size_t count, struct tie_context *context)
+static bool tie_run_in_order(const unsigned char *run, size_t count, struct tie_context *context)
 {
+	size_t w = context->width;
 	for (size_t i = 1; i < count; i++)
-		if (qsort_tie_compare(&run[i - 1], &run[i], context) > 0)
+		if (qsort_tie_compare(run + (i - 1) * w, run + i * w, context) > 0)
 			return false;
 	return true;
 }
@@ -410,19 +440,20 @@ static bool tie_run_in_order(const item_u128 *run, size_t count, struct tie_cont
 static void finish_ties_slice(void *argument, size_t slice)
 {
 	struct ties_job *job = argument;
-	item_u128 *sorted = job->items;
+	const unsigned char *sorted = job->items;
+	size_t w = job->context.width;
 	size_t start = slice * TIE_SLICE_ITEMS, stop = start + TIE_SLICE_ITEMS < job->n ? start + TIE_SLICE_ITEMS : job->n;
 	/* a run that began in the slice before is that slice's */
 	if (start > 0)
-		while (start < stop && item_u128_high(sorted[start]) == item_u128_high(sorted[start - 1]))
+		while (start < stop && tie_prefix(sorted + start * w, w) == tie_prefix(sorted + (start - 1) * w, w))
 			start++;
 	while (start < stop) {
 		size_t end = start + 1;
-		uint64_t prefix = item_u128_high(sorted[start]);
-		while (end < job->n && item_u128_high(sorted[end]) == prefix)
+		uint64_t prefix = tie_prefix(sorted + start * w, w);
+		while (end < job->n && tie_prefix(sorted + end * w, w) == prefix)
 			end++;
-		if (end - start > 1 && !tie_run_in_order(sorted + start, end - start, &job->context))
-			qsort_r(sorted + start, end - start, sizeof *sorted, qsort_tie_compare, &job->context);
+		if (end - start > 1 && !tie_run_in_order(sorted + start * w, end - start, &job->context))
+			qsort_r(job->items + start * w, end - start, w, qsort_tie_compare, &job->context);
 		start = end;
 	}
 }
@@ -430,9 +461,9 @@ static void finish_ties_slice(void *argument, size_t slice)
 void record_items_finish_ties(const struct record_layout *layout, enum record_form form,
 			      const unsigned char *records, void *items, size_t n)
 {
-	if (form != FORM_PREFIX64_POS64)
+	if (form != FORM_PREFIX64_POS32 && form != FORM_PREFIX64_POS64)
 		return;
-	struct ties_job job = {items, n, {layout, records}};
+	struct ties_job job = {items, n, {layout, records, record_form_width(form)}};
 	thread_pool_parallel_for(layout->pool, (n + TIE_SLICE_ITEMS - 1) / TIE_SLICE_ITEMS, finish_ties_slice, &job);
 }
 
@@ -714,7 +745,7 @@ static void positions_fingerprint(enum record_form form, const void *items, size
 	print->count += count;
 	if (form == FORM_KEY32_POS32)
 		print->sum += pair_positions_sum((const uint64_t *)items + at, count);
-	else if (form == FORM_KEY64_POS32)
+	else if (record_form_width(form) == ITEM_U96)
 		print->sum += u96_positions_sum((const item_u96 *)items + at, count);
 	else
 		print->sum += wide_positions_sum((const unsigned char *)items + at * sizeof(item_u128), count,
@@ -795,7 +826,8 @@ static void gather_records(const struct gather_job *job, size_t from, size_t to)
 {
 	switch (job->form) {
 	case FORM_KEY32_POS32: gather_form(job, from, to, FORM_KEY32_POS32); break;
-	case FORM_KEY64_POS32: gather_form(job, from, to, FORM_KEY64_POS32); break;
+	case FORM_KEY64_POS32:
+	case FORM_PREFIX64_POS32: gather_form(job, from, to, FORM_KEY64_POS32); break;
 	case FORM_KEY80_POS48: gather_form(job, from, to, FORM_KEY80_POS48); break;
 	default: gather_form(job, from, to, FORM_KEY64_POS64); break;
 	}

@@ -37,8 +37,10 @@ enum record_form {
 	FORM_KEY64_POS32,    /* ITEM_U96: 64-bit image << 32 | position, for n <= 2^32 */
 	FORM_KEY64_POS64,    /* ITEM_U128: 64-bit image << 64 | position, for more */
 	FORM_KEY80_POS48,    /* ITEM_U128: a 9- or 10-byte image << 48 | position */
-	FORM_PREFIX64_POS64, /* ITEM_U128: first 8 bytes of a longer image; ties finished by
-	                        the full comparison (composite_key_compare) */
+	FORM_PREFIX64_POS32, /* ITEM_U96: first 8 bytes of a longer image << 32 | position,
+	                        for n <= 2^32; ties finished by the full comparison
+	                        (composite_key_compare) */
+	FORM_PREFIX64_POS64, /* ITEM_U128: the same with a 64-bit position, for more */
 };
 
 /* A layout of count fields (kept by pointer) in records of record_size bytes. */
@@ -73,7 +75,7 @@ void record_items_build(const struct record_layout *layout, enum record_form for
 			unsigned char *records, size_t n, void *items);
 
 /* After the engine sorted the items: orders runs of items whose prefixes tie by the
- * full key, then position (FORM_PREFIX64_POS64 only; a no-op otherwise). */
+ * full key, then position (the FORM_PREFIX64 forms only; a no-op otherwise). */
 void record_items_finish_ties(const struct record_layout *layout, enum record_form form,
 			      const unsigned char *records, void *items, size_t n);
 
