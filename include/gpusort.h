@@ -364,7 +364,7 @@ int gpusort_sort_options_init(struct gpusort_sort_options *options, size_t optio
  * key (ascending, or descending when key->descending), stably: records with equal
  * keys keep their order. The records travel whole. Nothing is printed.
  *
- * Besides the records, it needs 8 or 16 bytes per record for the sort items and,
+ * Besides the records, it needs 8, 12 or 16 bytes per record for the sort items and,
  * unless the records are bare integer keys (a u32, i32, u64 or i64 key that is the
  * whole record), room for a copy of the records. With GPUSORT_DEVICE_AUTO a
  * buffer whose items take less than 256 MiB is sorted on CPU threads (a GPU takes
