@@ -7,6 +7,7 @@
  *   default: a seeded random subset of the grid (GPUSORT_SWEEP_CASES, default 150;
  *            GPUSORT_SWEEP_SEED, default the clock; both printed)
  *   GPUSORT_SWEEP=full: the whole grid, arrays up to GPUSORT_SWEEP_MAX_BYTES (128 MiB)
+ *   GPUSORT_SWEEP_WIDTHS=12,16: those item widths only (the full grid in parts)
  * Without a GPU it skips. */
 #include "config.h"
 #include <stdio.h>
@@ -22,6 +23,20 @@
 #include "test_gpu_items.h"
 
 #define MAX_SIZES 512
+/* Whether name is one of the comma-separated list's entries. */
+static bool listed(const char *list, const char *name)
+{
+	size_t length = strlen(name);
+	for (const char *at = list;;) {
+		size_t field = strcspn(at, ",");
+		if (field == length && strncmp(at, name, length) == 0)
+			return true;
+		if (!at[field])
+			return false;
+		at += field + 1;
+	}
+}
+
 static const enum sort_algorithm algorithms[] = { SORT_BUCKET, SORT_SAMPLE, SORT_RADIX, SORT_BITONIC, SORT_QUICK };
 #define ALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
@@ -125,8 +140,13 @@ int main(void)
 	enum { WIDTHS = sizeof widths / sizeof *widths };
 	size_t sizes[WIDTHS][MAX_SIZES], counts[WIDTHS], grid = 0;
 	uint64_t random = seed;
+	const char *only = getenv("GPUSORT_SWEEP_WIDTHS");
 	for (int w = 0; w < WIDTHS; w++) {
+		char name[8];
+		snprintf(name, sizeof name, "%d", widths[w]);
 		counts[w] = sweep_sizes(widths[w], max_bytes / widths[w], &random, sizes[w]);
+		if (only && !listed(only, name))
+			counts[w] = 0;
 		char line[8192];
 		size_t used = 0;
 		for (size_t i = 0; i < counts[w] && used + 24 < sizeof line; i++)
