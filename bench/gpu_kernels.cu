@@ -162,6 +162,25 @@ struct result_row {
 	double rate[3];
 };
 
+/* The milliseconds work() takes on the stream, timed by events around it. */
+template <typename F> static float timed_ms(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop, F work)
+{
+	CHECK(cudaEventRecord(start, stream));
+	work();
+	CHECK(cudaEventRecord(stop, stream));
+	CHECK(cudaEventSynchronize(stop));
+	float ms = 0;
+	CHECK(cudaEventElapsedTime(&ms, start, stop));
+	return ms;
+}
+
+/* Gkeys/s of n items sorted in the median of times (ms). */
+static double median_rate(std::vector<float> &times, size_t n)
+{
+	std::sort(times.begin(), times.end());
+	return n / (times[times.size() / 2] * 1e-3) / 1e9;
+}
+
 /* CUB's sort of the pairs in keys/values (key_out/value_out for the radix sort, which
  * does not sort in place); with temp null, its temporary bytes. */
 template <typename K>
@@ -192,12 +211,9 @@ static double bench_cub_pairs(int alg, size_t n, int runs, const void *pristine,
 	for (int r = 0; r < runs + 1; r++) {
 		split_pairs_kernel<T, K><<<1024, 256, 0, stream>>>((const T *)pristine, keys, values, n);
 		CHECK(cudaGetLastError());
-		CHECK(cudaEventRecord(start, stream));
-		cub_pairs<K>(alg, temp, temp_bytes, keys, values, key_out, value_out, n, stream);
-		CHECK(cudaEventRecord(stop, stream));
-		CHECK(cudaEventSynchronize(stop));
-		float ms = 0;
-		CHECK(cudaEventElapsedTime(&ms, start, stop));
+		float ms = timed_ms(stream, start, stop, [&] {
+			cub_pairs<K>(alg, temp, temp_bytes, keys, values, key_out, value_out, n, stream);
+		});
 		if (r > 0)
 			times.push_back(ms);
 	}
@@ -207,8 +223,7 @@ static double bench_cub_pairs(int alg, size_t n, int runs, const void *pristine,
 		fprintf(stderr, "CUB pairs NOT SORTED at n=%zu\n", n);
 		exit(1);
 	}
-	std::sort(times.begin(), times.end());
-	return n / (times[times.size() / 2] * 1e-3) / 1e9;
+	return median_rate(times, n);
 }
 
 /* The key type CUB sorts for a pair kind (void: not a pair kind). */
@@ -261,15 +276,12 @@ static void bench_kind(int kind, const char *kind_name, int log_n, const bool al
 			T *result = alg == 1 ? (T *)other : (T *)work;
 			for (int r = 0; r < runs + 1; r++) {
 				CHECK(cudaMemcpyAsync(work, pristine, n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
-				CHECK(cudaEventRecord(start, stream));
-				if (alg == 0)
-					CHECK(gpu_bucket_sort_device(sizeof(T), work, other, n, stream, lanes, nullptr));
-				else
-					cub_keys<T, K>(alg, temp, temp_bytes, (T *)work, (T *)other, n, stream);
-				CHECK(cudaEventRecord(stop, stream));
-				CHECK(cudaEventSynchronize(stop));
-				float ms = 0;
-				CHECK(cudaEventElapsedTime(&ms, start, stop));
+				float ms = timed_ms(stream, start, stop, [&] {
+					if (alg == 0)
+						CHECK(gpu_bucket_sort_device(sizeof(T), work, other, n, stream, lanes, nullptr));
+					else
+						cub_keys<T, K>(alg, temp, temp_bytes, (T *)work, (T *)other, n, stream);
+				});
 				if (r > 0)
 					times.push_back(ms);
 #ifdef GPU_BUCKET_PROFILE
@@ -279,9 +291,8 @@ static void bench_kind(int kind, const char *kind_name, int log_n, const bool al
 			}
 			if (temp)
 				CHECK(cudaFree(temp));
-			std::sort(times.begin(), times.end());
+			row.rate[alg] = median_rate(times, n);
 			double median = times[times.size() / 2];
-			row.rate[alg] = n / (median * 1e-3) / 1e9;
 			if (alg == 0 && log_n <= 24 && !is_sorted_device(result, n)) {
 				fprintf(stderr, "NOT SORTED: %s %s 2^%d\n", kind_name, dist_names[dist], log_n);
 				exit(1);
