@@ -40,6 +40,8 @@ for dist in uniform normal poisson bucket sorted reverse all-equal few-unique; d
 	keygen --type=u64 --count=300007 --dist=$dist --seed=12 --record-size=16 -o "$WORK/rec16"
 	same_on_both "u64 keys in 16-byte records (12-byte items), $dist" "$WORK/rec16" --type=u64 --record-size=16
 	same_on_both "u64 keys in 16-byte records, $dist, -r -u" "$WORK/rec16" --type=u64 --record-size=16 -r -u
+	keygen --type=bytes --count=200003 --dist=$dist --seed=13 --record-size=32 --key-size=16 -o "$WORK/rec32"
+	same_on_both "16-byte keys in 32-byte records (12-byte prefix items), $dist" "$WORK/rec32" --record-size=32 --key-size=16
 	keygen --type=bytes --count=200003 --dist=$dist --seed=8 --record-size=100 --key-size=10 -o "$WORK/rec100"
 	same_on_both "10-byte keys in 100-byte records, $dist" "$WORK/rec100" --record-size=100 --key-size=10
 	same_on_both "10-byte keys in 100-byte records, $dist, -r -u" "$WORK/rec100" --record-size=100 --key-size=10 -r -u
