@@ -2,8 +2,11 @@
  * records and lines put out piece by piece: two neighbours swapped in the sorted order,
  * or one item written over by its neighbour, are caught wherever they fall, inside a
  * piece, across two pieces, across two slices or chunks, at either end; and a correct
- * order passes. Records of 100 bytes with a 10-byte key ascending and descending, and
- * lines of under 8 bytes, of equal first 8 bytes and of distinct ones, plain and -r. */
+ * order passes. Records of 100 bytes, ascending and descending, by a 10-byte key
+ * (16-byte items), a u64 key and a 16-byte key (12-byte items: the key, or its first 8
+ * bytes, over the position); lines of under 8 bytes, of equal first 8 bytes and of
+ * distinct ones, plain and -r. */
+#include "config.h"
 #include <errno.h>
 #include <locale.h>
 #include <stdint.h>
@@ -50,19 +53,41 @@ static void plant(void *items, size_t width, size_t at, enum plant how)
 	}
 }
 
-static int compare_items(const void *a, const void *b)
+/* Items of 12 or 16 bytes (the context points at the width) in their integer order. */
+static int compare_items(const void *a, const void *b, void *context)
 {
 	item_u128 x, y;
-	memcpy(&x, a, sizeof x);
-	memcpy(&y, b, sizeof y);
+	if (*(const size_t *)context == ITEM_U96) {
+		item_u96 p, q;
+		memcpy(&p, a, sizeof p);
+		memcpy(&q, b, sizeof q);
+		x = item_u96_value(p), y = item_u96_value(q);
+	} else {
+		memcpy(&x, a, sizeof x);
+		memcpy(&y, b, sizeof y);
+	}
 	return (x > y) - (x < y);
 }
 
-/* Sorts the records, plants the bug at item `at`, puts them out; the check's verdict. */
-static int records_verdict(struct thread_pool *pool, unsigned char *records, bool descending, size_t at,
+/* The keys the records are sorted by, and the item width each gives. */
+static const struct {
+	enum key_type type;
+	size_t size;
+	const char *name;
+	size_t width;
+} record_keys[] = {
+	{KEY_BYTES, 10, "10-byte key", ITEM_U128},
+	{KEY_U64, 8, "u64 key", ITEM_U96},
+	{KEY_BYTES, 16, "16-byte key", ITEM_U96},
+};
+
+/* Sorts the records by key k, plants the bug at item `at`, puts them out; the check's
+ * verdict. */
+static int records_verdict(struct thread_pool *pool, unsigned char *records, size_t k, bool descending, size_t at,
 			   enum plant how)
 {
-	struct key_field field = {.type = KEY_BYTES, .offset = 3, .size = 10, .descending = descending};
+	struct key_field field = {.type = record_keys[k].type, .offset = 3, .size = record_keys[k].size,
+				  .descending = descending};
 	struct record_layout layout;
 	struct sort_verify verify;
 	record_layout_init(&layout, RECORD_SIZE, &field, 1);
@@ -72,11 +97,14 @@ static int records_verdict(struct thread_pool *pool, unsigned char *records, boo
 	layout.verify = &verify;
 	enum record_form form = record_form_choose(&layout, RECORDS);
 	size_t width = record_form_width(form);
+	if (width != record_keys[k].width)
+		return -EPROTO;
 	void *items = malloc(RECORDS * width);
 	if (!items)
 		return -ENOMEM;
 	record_items_build(&layout, form, records, RECORDS, items);
-	qsort(items, RECORDS, width, compare_items);
+	qsort_r(items, RECORDS, width, compare_items, &width);
+	record_items_finish_ties(&layout, form, records, items, RECORDS);
 	plant(items, width, at, how);
 	int error = record_items_emit(&layout, form, records, items, RECORDS, false, true, discard, NULL, NULL);
 	free(items);
@@ -176,18 +204,20 @@ int main(void)
 	 * chunks of 16384 */
 	const size_t record_places[] = {0, 1, 700, 1309, 1310, 2619, 16383, 16384 + 1309, RECORDS - 2};
 	const size_t line_places[] = {0, 1, 500, 1023, 1024, 2047, 16383, 16384 + 1023, LINES - 2};
-	for (int descending = 0; descending <= 1; descending++) {
-		const char *direction = descending ? "descending" : "ascending";
-		tap_ok(records_verdict(pool, records, descending, 0, PLANT_NONE) == 0,
-		       "records, %s: a correct order passes", direction);
-		for (size_t p = 0; p < sizeof record_places / sizeof *record_places; p++) {
-			size_t at = record_places[p];
-			tap_ok(records_verdict(pool, records, descending, at, PLANT_SWAP) == -EBADMSG,
-			       "records, %s: items %zu and %zu swapped are caught", direction, at, at + 1);
-			tap_ok(records_verdict(pool, records, descending, at, PLANT_DUPLICATE) == -EBADMSG,
-			       "records, %s: item %zu over %zu is caught", direction, at + 1, at);
+	for (size_t k = 0; k < sizeof record_keys / sizeof *record_keys; k++)
+		for (int descending = 0; descending <= 1; descending++) {
+			const char *key = record_keys[k].name, *direction = descending ? "descending" : "ascending";
+			tap_ok(records_verdict(pool, records, k, descending, 0, PLANT_NONE) == 0,
+			       "records by a %s, %s: a correct order passes", key, direction);
+			for (size_t p = 0; p < sizeof record_places / sizeof *record_places; p++) {
+				size_t at = record_places[p];
+				tap_ok(records_verdict(pool, records, k, descending, at, PLANT_SWAP) == -EBADMSG,
+				       "records by a %s, %s: items %zu and %zu swapped are caught", key, direction, at,
+				       at + 1);
+				tap_ok(records_verdict(pool, records, k, descending, at, PLANT_DUPLICATE) == -EBADMSG,
+				       "records by a %s, %s: item %zu over %zu is caught", key, direction, at + 1, at);
+			}
 		}
-	}
 	for (int reverse = 0; reverse <= 1; reverse++) {
 		const char *direction = reverse ? "-r" : "plain";
 		tap_ok(lines_verdict(pool, &lines, reverse, 0, PLANT_NONE) == 0, "lines, %s: a correct order passes",
