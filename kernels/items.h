@@ -5,6 +5,7 @@
 #ifndef GPUSORT_ITEMS_H
 #define GPUSORT_ITEMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -46,6 +47,33 @@ static inline uint64_t item_u96_image(item_u96 item)
 	return image;
 }
 static inline uint32_t item_u96_position(item_u96 item) { return item.word[0]; }
+
+/* Whether the positions of n items (0 to n - 1) fit 32 bits. */
+static inline bool item_positions_fit_u32(uint64_t n)
+{
+	return n <= ((uint64_t)1 << 32);
+}
+
+/* A pair item, an image over a position (ITEM_U96, or ITEM_U128 with a 64-bit
+ * position), read from its bytes: the position first (4 or 8 bytes), the image last. */
+static inline uint64_t item_pair_image(size_t width, const void *item)
+{
+	uint64_t image;
+	memcpy(&image, (const unsigned char *)item + width - 8, sizeof image);
+	return image;
+}
+
+static inline uint64_t item_pair_position(size_t width, const void *item)
+{
+	if (width == ITEM_U96) {
+		uint32_t position;
+		memcpy(&position, item, sizeof position);
+		return position;
+	}
+	uint64_t position;
+	memcpy(&position, item, sizeof position);
+	return position;
+}
 
 /* Its value as an integer, image << 32 | position: the order every sort gives it (the
  * tests compare by it; the CPU sort uses an equivalent that takes fewer shifts). */

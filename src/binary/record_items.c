@@ -45,18 +45,18 @@ void record_layout_from_key(const struct binary_key *key, struct record_layout *
 /* A 64-bit image (or prefix) beside the position: 12 bytes while positions fit 32 bits. */
 static enum record_form key64_form(size_t n)
 {
-	return n <= ((uint64_t)1 << 32) ? FORM_KEY64_POS32 : FORM_KEY64_POS64;
+	return item_positions_fit_u32(n) ? FORM_KEY64_POS32 : FORM_KEY64_POS64;
 }
 
 static enum record_form prefix64_form(size_t n)
 {
-	return n <= ((uint64_t)1 << 32) ? FORM_PREFIX64_POS32 : FORM_PREFIX64_POS64;
+	return item_positions_fit_u32(n) ? FORM_PREFIX64_POS32 : FORM_PREFIX64_POS64;
 }
 
 /* Several fields: the narrowest item their image fits, else its first 8 bytes. */
 static enum record_form composite_form(const struct record_layout *layout, size_t n)
 {
-	if (layout->image_size <= 4 && n <= ((uint64_t)1 << 32))
+	if (layout->image_size <= 4 && item_positions_fit_u32(n))
 		return FORM_KEY32_POS32;
 	if (layout->image_size <= 8)
 		return key64_form(n);
@@ -81,7 +81,7 @@ enum record_form record_form_choose(const struct record_layout *layout, size_t n
 	if (key_type_size(key->type) == 4) {
 		if (bare)
 			return FORM_BARE_KEY32;
-		return n <= ((uint64_t)1 << 32) ? FORM_KEY32_POS32 : key64_form(n);
+		return item_positions_fit_u32(n) ? FORM_KEY32_POS32 : key64_form(n);
 	}
 	return bare ? FORM_BARE_KEY64 : key64_form(n);
 }
@@ -374,27 +374,6 @@ struct tie_context {
 	size_t width; /* of the items: ITEM_U96 or ITEM_U128 */
 };
 
-/* A prefix form's item read from its bytes (items.h's layouts, low word first): the
- * position in its first 4 (ITEM_U96) or 8 bytes, the prefix in its last 8. */
-static inline uint64_t tie_prefix(const unsigned char *item, size_t width)
-{
-	uint64_t prefix;
-	memcpy(&prefix, item + width - 8, sizeof prefix);
-	return prefix;
-}
-
-static inline size_t tie_position(const unsigned char *item, size_t width)
-{
-	if (width == ITEM_U96) {
-		uint32_t position;
-		memcpy(&position, item, sizeof position);
-		return position;
-	}
-	uint64_t position;
-	memcpy(&position, item, sizeof position);
-	return position;
-}
-
 static int compare_full_keys(const struct tie_context *context, size_t a, size_t b)
 {
 	const struct record_layout *layout = context->layout;
@@ -412,7 +391,7 @@ static int compare_full_keys(const struct tie_context *context, size_t a, size_t
 static int qsort_tie_compare(const void *a, const void *b, void *argument)
 {
 	const struct tie_context *context = argument;
-	return compare_full_keys(context, tie_position(a, context->width), tie_position(b, context->width));
+	return compare_full_keys(context, item_pair_position(context->width, a), item_pair_position(context->width, b));
 }
 
 /* Items per slice of the tie finishing: a thread finishes the tie runs that start in
@@ -445,12 +424,12 @@ static void finish_ties_slice(void *argument, size_t slice)
 	size_t start = slice * TIE_SLICE_ITEMS, stop = start + TIE_SLICE_ITEMS < job->n ? start + TIE_SLICE_ITEMS : job->n;
 	/* a run that began in the slice before is that slice's */
 	if (start > 0)
-		while (start < stop && tie_prefix(sorted + start * w, w) == tie_prefix(sorted + (start - 1) * w, w))
+		while (start < stop && item_pair_image(w, sorted + start * w) == item_pair_image(w, sorted + (start - 1) * w))
 			start++;
 	while (start < stop) {
 		size_t end = start + 1;
-		uint64_t prefix = tie_prefix(sorted + start * w, w);
-		while (end < job->n && tie_prefix(sorted + end * w, w) == prefix)
+		uint64_t prefix = item_pair_image(w, sorted + start * w);
+		while (end < job->n && item_pair_image(w, sorted + end * w) == prefix)
 			end++;
 		if (end - start > 1 && !tie_run_in_order(sorted + start * w, end - start, &job->context))
 			qsort_r(job->items + start * w, end - start, w, qsort_tie_compare, &job->context);

@@ -18,7 +18,7 @@
 
 static enum item_width items_width(size_t n)
 {
-	return n <= ((uint64_t)1 << 32) ? ITEM_U96 : ITEM_U128;
+	return item_positions_fit_u32(n) ? ITEM_U96 : ITEM_U128;
 }
 
 static inline void item_put(enum item_width width, void *items, size_t i, uint64_t prefix)
@@ -31,14 +31,12 @@ static inline void item_put(enum item_width width, void *items, size_t i, uint64
 
 static inline uint64_t item_prefix(enum item_width width, const void *items, size_t i)
 {
-	return width == ITEM_U96 ? item_u96_image(((const item_u96 *)items)[i])
-				 : item_u128_high(((const item_u128 *)items)[i]);
+	return item_pair_image(width, (const unsigned char *)items + i * (size_t)width);
 }
 
 static inline uint64_t item_line(enum item_width width, const void *items, size_t i)
 {
-	return width == ITEM_U96 ? item_u96_position(((const item_u96 *)items)[i])
-				 : item_u128_low(((const item_u128 *)items)[i]);
+	return item_pair_position(width, (const unsigned char *)items + i * (size_t)width);
 }
 
 /* Whether item i of a goes before item j of b: prefix, then line number. */
