@@ -75,11 +75,12 @@ enum run_transform {
 	 * keys in 1 MiB blocks, one core of the dev VM, zstd 1.5.4 (ratio, compress and
 	 * decompress MB/s of CPU time, the transform included): level 1 (hash log 12)
 	 * without it 6.537 590 1542; level -1 with it 6.598 660 1963; level 1 with it
-	 * 6.930 595 1431. Its runs start at level -1 (RUN_PREFIX_XOR_LEVEL). */
+	 * 6.930 595 1431. Its runs start at level 1 and may go down to level -1
+	 * (RUN_PREFIX_XOR_LEVEL) where the compressor is slower than the disk. */
 	RUN_TRANSFORM_PREFIX_XOR = 3,
 };
 #define RUN_PREFIX_XOR_MAX_ELEMENT 65535u
-/* the level its runs start at (run_level.h: zstd's fastest levels follow) */
+/* the lowest level its runs go to (run_level.h) */
 #define RUN_PREFIX_XOR_LEVEL (-1)
 #define RUN_PREFIX_XOR_MAX_PREFIX 255u
 

@@ -23,7 +23,7 @@ void run_level_init(struct run_level *choice, int floor)
 {
 	if (floor > RUN_DEFAULT_LEVEL || floor == 0)
 		floor = RUN_DEFAULT_LEVEL;
-	*choice = (struct run_level){.floor = floor, .level = floor, .level_limit = RUN_LEVEL_MAX};
+	*choice = (struct run_level){.floor = floor, .level = RUN_DEFAULT_LEVEL, .level_limit = RUN_LEVEL_MAX};
 }
 
 /* The ladder of levels: floor, then 1, 2, 3 (zstd's 0 means its default, 3). */

@@ -7,10 +7,13 @@
  * ratio (tmpfs, for keys that compress little; run_level.c says why the ratio) gets
  * stored blocks, until a stored run shows it slower than that; then zstd for good, at a
  * higher level while the compressor has more than twice the time the disk leaves it and
- * the higher level still gains ratio, a lower one (never below the floor the sort
- * starts at) when it is the slower of the two. The levels climb floor, 1, 2, 3: a
- * floor below 1 is one of zstd's fast levels, for blocks whose transform makes up the
- * ratio they give up (RUN_TRANSFORM_PREFIX_XOR). */
+ * the higher level still gains ratio, a lower one (never below the sort's floor) when it
+ * is the slower of the two. Every sort starts at level 1; the levels go floor, 1, 2, 3,
+ * where a floor below 1 is one of zstd's fast levels, for blocks whose transform makes
+ * up some of the ratio they give up (RUN_TRANSFORM_PREFIX_XOR). They start at level 1
+ * too: level -1 leaves literals unencoded, and on records with printable keys its
+ * ratio falls below what zstd level 1 makes of the same blocks as they are (gensort-
+ * style records, 200 MB of 1 MiB blocks: 6.85 against 7.64). */
 #ifndef GPUSORT_RUN_LEVEL_H
 #define GPUSORT_RUN_LEVEL_H
 
@@ -29,7 +32,7 @@
 #define RUN_LEVEL_MAX 3
 
 struct run_level {
-	int floor;                 /* the first and lowest level: RUN_DEFAULT_LEVEL or below */
+	int floor;                 /* the lowest level: RUN_DEFAULT_LEVEL or below */
 	int level;                 /* the next run's zstd level */
 	int level_limit;           /* the highest level worth trying: one whose ratio did
 				      not beat the level below caps it there */
@@ -42,8 +45,9 @@ struct run_level {
 	double write_rate;         /* file bytes/s of the temp directory, as the last run saw */
 };
 
-/* floor: the level to start at and never go below, RUN_DEFAULT_LEVEL or one of zstd's
- * negative (fast) levels. */
+/* Runs start at RUN_DEFAULT_LEVEL. floor: the level never to go below, RUN_DEFAULT_LEVEL
+ * or one of zstd's negative (fast) levels, which a compressor slower than the disk may
+ * need. */
 void run_level_init(struct run_level *choice, int floor);
 /* The next run's level and whether it is stored, into options. */
 void run_level_apply(const struct run_level *choice, struct run_writer_options *options);
