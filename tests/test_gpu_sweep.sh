@@ -73,22 +73,33 @@ case_result() {
 	rm -rf "$dir"
 }
 
-# run_case TYPE COUNT DIST ALGORITHM MODE: queues the case (GPUSORT_SWEEP_JOBS at a time).
+# run_case TYPE COUNT DIST ALGORITHM MODE: queues the case (GPUSORT_SWEEP_JOBS at a time);
+# the results of the cases finished so far are printed in order as they come, so a sweep
+# cut short by a time limit still shows what it ran.
 jobs=${GPUSORT_SWEEP_JOBS:-1}
-queued=0
+queued=0 reported=0
 run_case() {
 	queued=$((queued + 1))
-	case_result "$WORK/case$queued" "$((RANDOM + 1))" "$@" >"$WORK/result$queued" &
+	{ case_result "$WORK/case$queued" "$((RANDOM + 1))" "$@" >"$WORK/part$queued"
+	  mv "$WORK/part$queued" "$WORK/result$queued"; } &
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	report_ready
 }
 
-# report_cases: waits for the queued cases and prints their results in order.
+# report_ready: prints the results of the cases finished so far, in order.
+report_ready() {
+	while [ -f "$WORK/result$((reported + 1))" ]; do
+		reported=$((reported + 1))
+		{ read -r status; read -r name; tap_result "$status" "$name"
+		  [ "$status" -eq 0 ] || sed 's/^/# /'; } <"$WORK/result$reported"
+		rm -f "$WORK/result$reported"
+	done
+}
+
+# report_cases: waits for the queued cases and prints the rest of their results.
 report_cases() {
 	wait
-	for ((c = 1; c <= queued; c++)); do
-		{ read -r status; read -r name; tap_result "$status" "$name"
-		  [ "$status" -eq 0 ] || sed 's/^/# /'; } <"$WORK/result$c"
-	done
+	report_ready
 }
 
 # The sizes (every algorithm at 2^25+1).
