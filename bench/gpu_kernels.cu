@@ -23,6 +23,7 @@
 
 #ifdef GPU_BUCKET_PROFILE
 void gpu_bucket_profile_print(double divisor);
+void gpu_bucket_profile_clear(void);
 #endif
 
 #define CHECK(call)                                                                              \
@@ -286,7 +287,7 @@ static void bench_kind(int kind, const char *kind_name, int log_n, const bool al
 					times.push_back(ms);
 #ifdef GPU_BUCKET_PROFILE
 				if (alg == 0 && r == 0)
-					gpu_bucket_profile_print(1e30); /* drop the warm-up's step times */
+					gpu_bucket_profile_clear(); /* drop the warm-up's step times */
 #endif
 			}
 			if (temp)

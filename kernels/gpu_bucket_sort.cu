@@ -57,6 +57,12 @@ static void profile_collect(int level, int marks)
 		profile_ms[level < PROFILE_LEVELS ? level : PROFILE_LEVELS - 1][i] += ms;
 	}
 }
+void gpu_bucket_profile_clear(void)
+{
+	for (int l = 0; l < PROFILE_LEVELS; l++)
+		for (int i = 0; i < PROFILE_STEPS; i++)
+			profile_ms[l][i] = 0;
+}
 void gpu_bucket_profile_print(double divisor)
 {
 	for (int l = 0; l < PROFILE_LEVELS; l++)
