@@ -179,8 +179,9 @@ int run_sink_write(void *context, const unsigned char *records, size_t bytes, si
 
 /* Sorted integer keys alone compress far better as deltas in byte planes (numbers in
  * io/run_file.c). Records with payload whose key leads them have the key's bytes XORed
- * with the record before's, which makes up for zstd's faster level -1 they start at
- * (io/run_file.h); lines are stored as they are. */
+ * with the record before's, which raises zstd's ratio on them and lets them go down to
+ * its fast level -1 where the compressor is the slower (io/run_file.h); lines are
+ * stored as they are. */
 static void run_options_for(const struct record_order *order, struct run_writer_options *options)
 {
 	memset(options, 0, sizeof *options);
