@@ -8,12 +8,12 @@
  * stored blocks, until a stored run shows it slower than that; then zstd for good, at a
  * higher level while the compressor has more than twice the time the disk leaves it and
  * the higher level still gains ratio, a lower one (never below the sort's floor) when it
- * is the slower of the two. Every sort starts at level 1; the levels go floor, 1, 2, 3,
- * where a floor below 1 is one of zstd's fast levels, for blocks whose transform makes
- * up some of the ratio they give up (RUN_TRANSFORM_PREFIX_XOR). They start at level 1
- * too: level -1 leaves literals unencoded, and on records with printable keys its
- * ratio falls below what zstd level 1 makes of the same blocks as they are (gensort-
- * style records, 200 MB of 1 MiB blocks: 6.85 against 7.64). */
+ * is the slower of the two. The levels go floor, 1, 2, 3, where a floor below 1 is one
+ * of zstd's fast levels, for blocks whose transform makes up some of the ratio they give
+ * up (RUN_TRANSFORM_PREFIX_XOR). Every sort starts at level 1, those too: level -1 leaves
+ * literals unencoded, and on records with printable keys its ratio falls below what
+ * zstd level 1 makes of the same blocks as they are (gensort-style records, 200 MB in
+ * 1 MiB blocks: 6.85 against 7.64). */
 #ifndef GPUSORT_RUN_LEVEL_H
 #define GPUSORT_RUN_LEVEL_H
 

@@ -5,9 +5,13 @@
  * twice the time the disk leaves it climbs a level at a time to RUN_LEVEL_MAX while the
  * ratio grows, and stops at the level below one that does not gain ratio; one slower
  * than the disk goes back down to RUN_DEFAULT_LEVEL; runs below RUN_LEVEL_MIN_BYTES
- * change nothing. */
+ * change nothing. And the level a sort starts at keeps runs of gensort-style records, with
+ * binary or printable keys, at or below what zstd level 1 makes of the same blocks. */
 #include "config.h"
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
 #include "io/run_level.h"
 #include "tests/tap.h"
 
@@ -26,6 +30,86 @@ static struct run_file_stats run(double mib, bool stored, int level, double rati
 		.compress_seconds = stored ? 0 : bytes / (compress_rate * MIB) * threads,
 		.write_seconds = file / (write_rate * MIB),
 	};
+}
+
+#define RECORD_BYTES 100
+#define KEY_BYTES 10
+#define BLOCK_RECORDS 10444 /* 1 MiB blocks, as the spill writes them */
+
+static int compare_keys(const void *a, const void *b)
+{
+	return memcmp(a, b, KEY_BYTES);
+}
+
+/* count sorted gensort-style records: a 10-byte key (printable, or any bytes), two
+ * spaces, the record's number in 32 hex digits, two spaces, 52 filler bytes drawn from
+ * the number, CR LF. */
+static unsigned char *gensort_records(size_t count, bool printable)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	unsigned char *records = malloc(count * RECORD_BYTES);
+	uint64_t state = 7;
+	for (size_t i = 0; i < count; i++) {
+		unsigned char *r = records + i * RECORD_BYTES;
+		for (int k = 0; k < KEY_BYTES; k++) {
+			state = state * 6364136223846793005ull + 1442695040888963407ull;
+			unsigned byte = (unsigned)(state >> 56);
+			r[k] = (unsigned char)(printable ? ' ' + byte % 95 : byte);
+		}
+		r[10] = r[11] = ' ';
+		for (int k = 0; k < 32; k++)
+			r[12 + k] = (unsigned char)hex[k < 16 ? 0 : (i >> (4 * (31 - k))) & 15];
+		r[44] = r[45] = ' ';
+		for (int k = 0; k < 52; k++)
+			r[46 + k] = (unsigned char)hex[(i + (size_t)k / 4) & 15];
+		r[98] = '\r';
+		r[99] = '\n';
+	}
+	qsort(records, count, RECORD_BYTES, compare_keys);
+	return records;
+}
+
+/* Issue 14: runs of compressible records keep at least zstd level 1's ratio on the same
+ * blocks as they are. A run of sorted records written the way the spill writes them
+ * (keys XORed, at the level a sort starts at) against ZSTD_compress at level 1 of each
+ * block; the file's index and footer count against the run. */
+static void first_level_ratio(bool printable)
+{
+	size_t count = 3 * BLOCK_RECORDS + 777;
+	unsigned char *records = gensort_records(count, printable);
+	struct run_level choice;
+	run_level_init(&choice, RUN_PREFIX_XOR_LEVEL);
+	struct run_writer_options options = {.transform = RUN_TRANSFORM_PREFIX_XOR, .element_bytes = RECORD_BYTES,
+					     .prefix_bytes = KEY_BYTES, .threads = 2};
+	run_level_apply(&choice, &options);
+	FILE *file = tmpfile();
+	struct run_writer *writer = NULL;
+	struct run_file_stats stats = {0};
+	int error = file ? run_writer_open(fileno(file), &options, &writer) : -1;
+	size_t zstd_bytes = 0, bound = ZSTD_compressBound(BLOCK_RECORDS * RECORD_BYTES);
+	unsigned char *compressed = malloc(bound);
+	for (size_t first = 0; first < count && !error; first += BLOCK_RECORDS) {
+		size_t n = count - first < BLOCK_RECORDS ? count - first : BLOCK_RECORDS;
+		const unsigned char *block = records + first * RECORD_BYTES;
+		error = run_writer_append_block(writer, block, n * RECORD_BYTES, n, block, KEY_BYTES);
+		size_t got = ZSTD_compress(compressed, bound, block, n * RECORD_BYTES, 1);
+		if (ZSTD_isError(got))
+			error = -1;
+		zstd_bytes += got;
+	}
+	if (writer && !error)
+		error = run_writer_finish(writer, &stats);
+	else if (writer)
+		run_writer_abort(writer);
+	double raw = (double)count * RECORD_BYTES;
+	tap_ok(!error && stats.file_bytes > 0 && stats.file_bytes <= zstd_bytes,
+	       "%s keys: the run at level %d holds %llu bytes (ratio %.3f), zstd level 1 of the blocks %zu (%.3f)",
+	       printable ? "printable" : "binary", options.level, (unsigned long long)stats.file_bytes,
+	       stats.file_bytes ? raw / (double)stats.file_bytes : 0, zstd_bytes, zstd_bytes ? raw / (double)zstd_bytes : 0);
+	free(compressed);
+	free(records);
+	if (file)
+		fclose(file);
 }
 
 int main(void)
@@ -154,5 +238,7 @@ int main(void)
 	tap_ok(choice.write_rate > 299 * MIB && choice.write_rate < 301 * MIB,
 	       "one that wrote 64 MiB behind in the time 300 MiB/s takes: the disk's rate is its (%.0f MiB/s)",
 	       choice.write_rate / MIB);
+	first_level_ratio(false);
+	first_level_ratio(true);
 	return tap_done();
 }
