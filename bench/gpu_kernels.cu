@@ -175,11 +175,17 @@ template <typename F> static float timed_ms(cudaStream_t stream, cudaEvent_t sta
 	return ms;
 }
 
-/* Gkeys/s of n items sorted in the median of times (ms). */
-static double median_rate(std::vector<float> &times, size_t n)
+/* The median of times (ms), which it sorts. */
+static float median_ms(std::vector<float> &times)
 {
 	std::sort(times.begin(), times.end());
-	return n / (times[times.size() / 2] * 1e-3) / 1e9;
+	return times[times.size() / 2];
+}
+
+/* Gkeys/s of n items sorted in ms. */
+static double gkeys_per_second(size_t n, float ms)
+{
+	return n / (ms * 1e-3) / 1e9;
 }
 
 /* CUB's sort of the pairs in keys/values (key_out/value_out for the radix sort, which
@@ -224,7 +230,7 @@ static double bench_cub_pairs(int alg, size_t n, int runs, const void *pristine,
 		fprintf(stderr, "CUB pairs NOT SORTED at n=%zu\n", n);
 		exit(1);
 	}
-	return median_rate(times, n);
+	return gkeys_per_second(n, median_ms(times));
 }
 
 /* The key type CUB sorts for a pair kind (void: not a pair kind). */
@@ -292,8 +298,8 @@ static void bench_kind(int kind, const char *kind_name, int log_n, const bool al
 			}
 			if (temp)
 				CHECK(cudaFree(temp));
-			row.rate[alg] = median_rate(times, n);
-			double median = times[times.size() / 2];
+			float median = median_ms(times);
+			row.rate[alg] = gkeys_per_second(n, median);
 			if (alg == 0 && log_n <= 24 && !is_sorted_device(result, n)) {
 				fprintf(stderr, "NOT SORTED: %s %s 2^%d\n", kind_name, dist_names[dist], log_n);
 				exit(1);
