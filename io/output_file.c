@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cache_budget.h"
 #include "fault_inject.h"
 #include "file_attributes.h"
 #include "file_copy.h"
@@ -351,6 +352,27 @@ int output_file_write_queue(struct output_file *file, unsigned depth, size_t slo
 	if (!output_file_positional(file))
 		return -ESPIPE;
 	return write_queue_open(file->fd, depth, slot_bytes, "output_write", queue);
+}
+
+bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes)
+{
+	const char *wanted = getenv("GPUSORT_OUTPUT_DIRECT");
+	bool forced = wanted && strcmp(wanted, "1") == 0, never = wanted && strcmp(wanted, "0") == 0;
+	if (never || !output_file_positional(file) || file_in_memory(file->fd) || bytes == 0
+	    || (!forced && bytes <= dirty_background_room()))
+		return false;
+	/* the file's length first: writes past its end would each wait for the device */
+	struct stat st;
+	if (fstat(file->fd, &st) != 0 || bytes > (uint64_t)INT64_MAX)
+		return false;
+	return (uint64_t)st.st_size >= bytes || ftruncate(file->fd, (off_t)bytes) == 0;
+}
+
+void output_file_uncached(struct output_file *file, struct write_queue *queue)
+{
+	int fd = open(file->temp_path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (fd >= 0)
+		write_queue_direct(queue, fd); /* it closes fd where it cannot */
 }
 
 static void output_file_free(struct output_file *file)

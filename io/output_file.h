@@ -62,6 +62,17 @@ void output_file_prefault_stop(struct output_file *file);
  * kernel copies, or holds back for the disk, the bytes it merged before. */
 int output_file_write_queue(struct output_file *file, unsigned depth, size_t slot_bytes,
 			    struct write_queue **queue);
+/* Whether the writes of an output of bytes, in queues from output_file_write_queue,
+ * should go past the page cache (output_file_uncached): an output larger than the
+ * dirty data at which the kernel starts writing back (cache_budget.h) goes to the
+ * device during the writes anyway, and a copy of every byte into the page cache first
+ * costs the writers' CPU (bench/RESULTS.md). Not on a memory file system, nor where the
+ * output is not positional. GPUSORT_OUTPUT_DIRECT=1 forces it at any size, =0 never.
+ * Where wanted, the file is first extended to bytes, the length the writes must fill. */
+bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes);
+/* Turns a queue to write_queue_direct through the file opened again with O_DIRECT;
+ * where it cannot be, the queue writes through the page cache as before. */
+void output_file_uncached(struct output_file *file, struct write_queue *queue);
 /* Flushes and renames into place, or copies into the existing file; the file is closed
  * either way. */
 int output_file_commit(struct output_file *file);

@@ -55,6 +55,20 @@ void write_queue_leave_cached(struct write_queue *queue);
 double write_queue_wait_seconds(const struct write_queue *queue);
 /* The bytes submitted so far. */
 off_t write_queue_bytes(const struct write_queue *queue);
+/* Direct mode, for a queue of positional writes to a regular file (io_uring only, before
+ * the first write): the whole pages of what is submitted go through direct_fd (the same
+ * file opened with O_DIRECT, which the queue now owns and closes) from the queue's own
+ * page-aligned buffers, past the page cache: no copy of them on the CPU, and the device's
+ * pace without the page cache's write-back in between. The partial pages at the ends of
+ * each seek's stretch are written through the page cache (never a page both ways), so
+ * offsets and lengths stay free. A queue whose writes keep it waiting more than a
+ * quarter of its time over its first 16 MiB (a device slower than the caller), or whose
+ * file system refuses the alignment (EINVAL), goes back to the page cache for good.
+ * write_queue_submit_exchange copies in this mode. -ENOTSUP (direct_fd closed) without
+ * io_uring, where each write would wait for the device in turn. */
+int write_queue_direct(struct write_queue *queue, int direct_fd);
+/* The bytes written past the page cache so far. */
+off_t write_queue_direct_bytes(const struct write_queue *queue);
 /* Waits for writes in flight (their buffers must outlive them) and frees; the fd stays
  * open. */
 void write_queue_close(struct write_queue *queue);

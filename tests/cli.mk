@@ -35,8 +35,8 @@ TESTS += tests/test_merge
 # -c and -C of both modes where the check's reader turns a block, and their messages.
 TESTS += tests/test_order_check.sh
 EXTRA_DIST += tests/test_order_check.sh
-TESTS += tests/test_output_file.sh
-EXTRA_DIST += tests/test_output_file.sh
+TESTS += tests/test_output_file.sh tests/test_output_uncached.sh
+EXTRA_DIST += tests/test_output_file.sh tests/test_output_uncached.sh
 # An in-memory sort's output through a mapping (GPUSORT_OUTPUT_MAP), against pwrite.
 TESTS += tests/test_output_map.sh
 EXTRA_DIST += tests/test_output_map.sh

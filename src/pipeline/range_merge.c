@@ -275,11 +275,13 @@ struct range_merge {
 	const char *name;
 	size_t output_bytes;
 	bool unique;
+	bool uncached;                       /* the queues write past the page cache */
 	struct ordered_queues *ordered;      /* NULL: positional writes */
 	atomic_size_t next_range;
 	atomic_bool failed;
 	atomic_uint_least64_t written;
 	atomic_uint_least64_t write_nanoseconds; /* spent in the output's writes, all threads */
+	atomic_uint_least64_t uncached_bytes;    /* written past the page cache, all threads */
 	atomic_uint finished;
 	/* The self-check of the seams: each range's first and last record put out, if
 	 * any, compared across ranges once all are done. */
@@ -645,6 +647,8 @@ static int range_worker_run(struct range_merge *merge)
 	if (!error && !merge->ordered
 	    && output_file_write_queue(merge->file, RANGE_WRITE_DEPTH, merge->output_bytes, &queue) != 0)
 		queue = NULL;
+	if (queue && merge->uncached)
+		output_file_uncached(merge->file, queue);
 	while (!error && !atomic_load(&merge->failed)) {
 		size_t j = atomic_fetch_add(&merge->next_range, 1);
 		if (j >= merge->plan->ranges)
@@ -681,6 +685,7 @@ static int range_worker_run(struct range_merge *merge)
 		if (last && !error)
 			error = range_merge_fail(merge, "write failed", merge->name, last);
 		atomic_fetch_add(&merge->write_nanoseconds, (uint64_t)(write_queue_wait_seconds(queue) * 1e9));
+		atomic_fetch_add(&merge->uncached_bytes, (uint64_t)write_queue_direct_bytes(queue));
 		write_queue_close(queue);
 	}
 	for (size_t r = 0; slices && r < k; r++)
@@ -733,7 +738,12 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	atomic_init(&merge.failed, false);
 	atomic_init(&merge.written, 0);
 	atomic_init(&merge.write_nanoseconds, 0);
+	atomic_init(&merge.uncached_bytes, 0);
 	atomic_init(&merge.finished, 0);
+	uint64_t total = 0;
+	for (size_t r = 0; r < ranges.k; r++)
+		total += ranges.bounds[ranges.ranges * ranges.k + r];
+	merge.uncached = !merge.ordered && output_file_uncached_wanted(file, total);
 	if (verify)
 		merge.edges = calloc(ranges.ranges, sizeof *merge.edges);
 	size_t count = plan->threads < ranges.ranges ? plan->threads : ranges.ranges;
@@ -765,9 +775,6 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 				error = workers[i].error;
 		}
 	}
-	uint64_t total = 0;
-	for (size_t r = 0; r < ranges.k; r++)
-		total += ranges.bounds[ranges.ranges * ranges.k + r];
 	if (!error && !unique && atomic_load(&merge.written) != total) {
 		report("internal error: the merge wrote %llu bytes instead of %llu",
 		       (unsigned long long)atomic_load(&merge.written), (unsigned long long)total);
@@ -779,6 +786,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	}
 	range_edges_free(merge.edges, ranges.ranges);
 	stats->bytes[STAGE_WRITE] += atomic_load(&merge.written);
+	stats->output_uncached_bytes += atomic_load(&merge.uncached_bytes);
 	/* The write stage's share of the merge's wall time: the main thread's writes in
 	 * ordered mode; with positional writes, the threads' time in writes over the
 	 * threads (each thread takes turns merging and writing). */
