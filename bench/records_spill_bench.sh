@@ -7,7 +7,8 @@
 # run file), the --stats spill and merge seconds, the runs written and the temp ratio;
 # then each build's best wall time. Each run starts after a sync, so that neither build
 # pays for the writeback of the input or of the other's output. Ends with the floor
-# measured in the same run: zstd level 1 of the input on every core, and cp of it.
+# measured in the same run: zstd level 1 of the input on every core, and cp of it, and
+# the CPU share zstd keeps busy on its own threads (the peer of the spill phase's CPU).
 # Usage: bench/records_spill_bench.sh OLD_GPUSORT NEW_GPUSORT [COUNT] [BUDGET] [DIR] [REPEATS]
 #   COUNT 50000000 (5 GB), BUDGET 512M, DIR a fresh directory under $TMPDIR or /tmp,
 #   REPEATS 1. The input, outputs and runs are removed at the end.
@@ -84,6 +85,9 @@ rm -f "$dir/out"
 compress=0
 if command -v zstd >/dev/null; then
 	compress=$(seconds_of sh -c 'zstd -q -1 -T"$(nproc)" -c "$1" >/dev/null' sh "$dir/input")
+	# the CPU share zstd's own threads keep busy on the same bytes, beside the spill's
+	/usr/bin/time -f "%P" -o "$dir/time" zstd -q -1 -T"$(nproc)" -c "$dir/input" >/dev/null
+	echo "zstd -1 -T$(nproc) on the input, a second time: CPU $(cat "$dir/time")"
 fi
 echo "floor: zstd -1 on $(nproc) threads $compress s + cp of the input $copy s =" \
 	"$(echo "$compress $copy" | awk '{ printf "%.2f", $1 + $2 }') s; 0.6 x old's best: $(echo "$best_old" | awk '{ printf "%.2f", 0.6 * $1 }') s"
