@@ -243,6 +243,8 @@ static void write_cached(struct write_queue *queue, const unsigned char *bytes, 
 /* The bytes carried, through the page cache: the queue holds none back after this. */
 static void carry_write(struct write_queue *queue)
 {
+	if (!queue->carried)
+		return; /* and no carry buffer outside direct mode */
 	off_t from = queue->offset - (off_t)queue->carried;
 	write_cached(queue, queue->carry + (from - page_down(from)), queue->carried, from);
 	queue->carried = 0;
