@@ -1,6 +1,7 @@
 /* A small driver of io/ for the shell tests (faults, signals): copy a file through
- * input_file and output_file, spill a file into a run and read it back, or hold temp
- * files and a half-written output until a signal comes. Errors: "io_tool: NAME: why",
+ * input_file and output_file, spill a file into a run and read it back, hold temp
+ * files and a half-written output until a signal comes, or say whether io_uring can
+ * start here (ring: exit 0, or 1 with the reason). Errors: "io_tool: NAME: why",
  * exit 2. */
 #include "config.h"
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "io/input_file.h"
+#include "io/io_ring.h"
 #include "io/output_file.h"
 #include "io/run_file.h"
 #include "io/temp_files.h"
@@ -126,14 +128,28 @@ static int hold(const char *dir, const char *out_path)
 		pause();
 }
 
+static int ring(void)
+{
+	struct io_uring probe;
+	int error = io_ring_init(&probe, 2);
+	if (error) {
+		printf("io_uring cannot start here: %s\n", strerror(-error));
+		return 1;
+	}
+	io_uring_queue_exit(&probe);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "ring") == 0)
+		return ring();
 	if (argc == 4 && strcmp(argv[1], "copy") == 0)
 		return copy(argv[2], argv[3]);
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "spill") == 0)
 		return spill(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (argc == 4 && strcmp(argv[1], "hold") == 0)
 		return hold(argv[2], argv[3]);
-	fprintf(stderr, "usage: io_tool copy IN OUT | spill DIR IN [stored|threads] | hold DIR OUT\n");
+	fprintf(stderr, "usage: io_tool copy IN OUT | spill DIR IN [stored|threads] | hold DIR OUT | ring\n");
 	return 2;
 }

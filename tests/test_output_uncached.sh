@@ -5,7 +5,8 @@
 # text lines, each spilled and merged on several threads, give the same bytes as with
 # GPUSORT_OUTPUT_DIRECT=0 and as the oracle; an existing output keeps its mode; a full
 # disk or an I/O error on the way exits 2 naming the output, the old output untouched
-# and no temp file left. Skipped where the work directory takes no O_DIRECT.
+# and no temp file left. Skipped where the work directory takes no O_DIRECT; where
+# io_uring cannot start, nothing goes direct and only the outputs are compared.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 mkdir "$WORK/tmp"
@@ -16,6 +17,9 @@ if ! dd if=/dev/zero of="$WORK/probe" bs=4096 count=1 oflag=direct 2>/dev/null |
 	done_testing
 fi
 rm -f "$WORK/probe"
+# without io_uring (a container's seccomp, io_uring_disabled) every write waits for the
+# device in turn, so the queues stay on the page cache: the outputs must still agree
+ring=$("$TESTS_BUILDDIR/io_tool" ring) && ring=
 no_temp() { test -z "$(ls -A "$WORK/tmp")" && test -z "$(ls -A "$WORK" | grep '^\.gpusort')"; }
 
 # sort_both NAME ARGS...: the same sort with the output direct and through the page
@@ -28,8 +32,12 @@ sort_both() {
 	GPUSORT_OUTPUT_DIRECT=0 "$GPUSORT" "$@" -o "$WORK/cached"
 	[ $direct_status -eq 0 ] && [ $? -eq 0 ] && cmp -s "$WORK/direct" "$WORK/cached"
 	tap_result $? "$name: the output written direct equals the one written through the page cache"
-	grep -q "past the page cache (O_DIRECT): [1-9]" "$WORK/stats"
-	tap_result $? "$name: --stats counts the bytes written direct ($(sed -n 's/.*(O_DIRECT): //p' "$WORK/stats"))"
+	if [ -z "$ring" ]; then
+		grep -q "past the page cache (O_DIRECT): [1-9]" "$WORK/stats"
+		tap_result $? "$name: --stats counts the bytes written direct ($(sed -n 's/.*(O_DIRECT): //p' "$WORK/stats"))"
+	else
+		skip_test "$name: nothing goes direct: $ring"
+	fi
 	check "$name: no temp file left" no_temp
 }
 
