@@ -106,7 +106,7 @@ static int records_verdict(struct thread_pool *pool, unsigned char *records, siz
 	qsort_r(items, RECORDS, width, compare_items, &width);
 	record_items_finish_ties(&layout, form, records, items, RECORDS);
 	plant(items, width, at, how);
-	int error = record_items_emit(&layout, form, records, items, RECORDS, false, true, discard, NULL, NULL);
+	int error = record_items_emit(&layout, form, records, items, RECORDS, false, true, discard, NULL, NULL, NULL);
 	free(items);
 	char what[160];
 	return error ? error : sort_verify_finish(&verify, what, sizeof what);

@@ -893,17 +893,46 @@ static void unique_gather_slice(void *context, size_t slice)
  * then writes in order on a thread of its own while the pool does the next; or, with a
  * positional sink, each thread writes the slice it gathered at its offset, while it is
  * in cache. */
+void emit_scratch_free(struct emit_scratch *scratch)
+{
+	free(scratch->blocks[0]);
+	free(scratch->blocks[1]);
+	*scratch = (struct emit_scratch){{NULL, NULL}, 0};
+}
+
+/* Two blocks of at least bytes each: the scratch's (grown where smaller), or new ones
+ * where there is no scratch; false where memory is short. */
+static bool emit_blocks(struct emit_scratch *scratch, size_t bytes, unsigned char **blocks)
+{
+	if (!scratch) {
+		blocks[0] = malloc(bytes);
+		blocks[1] = malloc(bytes);
+		return blocks[0] && blocks[1];
+	}
+	if (scratch->bytes < bytes) {
+		emit_scratch_free(scratch);
+		scratch->blocks[0] = malloc(bytes);
+		scratch->blocks[1] = malloc(bytes);
+		scratch->bytes = scratch->blocks[0] && scratch->blocks[1] ? bytes : 0;
+	}
+	blocks[0] = scratch->blocks[0];
+	blocks[1] = scratch->blocks[1];
+	return scratch->bytes >= bytes;
+}
+
 static int emit_gathered(const struct record_layout *layout, enum record_form form,
 			 const unsigned char *records, const void *items, size_t n, size_t per_block, bool unique,
-			 bool to_output, record_sink sink, record_sink_at sink_at, void *context)
+			 bool to_output, record_sink sink, record_sink_at sink_at, void *context,
+			 struct emit_scratch *scratch)
 {
 	size_t size = layout->record_size, slices = (per_block + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
-	unsigned char *blocks[2] = {malloc(per_block * size), malloc(per_block * size)};
+	unsigned char *blocks[2];
+	bool have_blocks = emit_blocks(scratch, per_block * size, blocks);
 	unsigned char *dropped = unique ? malloc(per_block) : NULL;
 	size_t *kept = unique ? malloc(slices * sizeof *kept) : NULL;
 	struct sink_call call = {0};
 	struct positional_sink at = {sink_at, context, 0};
-	int error = blocks[0] && blocks[1] && (!unique || (dropped && kept)) ? 0 : -ENOMEM;
+	int error = have_blocks && (!unique || (dropped && kept)) ? 0 : -ENOMEM;
 	size_t put = 0;
 	for (size_t done = 0, k = 0; done < n && !error; done += per_block, k++) {
 		size_t count = n - done < per_block ? n - done : per_block, out = count;
@@ -932,8 +961,10 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 	int last = sink_call_wait(&call);
 	if (!error)
 		error = last;
-	free(blocks[0]);
-	free(blocks[1]);
+	if (!scratch) {
+		free(blocks[0]);
+		free(blocks[1]);
+	}
 	free(dropped);
 	free(kept);
 	return error;
@@ -941,7 +972,7 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 
 int record_items_emit(const struct record_layout *layout, enum record_form form,
 		      unsigned char *records, const void *items, size_t n, bool unique, bool to_output,
-		      record_sink sink, record_sink_at sink_at, void *context)
+		      record_sink sink, record_sink_at sink_at, void *context, struct emit_scratch *scratch)
 {
 	if (record_form_in_place(form))
 		return emit_in_place(layout, form, records, n, unique, to_output, sink, sink_at, context);
@@ -951,5 +982,6 @@ int record_items_emit(const struct record_layout *layout, enum record_form form,
 	block_bytes = block_bytes < EMIT_BLOCK_MIN ? EMIT_BLOCK_MIN
 		      : block_bytes > EMIT_BLOCK_MAX ? EMIT_BLOCK_MAX : block_bytes;
 	size_t per_block = block_bytes / size ? block_bytes / size : 1;
-	return emit_gathered(layout, form, records, items, n, per_block, unique, to_output, sink, sink_at, context);
+	return emit_gathered(layout, form, records, items, n, per_block, unique, to_output, sink, sink_at, context,
+			     scratch);
 }

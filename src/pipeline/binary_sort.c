@@ -63,6 +63,7 @@ struct binary_chunks {
 	const struct memory_plan *plan;
 	bool unique;
 	struct sort_stats *stats;
+	struct emit_scratch emit_scratch; /* the gather's blocks, chunk after chunk */
 	struct binary_chunk {
 		unsigned char *records; /* (chunk + 1) records */
 		void *items;
@@ -118,7 +119,7 @@ static int binary_emit(void *context, int b, bool to_output, record_sink sink, r
 	struct binary_chunk *buffer = &chunks->buffers[b];
 	void *items = record_form_in_place(buffer->form) ? (void *)buffer->records : buffer->items;
 	return record_items_emit(chunks->layout, buffer->form, buffer->records, items, buffer->n, chunks->unique,
-				 to_output, sink, sink_at, sink_context);
+				 to_output, sink, sink_at, sink_context, &chunks->emit_scratch);
 }
 
 static uint64_t binary_output_bound(void *context, int b)
@@ -139,6 +140,7 @@ static void binary_release(void *context)
 			sort_engine_host_free(chunks->engine, buffer->items, chunks->plan->items_bytes);
 		buffer->records = buffer->items = NULL;
 	}
+	emit_scratch_free(&chunks->emit_scratch);
 }
 
 /* The chunks' buffers: one, or two when the plan overlaps spilling with sorting and
