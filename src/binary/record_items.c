@@ -888,11 +888,6 @@ static void unique_gather_slice(void *context, size_t slice)
 		write_at(job->at, job->out + start * size, size, job->out_first + start, put - start);
 }
 
-/* Every record in item order (less, with -u, the repeats of the one before it), block
- * by block: the pool gathers each block (with -u, after marking it), which the sink
- * then writes in order on a thread of its own while the pool does the next; or, with a
- * positional sink, each thread writes the slice it gathered at its offset, while it is
- * in cache. */
 void emit_scratch_free(struct emit_scratch *scratch)
 {
 	free(scratch->blocks[0]);
@@ -900,34 +895,35 @@ void emit_scratch_free(struct emit_scratch *scratch)
 	*scratch = (struct emit_scratch){{NULL, NULL}, 0};
 }
 
-/* Two blocks of at least bytes each: the scratch's (grown where smaller), or new ones
- * where there is no scratch; false where memory is short. */
-static bool emit_blocks(struct emit_scratch *scratch, size_t bytes, unsigned char **blocks)
+/* The scratch's two blocks, made or grown to at least bytes each; false where memory
+ * is short. */
+static bool emit_scratch_reserve(struct emit_scratch *scratch, size_t bytes)
 {
-	if (!scratch) {
-		blocks[0] = malloc(bytes);
-		blocks[1] = malloc(bytes);
-		return blocks[0] && blocks[1];
-	}
-	if (scratch->bytes < bytes) {
-		emit_scratch_free(scratch);
-		scratch->blocks[0] = malloc(bytes);
-		scratch->blocks[1] = malloc(bytes);
-		scratch->bytes = scratch->blocks[0] && scratch->blocks[1] ? bytes : 0;
-	}
-	blocks[0] = scratch->blocks[0];
-	blocks[1] = scratch->blocks[1];
-	return scratch->bytes >= bytes;
+	if (scratch->bytes >= bytes)
+		return true;
+	emit_scratch_free(scratch);
+	scratch->blocks[0] = malloc(bytes);
+	scratch->blocks[1] = malloc(bytes);
+	scratch->bytes = scratch->blocks[0] && scratch->blocks[1] ? bytes : 0;
+	return scratch->bytes > 0;
 }
 
+/* Every record in item order (less, with -u, the repeats of the one before it), block
+ * by block: the pool gathers each block (with -u, after marking it), which the sink
+ * then writes in order on a thread of its own while the pool does the next; or, with a
+ * positional sink, each thread writes the slice it gathered at its offset, while it is
+ * in cache. */
 static int emit_gathered(const struct record_layout *layout, enum record_form form,
 			 const unsigned char *records, const void *items, size_t n, size_t per_block, bool unique,
 			 bool to_output, record_sink sink, record_sink_at sink_at, void *context,
 			 struct emit_scratch *scratch)
 {
 	size_t size = layout->record_size, slices = (per_block + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
-	unsigned char *blocks[2];
-	bool have_blocks = emit_blocks(scratch, per_block * size, blocks);
+	struct emit_scratch own = {{NULL, NULL}, 0}; /* the caller keeps none: this emit's */
+	if (!scratch)
+		scratch = &own;
+	bool have_blocks = emit_scratch_reserve(scratch, per_block * size);
+	unsigned char **blocks = scratch->blocks;
 	unsigned char *dropped = unique ? malloc(per_block) : NULL;
 	size_t *kept = unique ? malloc(slices * sizeof *kept) : NULL;
 	struct sink_call call = {0};
@@ -961,10 +957,7 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 	int last = sink_call_wait(&call);
 	if (!error)
 		error = last;
-	if (!scratch) {
-		free(blocks[0]);
-		free(blocks[1]);
-	}
+	emit_scratch_free(&own);
 	free(dropped);
 	free(kept);
 	return error;
