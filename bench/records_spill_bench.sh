@@ -5,7 +5,8 @@
 # CPU seconds (user + system) and peak RSS (/usr/bin/time), the CPU use of the spill
 # phase (sampled from /proc while runs appear in DIR: from the start until the last new
 # run file), the --stats spill and merge seconds, the runs written and the temp ratio;
-# then each build's best wall time. Each run starts after a sync, so that neither build
+# then each build's best wall time, and one run of the new build with -u (its merge
+# hands the ranges over in order: the same memory bound). Each run starts after a sync, so that neither build
 # pays for the writeback of the input or of the other's output. Ends with the floor
 # measured in the same run: zstd level 1 of the input on every core, and cp of it, and
 # the CPU share zstd keeps busy on its own threads (the peer of the spill phase's CPU).
@@ -30,13 +31,15 @@ hz=$(getconf CLK_TCK)
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $count records, -S $budget, -T $dir/tmp"
 
-# run NAME BINARY: one sort, sampled; prints one row and keeps the wall time in $dir/NAME.walls
+# run NAME BINARY [OPTION...]: one sort, sampled; prints one row and keeps the wall time
+# in $dir/NAME.walls
 run() {
 	name=$1
 	binary=$2
+	shift 2
 	rm -f "$dir/out"
 	sync
-	/usr/bin/time -f "%e %P %U %S %M" -o "$dir/time" "$binary" --record-size=100 --key-size=10 -S "$budget" \
+	/usr/bin/time -f "%e %P %U %S %M" -o "$dir/time" "$binary" "$@" --record-size=100 --key-size=10 -S "$budget" \
 		-T "$dir/tmp" --stats "$dir/input" -o "$dir/out" 2> "$dir/stats" &
 	timer=$!
 	sleep 0.05
@@ -56,7 +59,7 @@ run() {
 	written=$(sed -n 's/.*runs written \([^;]*\);.*/\1/p' "$dir/stats")
 	read -r wall cpu user system rss < "$dir/time"
 	echo "$wall" >> "$dir/$name.walls"
-	printf '%-4s wall %6.1f s  CPU %5s (%.1f s)  RSS %d MiB  spill phase CPU %s  spill %s s  merge %s s  write %s s  temp ratio %s  %s\n' \
+	printf '%-5s wall %6.1f s  CPU %5s (%.1f s)  RSS %d MiB  spill phase CPU %s  spill %s s  merge %s s  write %s s  temp ratio %s  %s\n' \
 		"$name" "$wall" "$cpu" "$(echo "$user $system" | awk '{ print $1 + $2 }')" $((rss / 1024)) "$spill_cpu" \
 		"$(stage spill)" "$(stage merge)" "$(stage write)" "$ratio" "${written:+runs: $written}"
 }
@@ -65,6 +68,9 @@ for _ in $(seq "$repeats"); do
 	run old "$old"
 	run new "$new"
 done
+# -u merges its ranges in order (their lengths unknown until merged): the same memory
+# bound holds
+run new-u "$new" -u
 best_old=$(sort -n "$dir/old.walls" | head -1)
 best_new=$(sort -n "$dir/new.walls" | head -1)
 echo "best wall: old $best_old s, new $best_new s, new/old $(echo "$best_new $best_old" | awk '{ printf "%.2f", $1 / $2 }')"

@@ -368,6 +368,13 @@ bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes)
 	return (uint64_t)st.st_size >= bytes || ftruncate(file->fd, (off_t)bytes) == 0;
 }
 
+int output_file_cut(struct output_file *file, uint64_t bytes)
+{
+	if (bytes > (uint64_t)INT64_MAX)
+		return -EFBIG;
+	return ftruncate(file->fd, (off_t)bytes) == 0 ? 0 : -errno;
+}
+
 void output_file_uncached(struct output_file *file, struct write_queue *queue)
 {
 	int fd = open(file->temp_path, O_WRONLY | O_DIRECT | O_CLOEXEC);

@@ -68,8 +68,12 @@ int output_file_write_queue(struct output_file *file, unsigned depth, size_t slo
  * device during the writes anyway, and a copy of every byte into the page cache first
  * costs the writers' CPU (bench/RESULTS.md). Not on a memory file system, nor where the
  * output is not positional. GPUSORT_OUTPUT_DIRECT=1 forces it at any size, =0 never.
- * Where wanted, the file is first extended to bytes, the length the writes must fill. */
+ * Where wanted, the file is first extended to bytes, the length the writes must fill
+ * (or at most fill: output_file_cut then sets the length they reached). */
 bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes);
+/* Sets the positional output's length to bytes (after writes of fewer bytes than
+ * output_file_uncached_wanted was told). Returns 0 or a negative errno. */
+int output_file_cut(struct output_file *file, uint64_t bytes);
 /* Turns a queue to write_queue_direct through the file opened again with O_DIRECT;
  * where it cannot be, the queue writes through the page cache as before. */
 void output_file_uncached(struct output_file *file, struct write_queue *queue);

@@ -32,6 +32,10 @@ check_PROGRAMS += tests/test_merge
 tests_test_merge_SOURCES = tests/test_merge.c
 tests_test_merge_LDADD = $(TEST_LINK)
 TESTS += tests/test_merge
+check_PROGRAMS += tests/test_ordered_blocks
+tests_test_ordered_blocks_SOURCES = tests/test_ordered_blocks.c
+tests_test_ordered_blocks_LDADD = $(TEST_LINK)
+TESTS += tests/test_ordered_blocks
 # -c and -C of both modes where the check's reader turns a block, and their messages.
 TESTS += tests/test_order_check.sh
 EXTRA_DIST += tests/test_order_check.sh

@@ -3,6 +3,7 @@
 # peak resident memory stays within -S + 64 MiB over the program's own footprint (chunks, merge blocks, the input's
 # read-ahead and the I/O buffers all follow the budget), the output is right, --stats
 # reports the temp peak, and --progress prints nothing when stderr is not a terminal.
+# -u too, whose merge hands its ranges to the output in order.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 mkdir "$WORK/tmp"
@@ -69,6 +70,19 @@ else
 		"pipe to stdout, -S 16M: peak RSS ${rss} KiB <= -S + 64 MiB + base"
 	check "pipe to stdout: sorted and a permutation" sortcheck --type=u64 "$WORK/keys" "$WORK/out"
 
+	# -u: the merge hands its ranges to the output in order (their lengths depend on the
+	# duplicates dropped), its queue within the same bound; the output is the in-memory
+	# sort's (-S large enough for one chunk)
+	"$TIME" -f %M -o "$WORK/rss" "$GPUSORT" -u --type=u32 --record-size=32 --key-offset=8 -S 16M "$WORK/rec" \
+		-o "$WORK/out"
+	tap_result $? "32-byte records, -u -S 16M: exits 0"
+	rss=$(peak_rss_kb "$WORK/rss")
+	rss_within "$rss" $((16 * 1024 + SLACK_KB)) "32-byte records, -u -S 16M: peak RSS ${rss} KiB <= -S + 64 MiB + base"
+	"$GPUSORT" -u --type=u32 --record-size=32 --key-offset=8 -S 1G "$WORK/rec" -o "$WORK/want"
+	check "32-byte records, -u -S 16M: the in-memory -u's output" cmp "$WORK/out" "$WORK/want"
+	check "32-byte records, -u -S 16M: in strict order" \
+		sortcheck -u --type=u32 --record-size=32 --key-offset=8 "$WORK/rec" "$WORK/out"
+
 	# Text lines (a regular file, not mapped when it exceeds the budget), 4M lines
 	# (about 108 MB, more than -S + 64 MiB, so mapping it would show) with -S 8M: runs,
 	# merged; the same as LC_ALL=C sort.
@@ -81,6 +95,12 @@ else
 		"text lines, -S 8M: peak RSS ${rss} KiB <= -S + 64 MiB + base"
 	sort -t "$tab" -k2,2n "$WORK/lines" > "$WORK/want"
 	check "text lines, -S 8M: the same as LC_ALL=C sort" cmp "$WORK/out" "$WORK/want"
+	"$TIME" -f %M -o "$WORK/rss" "$GPUSORT" -u -S 8M -t "$tab" -k2,2n "$WORK/lines" -o "$WORK/out"
+	tap_result $? "text lines, -u -S 8M: exits 0"
+	rss=$(peak_rss_kb "$WORK/rss")
+	rss_within "$rss" $((8 * 1024 + SLACK_KB)) "text lines, -u -S 8M: peak RSS ${rss} KiB <= -S + 64 MiB + base"
+	sort -u -t "$tab" -k2,2n "$WORK/lines" > "$WORK/want"
+	check "text lines, -u -S 8M: the same as LC_ALL=C sort -u" cmp "$WORK/out" "$WORK/want"
 
 	# Short lines, whose tables (a start, an item, its scratch copy) outweigh their
 	# text: 16M lines of 5 or 6 bytes (86 MB, chunked under -S 128M). Chunks measured

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "merge.h"
+#include "ordered_blocks.h"
 #include "range_merge.h"
 #include "../../io/write_queue.h"
 #include "../common/verify.h"
@@ -243,28 +244,6 @@ static int range_plan_build(const struct record_order *order, struct run_list *l
 	return error;
 }
 
-/* A merged block waiting for its turn in the output (ordered mode). */
-struct ordered_block {
-	struct ordered_block *next;
-	size_t bytes;
-	unsigned char data[];
-};
-
-/* Ordered mode, for outputs without offsets (stdout, pipes) and for -u (whose offsets
- * depend on the duplicates before): each range's blocks queue up and the main thread
- * writes the ranges in order. Threads ahead of the range being written wait while the
- * queued bytes exceed the limit; the range being written never waits, so it always
- * moves on. */
-struct ordered_queues {
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
-	struct ordered_block **head, **tail; /* per range */
-	bool *done;                          /* per range: merged completely */
-	size_t writing;                      /* the range the main thread writes now */
-	size_t queued;                       /* bytes in all queues */
-	size_t limit;
-};
-
 /* The shared state of the merge threads. */
 struct range_merge {
 	const struct record_order *order;
@@ -276,7 +255,10 @@ struct range_merge {
 	size_t output_bytes;
 	bool unique;
 	bool uncached;                       /* the queues write past the page cache */
-	struct ordered_queues *ordered;      /* NULL: positional writes */
+	/* Ordered mode, for outputs without offsets (stdout, pipes) and for -u (whose
+	 * offsets depend on the duplicates before): each range's blocks queue up and the
+	 * main thread writes the ranges in order. NULL: positional writes. */
+	struct ordered_blocks *ordered;
 	atomic_size_t next_range;
 	atomic_bool failed;
 	atomic_uint_least64_t written;
@@ -330,11 +312,8 @@ static int range_merge_fail(struct range_merge *merge, const char *what, const c
 		else
 			report_file_error(name, error);
 	}
-	if (merge->ordered) {
-		pthread_mutex_lock(&merge->ordered->lock);
-		pthread_cond_broadcast(&merge->ordered->changed);
-		pthread_mutex_unlock(&merge->ordered->lock);
-	}
+	if (merge->ordered)
+		ordered_blocks_cancel(merge->ordered);
 	return error;
 }
 
@@ -520,107 +499,63 @@ static int ordered_write(void *context, const unsigned char *records, size_t byt
 {
 	(void)count;
 	struct ordered_sink *sink = context;
-	struct range_merge *merge = sink->merge;
-	struct ordered_queues *queues = merge->ordered;
-	struct ordered_block *block = malloc(sizeof *block + bytes);
-	if (!block)
-		return range_merge_fail(merge, NULL, "merge", -ENOMEM);
-	block->next = NULL;
-	block->bytes = bytes;
-	memcpy(block->data, records, bytes);
-	note_edges(merge, sink->range, records, bytes);
-	pthread_mutex_lock(&queues->lock);
-	while (queues->queued + bytes > queues->limit && queues->writing != sink->range &&
-	       !atomic_load(&merge->failed))
-		pthread_cond_wait(&queues->changed, &queues->lock);
-	if (queues->tail[sink->range])
-		queues->tail[sink->range]->next = block;
-	else
-		queues->head[sink->range] = block;
-	queues->tail[sink->range] = block;
-	queues->queued += bytes;
-	pthread_cond_broadcast(&queues->changed);
-	pthread_mutex_unlock(&queues->lock);
-	return atomic_load(&merge->failed) ? -ECANCELED : 0;
+	note_edges(sink->merge, sink->range, records, bytes);
+	int error = ordered_blocks_put_copy(sink->merge->ordered, sink->range, records, bytes);
+	return error == -ENOMEM ? range_merge_fail(sink->merge, NULL, "merge", error) : error;
 }
 
-static void ordered_range_done(struct range_merge *merge, size_t range)
+/* A merged block queued whole: the thread merges on into a spare one. */
+static int ordered_write_block(void *context, unsigned char **block, size_t *capacity, size_t bytes,
+			       size_t count)
 {
-	struct ordered_queues *queues = merge->ordered;
-	pthread_mutex_lock(&queues->lock);
-	queues->done[range] = true;
-	pthread_cond_broadcast(&queues->changed);
-	pthread_mutex_unlock(&queues->lock);
+	(void)count;
+	struct ordered_sink *sink = context;
+	note_edges(sink->merge, sink->range, *block, bytes);
+	int error = ordered_blocks_put(sink->merge->ordered, sink->range, block, capacity, bytes);
+	return error == -ENOMEM ? range_merge_fail(sink->merge, NULL, "merge", error) : error;
 }
 
 /* The main thread's part in ordered mode: writes every range's blocks in range order,
- * updating --progress as it goes. */
+ * through a write queue of its own where the output has offsets (several writes in
+ * flight, past the page cache when merge->uncached), updating --progress as it goes. */
 static int ordered_write_all(struct range_merge *merge, struct sort_stats *stats, uint64_t read_bytes)
 {
-	struct ordered_queues *queues = merge->ordered;
+	struct write_queue *queue = NULL;
+	if (output_file_positional(merge->file)
+	    && output_file_write_queue(merge->file, RANGE_WRITE_DEPTH, merge->output_bytes, &queue) != 0)
+		queue = NULL;
+	if (queue && merge->uncached)
+		output_file_uncached(merge->file, queue);
+	unsigned char *block;
+	size_t capacity, bytes;
 	int error = 0;
-	for (size_t range = 0; range < merge->plan->ranges && !error; range++) {
-		pthread_mutex_lock(&queues->lock);
-		queues->writing = range;
-		pthread_cond_broadcast(&queues->changed);
-		for (;;) {
-			while (!queues->head[range] && !queues->done[range] && !atomic_load(&merge->failed))
-				pthread_cond_wait(&queues->changed, &queues->lock);
-			struct ordered_block *block = queues->head[range];
-			if (!block || atomic_load(&merge->failed))
-				break;
-			queues->head[range] = block->next;
-			if (!block->next)
-				queues->tail[range] = NULL;
-			pthread_mutex_unlock(&queues->lock);
-			error = timed_write(merge, block->data, block->bytes, 0, false);
-			if (error)
-				range_merge_fail(merge, "write failed", merge->name, error);
-			else
-				atomic_fetch_add(&merge->written, block->bytes);
-			stats_progress_update(stats, (read_bytes + atomic_load(&merge->written)) / 2);
-			pthread_mutex_lock(&queues->lock);
-			queues->queued -= block->bytes;
-			pthread_cond_broadcast(&queues->changed);
-			free(block);
-			if (error)
-				break;
+	while (!error && ordered_blocks_take(merge->ordered, &block, &capacity, &bytes)) {
+		if (queue) {
+			void *buffer = block;
+			error = write_queue_submit_exchange(queue, &buffer, &capacity, bytes);
+			block = buffer;
+		} else {
+			error = timed_write(merge, block, bytes, 0, false);
 		}
-		pthread_mutex_unlock(&queues->lock);
-		if (atomic_load(&merge->failed) && !error)
-			error = -ECANCELED;
+		ordered_blocks_give_back(merge->ordered, block, capacity);
+		if (error)
+			range_merge_fail(merge, "write failed", merge->name, error);
+		else
+			atomic_fetch_add(&merge->written, bytes);
+		stats_progress_update(stats, (read_bytes + atomic_load(&merge->written)) / 2);
 	}
+	if (queue) {
+		/* the last writes; the descriptor's offset after them, as a plain write leaves it */
+		int last = write_queue_flush(queue);
+		if (last && !error)
+			error = range_merge_fail(merge, "write failed", merge->name, last);
+		atomic_fetch_add(&merge->write_nanoseconds, (uint64_t)(write_queue_wait_seconds(queue) * 1e9));
+		atomic_fetch_add(&merge->uncached_bytes, (uint64_t)write_queue_direct_bytes(queue));
+		write_queue_close(queue);
+	}
+	if (atomic_load(&merge->failed) && !error)
+		error = -ECANCELED;
 	return error;
-}
-
-static int ordered_queues_init(struct ordered_queues *queues, size_t ranges, size_t limit)
-{
-	memset(queues, 0, sizeof *queues);
-	queues->head = calloc(ranges, sizeof *queues->head);
-	queues->tail = calloc(ranges, sizeof *queues->tail);
-	queues->done = calloc(ranges, sizeof *queues->done);
-	queues->limit = limit;
-	if (!queues->head || !queues->tail || !queues->done)
-		return -ENOMEM;
-	pthread_mutex_init(&queues->lock, NULL);
-	pthread_cond_init(&queues->changed, NULL);
-	return 0;
-}
-
-static void ordered_queues_free(struct ordered_queues *queues, size_t ranges)
-{
-	for (size_t r = 0; queues->head && r < ranges; r++)
-		for (struct ordered_block *block = queues->head[r], *next; block; block = next) {
-			next = block->next;
-			free(block);
-		}
-	if (queues->head && queues->tail && queues->done) {
-		pthread_mutex_destroy(&queues->lock);
-		pthread_cond_destroy(&queues->changed);
-	}
-	free(queues->head);
-	free(queues->tail);
-	free(queues->done);
 }
 
 static int range_worker_run(struct range_merge *merge)
@@ -669,10 +604,11 @@ static int range_worker_run(struct range_merge *merge)
 		if (merge->ordered) {
 			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
 			struct ordered_sink ordered = {merge, j};
-			error = merge_records(merge->order, merge->verify, sources, k, true,
-					      merge->output_bytes, ordered_write, &ordered, NULL);
+			error = merge_records_by_block(merge->order, merge->verify, sources, k, true,
+						       merge->output_bytes, ordered_write, ordered_write_block,
+						       &ordered, NULL);
 			if (!error)
-				ordered_range_done(merge, j);
+				ordered_blocks_done(merge->ordered, j);
 		} else {
 			error = merge_records_by_block(merge->order, merge->verify, sources, k, true, merge->output_bytes,
 						       positional_write, queue ? positional_write_block : NULL, &sink,
@@ -723,11 +659,10 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 		.order = order, .verify = verify, .list = list, .plan = &ranges, .file = file, .name = name,
 		.output_bytes = memory_plan_merge_output_bytes(plan), .unique = unique,
 	};
-	struct ordered_queues queues;
+	struct ordered_blocks queues;
 	if (unique || !output_file_positional(file)) {
-		error = ordered_queues_init(&queues, ranges.ranges, plan->budget / 4);
+		error = ordered_blocks_init(&queues, ranges.ranges, plan->budget / 4);
 		if (error) {
-			ordered_queues_free(&queues, ranges.ranges);
 			range_plan_free(&ranges);
 			report("%s", strerror(ENOMEM));
 			return error;
@@ -743,7 +678,8 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	uint64_t total = 0;
 	for (size_t r = 0; r < ranges.k; r++)
 		total += ranges.bounds[ranges.ranges * ranges.k + r];
-	merge.uncached = !merge.ordered && output_file_uncached_wanted(file, total);
+	/* -u's output is at most total: the file is cut to what was written at the end */
+	merge.uncached = output_file_uncached_wanted(file, total);
 	if (verify)
 		merge.edges = calloc(ranges.ranges, sizeof *merge.edges);
 	size_t count = plan->threads < ranges.ranges ? plan->threads : ranges.ranges;
@@ -775,6 +711,8 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 				error = workers[i].error;
 		}
 	}
+	if (!error && unique && merge.uncached && (error = output_file_cut(file, atomic_load(&merge.written))) != 0)
+		report_file_failure("write failed", name, error);
 	if (!error && !unique && atomic_load(&merge.written) != total) {
 		report("internal error: the merge wrote %llu bytes instead of %llu",
 		       (unsigned long long)atomic_load(&merge.written), (unsigned long long)total);
@@ -796,7 +734,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	stats->seconds[STAGE_WRITE] += write_seconds;
 	free(workers);
 	if (merge.ordered)
-		ordered_queues_free(&queues, ranges.ranges);
+		ordered_blocks_free(&queues);
 	range_plan_free(&ranges);
 	return error;
 }
