@@ -3,8 +3,8 @@
 # records (bench/gensort_records.c) sorted by a 10-byte key with -S BUDGET and -T DIR,
 # by each build in turn, REPEATS times interleaved. Prints per run the wall time, %CPU,
 # CPU seconds (user + system) and peak RSS (/usr/bin/time), the CPU use of the spill
-# phase (sampled from /proc while runs appear in DIR: from the start until the last new
-# run file), the --stats spill and merge seconds, the runs written and the temp ratio;
+# phase (sampled from /proc every 50 ms by bench/cpu_sample.c while runs appear in DIR:
+# from the start until the last new run file), the --stats spill and merge seconds, the runs written and the temp ratio;
 # then each build's best wall time, and one run of the new build with -u (its merge
 # hands the ranges over in order: the same memory bound). Each run starts after a sync, so that neither build
 # pays for the writeback of the input or of the other's output. Ends with the floor
@@ -26,6 +26,7 @@ trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/tmp"
 here=$(dirname "$0")
 cc -O2 -o "$dir/gensort_records" "$here/gensort_records.c"
+cc -O2 -o "$dir/cpu_sample" "$here/cpu_sample.c"
 "$dir/gensort_records" "$count" 7 > "$dir/input"
 hz=$(getconf CLK_TCK)
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -44,12 +45,7 @@ run() {
 	timer=$!
 	sleep 0.05
 	pid=$(pgrep -P "$timer" | head -1)
-	: > "$dir/samples"
-	while kill -0 "$pid" 2>/dev/null; do
-		ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null) || break
-		echo "$(date +%s.%N) $ticks $(ls "$dir/tmp" | wc -l)" >> "$dir/samples"
-		sleep 0.2
-	done
+	"$dir/cpu_sample" "$pid" "$dir/tmp" 50 > "$dir/samples"
 	wait "$timer" || { echo "# $name failed:"; sed 's/^/#   /' "$dir/stats"; return 1; }
 	spill_cpu=$(awk -v hz="$hz" '{ t[NR] = $1; c[NR] = $2; if ($3 > most) { most = $3; last = NR } }
 		END { w = t[last] - t[1]; p = (w > 0) ? 100 * (c[last] - c[1]) / hz / w : 0; printf "%.0f%% over %.1f s", p, w }' \
