@@ -5,8 +5,8 @@
 # CPU seconds (user + system) and peak RSS (/usr/bin/time), the CPU use of the spill
 # phase (sampled from /proc every 50 ms by bench/cpu_sample.c while runs appear in DIR:
 # from the start until the last new run file), the --stats spill and merge seconds, the runs written and the temp ratio;
-# then each build's best wall time, and one run of the new build with -u (its merge
-# hands the ranges over in order: the same memory bound). Each run starts after a sync, so that neither build
+# then each build's best wall time, and one run of the new build with -u (its ranges
+# moved into place after the merge where duplicates were dropped: the same memory bound). Each run starts after a sync, so that neither build
 # pays for the writeback of the input or of the other's output. Ends with the floor
 # measured in the same run: zstd level 1 of the input on every core, and cp of it, and
 # the CPU share zstd keeps busy on its own threads (the peer of the spill phase's CPU).
@@ -64,8 +64,7 @@ for _ in $(seq "$repeats"); do
 	run old "$old"
 	run new "$new"
 done
-# -u merges its ranges in order (their lengths unknown until merged): the same memory
-# bound holds
+# -u: the ranges' lengths are known only once merged: the same memory bound holds
 run new-u "$new" -u
 best_old=$(sort -n "$dir/old.walls" | head -1)
 best_new=$(sort -n "$dir/new.walls" | head -1)

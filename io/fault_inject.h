@@ -5,6 +5,8 @@
  *   OP   input_read    reads of an input file (input_file.c)
  *        output_open   creating the output's temp twin or opening the output
  *        output_write  writes of the output (output_file.c)
+ *        output_move   -u's reads and writes of the output's own bytes, moved down into
+ *                      place after the merge (output_file.c)
  *        range_write   a distributed sort's rank writing (or allocating) its range of
  *                      the output (src/distributed/distributed_output.c)
  *        output_rename the rename of the finished output into place

@@ -38,6 +38,9 @@ tests_test_ordered_blocks_LDADD = $(TEST_LINK)
 TESTS += tests/test_ordered_blocks
 # -c and -C of both modes where the check's reader turns a block, and their messages.
 TESTS += tests/test_order_check.sh
+# -u over spilled runs: ranges written at their places without -u, then moved down.
+TESTS += tests/test_unique_merge.sh
+EXTRA_DIST += tests/test_unique_merge.sh
 EXTRA_DIST += tests/test_order_check.sh
 TESTS += tests/test_output_file.sh tests/test_output_uncached.sh
 EXTRA_DIST += tests/test_output_file.sh tests/test_output_uncached.sh

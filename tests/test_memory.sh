@@ -3,7 +3,7 @@
 # peak resident memory stays within -S + 64 MiB over the program's own footprint (chunks, merge blocks, the input's
 # read-ahead and the I/O buffers all follow the budget), the output is right, --stats
 # reports the temp peak, and --progress prints nothing when stderr is not a terminal.
-# -u too, whose merge hands its ranges to the output in order.
+# -u too, whose ranges' lengths are known only once merged.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 mkdir "$WORK/tmp"
@@ -70,9 +70,9 @@ else
 		"pipe to stdout, -S 16M: peak RSS ${rss} KiB <= -S + 64 MiB + base"
 	check "pipe to stdout: sorted and a permutation" sortcheck --type=u64 "$WORK/keys" "$WORK/out"
 
-	# -u: the merge hands its ranges to the output in order (their lengths depend on the
-	# duplicates dropped), its queue within the same bound; the output is the in-memory
-	# sort's (-S large enough for one chunk)
+	# -u: the ranges' lengths depend on the duplicates dropped (each is moved into place
+	# after the merge), within the same bound; the output is the in-memory sort's (-S
+	# large enough for one chunk)
 	"$TIME" -f %M -o "$WORK/rss" "$GPUSORT" -u --type=u32 --record-size=32 --key-offset=8 -S 16M "$WORK/rec" \
 		-o "$WORK/out"
 	tap_result $? "32-byte records, -u -S 16M: exits 0"

@@ -57,9 +57,9 @@ for size in 1 7 4095 4097; do
 	check "$size-byte records: equal to the oracle" cmp "$WORK/direct" "$WORK/want"
 done
 
-# -u: ranges merged in order by the main thread's queue (their lengths depend on the
-# duplicates dropped), the output first extended to the input's length and cut at the
-# end to what was kept
+# -u: each range written where it would start without -u and moved down into place once
+# all are merged, the output first extended to the input's length and cut at the end to
+# what was kept
 for case in 100:2:60000 4097:1:3000; do
 	IFS=: read -r size key count <<-EOF
 	$case
@@ -92,7 +92,7 @@ GPUSORT_OUTPUT_DIRECT=1 "$GPUSORT" -S 1M "$WORK/lines" -o "$WORK/out"
 cmp -s "$WORK/out" "$WORK/want" && [ "$(stat -c %a "$WORK/out")" = 640 ]
 tap_result $? "an existing output is replaced whole and keeps its mode (640)"
 
-# faults on the direct writes, from the merge threads' queues and (-u) the main thread's
+# faults on the direct writes, with and without -u
 for unique in "" -u; do
 	for fault in output_write:ENOSPC output_write:EIO:3 output_write:ENOSPC:5+; do
 		printf 'old output\n' > "$WORK/out"

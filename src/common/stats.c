@@ -304,6 +304,9 @@ void stats_print(const struct sort_stats *stats)
 	if (stats->output_uncached_bytes)
 		stats_line("output written past the page cache (O_DIRECT): %.1f MiB\n",
 			   (double)stats->output_uncached_bytes / 1048576.0);
+	if (stats->output_moved_bytes)
+		stats_line("-u: output moved into place after the duplicates dropped: %.1f MiB\n",
+			   (double)stats->output_moved_bytes / 1048576.0);
 
 	if (stats->verified)
 		stats_line("verify %.3f s per thread within the stages above, %" PRIu64

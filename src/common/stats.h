@@ -45,6 +45,7 @@ struct sort_stats {
 	uint64_t spill_cached_bytes; /* of those, left to the page cache (io/cache_budget.h) */
 	uint64_t output_mapped_bytes; /* the output's bytes copied through a mapping (io/file_map.h) */
 	uint64_t output_uncached_bytes; /* the output's bytes written past the page cache (O_DIRECT) */
+	uint64_t output_moved_bytes;    /* -u: the output's bytes moved down into place after the merge */
 	double started;
 	/* --progress on a terminal: a thread redraws the line from progress_done, which
 	 * stats_add's read and write bytes (or the caller) keep up to date */

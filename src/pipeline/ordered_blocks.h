@@ -1,7 +1,6 @@
 /* Blocks of several streams (the ranges of a parallel merge), produced by threads in any
  * order and handed to one consumer stream by stream, in stream order: the output of a
- * merge whose offsets are not known in advance (a pipe, or -u, whose ranges shrink by
- * their duplicates).
+ * merge written to an output without offsets (a pipe, a terminal).
  *
  * Memory is bounded: a producer ahead of the stream being consumed waits while the
  * queued bytes exceed the limit; the producer of the stream being consumed never waits

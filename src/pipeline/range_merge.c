@@ -255,6 +255,10 @@ struct range_merge {
 	size_t output_bytes;
 	bool unique;
 	bool uncached;                       /* the queues write past the page cache */
+	/* -u on a positional output: each range is written where it would start without -u
+	 * (its offset then depends on no other range's duplicates), kept[j] bytes of it, and
+	 * moved down into place once all are done (compact_unique). */
+	uint64_t *kept;
 	/* Ordered mode, for outputs without offsets (stdout, pipes) and for -u (whose
 	 * offsets depend on the duplicates before): each range's blocks queue up and the
 	 * main thread writes the ranges in order. NULL: positional writes. */
@@ -516,42 +520,20 @@ static int ordered_write_block(void *context, unsigned char **block, size_t *cap
 }
 
 /* The main thread's part in ordered mode: writes every range's blocks in range order,
- * through a write queue of its own where the output has offsets (several writes in
- * flight, past the page cache when merge->uncached), updating --progress as it goes. */
+ * updating --progress as it goes. */
 static int ordered_write_all(struct range_merge *merge, struct sort_stats *stats, uint64_t read_bytes)
 {
-	struct write_queue *queue = NULL;
-	if (output_file_positional(merge->file)
-	    && output_file_write_queue(merge->file, RANGE_WRITE_DEPTH, merge->output_bytes, &queue) != 0)
-		queue = NULL;
-	if (queue && merge->uncached)
-		output_file_uncached(merge->file, queue);
 	unsigned char *block;
 	size_t capacity, bytes;
 	int error = 0;
 	while (!error && ordered_blocks_take(merge->ordered, &block, &capacity, &bytes)) {
-		if (queue) {
-			void *buffer = block;
-			error = write_queue_submit_exchange(queue, &buffer, &capacity, bytes);
-			block = buffer;
-		} else {
-			error = timed_write(merge, block, bytes, 0, false);
-		}
+		error = timed_write(merge, block, bytes, 0, false);
 		ordered_blocks_give_back(merge->ordered, block, capacity);
 		if (error)
 			range_merge_fail(merge, "write failed", merge->name, error);
 		else
 			atomic_fetch_add(&merge->written, bytes);
 		stats_progress_update(stats, (read_bytes + atomic_load(&merge->written)) / 2);
-	}
-	if (queue) {
-		/* the last writes; the descriptor's offset after them, as a plain write leaves it */
-		int last = write_queue_flush(queue);
-		if (last && !error)
-			error = range_merge_fail(merge, "write failed", merge->name, last);
-		atomic_fetch_add(&merge->write_nanoseconds, (uint64_t)(write_queue_wait_seconds(queue) * 1e9));
-		atomic_fetch_add(&merge->uncached_bytes, (uint64_t)write_queue_direct_bytes(queue));
-		write_queue_close(queue);
 	}
 	if (atomic_load(&merge->failed) && !error)
 		error = -ECANCELED;
@@ -601,6 +583,7 @@ static int range_worker_run(struct range_merge *merge)
 			range_merge_fail(merge, "write failed", merge->name, error);
 			break;
 		}
+		off_t placed = sink.offset;
 		if (merge->ordered) {
 			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
 			struct ordered_sink ordered = {merge, j};
@@ -613,6 +596,8 @@ static int range_worker_run(struct range_merge *merge)
 			error = merge_records_by_block(merge->order, merge->verify, sources, k, true, merge->output_bytes,
 						       positional_write, queue ? positional_write_block : NULL, &sink,
 						       NULL);
+			if (merge->kept)
+				merge->kept[j] = (uint64_t)(sink.offset - placed);
 		}
 	}
 	if (queue) {
@@ -639,6 +624,33 @@ static void *range_worker_main(void *context)
 	return NULL;
 }
 
+/* -u on a positional output, once every range is written at the offset it would have
+ * without -u: each range moved down to follow the one before, in order (a range's new
+ * place lies below its old one, and only ranges before it were moved), and the file cut
+ * where the last ends. Where nothing was dropped nothing moves. Reports. */
+static int compact_unique(struct range_merge *merge, struct sort_stats *stats)
+{
+	const struct range_plan *plan = merge->plan;
+	uint64_t at = 0, moved = 0;
+	int error = 0;
+	for (size_t j = 0; j < plan->ranges && !error; j++) {
+		uint64_t placed = 0;
+		for (size_t r = 0; r < plan->k; r++)
+			placed += plan->bounds[j * plan->k + r];
+		if (placed != at && merge->kept[j]) {
+			error = output_file_move(merge->file, placed, at, merge->kept[j]);
+			moved += merge->kept[j];
+		}
+		at += merge->kept[j];
+	}
+	if (!error)
+		error = output_file_cut(merge->file, at);
+	if (error)
+		report_file_failure("write failed", merge->name, error);
+	stats->output_moved_bytes += moved;
+	return error;
+}
+
 int range_merge_into(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
 		     const struct memory_plan *plan, struct output_file *file, const char *name,
 		     struct sort_stats *stats)
@@ -660,7 +672,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 		.output_bytes = memory_plan_merge_output_bytes(plan), .unique = unique,
 	};
 	struct ordered_blocks queues;
-	if (unique || !output_file_positional(file)) {
+	if (!output_file_positional(file)) {
 		error = ordered_blocks_init(&queues, ranges.ranges, plan->budget / 4);
 		if (error) {
 			range_plan_free(&ranges);
@@ -678,8 +690,13 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	uint64_t total = 0;
 	for (size_t r = 0; r < ranges.k; r++)
 		total += ranges.bounds[ranges.ranges * ranges.k + r];
-	/* -u's output is at most total: the file is cut to what was written at the end */
+	/* -u's output is at most total: the file is cut to what was kept at the end */
 	merge.uncached = output_file_uncached_wanted(file, total);
+	if (unique && !merge.ordered && !(merge.kept = calloc(ranges.ranges, sizeof *merge.kept))) {
+		range_plan_free(&ranges);
+		report("%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	if (verify)
 		merge.edges = calloc(ranges.ranges, sizeof *merge.edges);
 	size_t count = plan->threads < ranges.ranges ? plan->threads : ranges.ranges;
@@ -711,8 +728,10 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 				error = workers[i].error;
 		}
 	}
-	if (!error && unique && merge.uncached && (error = output_file_cut(file, atomic_load(&merge.written))) != 0)
-		report_file_failure("write failed", name, error);
+	double compact_started = stats_now();
+	if (!error && merge.kept)
+		error = compact_unique(&merge, stats);
+	double compact_seconds = stats_now() - compact_started;
 	if (!error && !unique && atomic_load(&merge.written) != total) {
 		report("internal error: the merge wrote %llu bytes instead of %llu",
 		       (unsigned long long)atomic_load(&merge.written), (unsigned long long)total);
@@ -731,8 +750,9 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	double write_seconds = (double)atomic_load(&merge.write_nanoseconds) * 1e-9;
 	if (!merge.ordered && started > 0)
 		write_seconds /= (double)started;
-	stats->seconds[STAGE_WRITE] += write_seconds;
+	stats->seconds[STAGE_WRITE] += write_seconds + compact_seconds;
 	free(workers);
+	free(merge.kept);
 	if (merge.ordered)
 		ordered_blocks_free(&queues);
 	range_plan_free(&ranges);

@@ -1,7 +1,9 @@
 /* The parallel final merge: all runs cut into key ranges (the bucket sort's splitters
  * one level up) that threads merge at once, each writing at its own offset of a
- * positional output, or, for stdout and -u, handing its blocks to the main thread,
- * which writes the ranges in order. */
+ * positional output, or, for stdout and pipes, handing its blocks to the main thread,
+ * which writes the ranges in order. Under -u a range's length is known only once it is
+ * merged: each goes where it would start without -u, and once all are done the ranges
+ * after one that dropped records move down into place. */
 #ifndef GPUSORT_RANGE_MERGE_H
 #define GPUSORT_RANGE_MERGE_H
 
