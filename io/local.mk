@@ -10,6 +10,7 @@ libio_la_SOURCES = \
 	io/file_map.h io/file_map.c \
 	io/file_attributes.h io/file_attributes.c \
 	io/file_copy.h io/file_copy.c \
+	io/file_move.h io/file_move.c \
 	io/temp_files.h io/temp_files.c \
 	io/parallel_io.h io/parallel_io.c \
 	io/block_transform.h io/block_transform.c \

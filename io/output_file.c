@@ -22,6 +22,7 @@
 #include "file_attributes.h"
 #include "file_copy.h"
 #include "file_map.h"
+#include "file_move.h"
 #include "output_file.h"
 #include "parallel_io.h"
 #include "temp_files.h"
@@ -29,8 +30,6 @@
 
 #define OUTPUT_DEPTH 4
 #define OUTPUT_BLOCK (4u << 20)
-/* output_file_move's buffer */
-#define OUTPUT_MOVE_BLOCK ((size_t)8 << 20)
 
 struct output_file {
 	int fd;
@@ -370,27 +369,11 @@ bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes)
 	return (uint64_t)st.st_size >= bytes || ftruncate(file->fd, (off_t)bytes) == 0;
 }
 
-int output_file_move(struct output_file *file, uint64_t from, uint64_t to, uint64_t len)
+int output_file_move(struct output_file *file, uint64_t from, uint64_t to, uint64_t len, size_t piece)
 {
-	if (!output_file_positional(file) || to > from)
+	if (!output_file_positional(file))
 		return -EINVAL;
-	if (to == from || len == 0)
-		return 0;
-	size_t piece = len < OUTPUT_MOVE_BLOCK ? (size_t)len : OUTPUT_MOVE_BLOCK;
-	unsigned char *buffer = malloc(piece);
-	if (!buffer)
-		return -ENOMEM;
-	int error = 0;
-	/* front to back: a piece written lands below the bytes not yet read */
-	for (uint64_t done = 0; done < len && !error; done += piece) {
-		if (piece > len - done)
-			piece = (size_t)(len - done);
-		ssize_t got = parallel_pread(file->fd, buffer, piece, (off_t)(from + done), "output_move");
-		error = got < 0 ? (int)got : (size_t)got < piece ? -EIO
-			: parallel_pwrite(file->fd, buffer, piece, (off_t)(to + done), "output_move");
-	}
-	free(buffer);
-	return error;
+	return file_move_down(file->fd, from, to, len, piece, "output_move");
 }
 
 int output_file_cut(struct output_file *file, uint64_t bytes)

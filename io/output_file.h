@@ -72,10 +72,11 @@ int output_file_write_queue(struct output_file *file, unsigned depth, size_t slo
  * (or at most fill: output_file_cut then sets the length they reached). */
 bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes);
 /* Moves len bytes of the positional output from offset from down to offset to (to <=
- * from; the two may overlap), front to back through a buffer: the pieces of an output
- * written at offsets that turned out too high (-u's ranges, placed before their
- * duplicates were known). Returns 0 or a negative errno. */
-int output_file_move(struct output_file *file, uint64_t from, uint64_t to, uint64_t len);
+ * from; the two may overlap) in pieces of piece bytes (io/file_move.h: two buffers of
+ * them): the stretches of an output written at offsets that turned out too high (-u's
+ * ranges, placed before their duplicates were known). Faults are injected as
+ * "output_move". Returns 0 or a negative errno. */
+int output_file_move(struct output_file *file, uint64_t from, uint64_t to, uint64_t len, size_t piece);
 /* Sets the positional output's length to bytes (after writes of fewer bytes than
  * output_file_uncached_wanted was told). Returns 0 or a negative errno. */
 int output_file_cut(struct output_file *file, uint64_t bytes);

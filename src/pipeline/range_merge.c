@@ -20,6 +20,10 @@
 /* Writes each merge thread keeps in flight to a positional output: its merged blocks go
  * to the file behind it while it merges the next ones. */
 #define RANGE_WRITE_DEPTH 3
+/* The most -u's moves of ranges into place read at once (compact_unique), the next piece
+ * read while one is written. The moves are bound by the disk: on the 2-core VM 4.2 GB
+ * took 5.8-6.2 s in pieces of 8 MiB, 7.3-7.5 s in pieces of 64 MiB (bench/RESULTS.md). */
+#define UNIQUE_MOVE_BYTES_MAX ((size_t)8 << 20)
 /* How often the main thread looks at the merge threads (and redraws --progress). */
 #define MERGE_POLL_NANOSECONDS 20000000L
 
@@ -259,6 +263,7 @@ struct range_merge {
 	 * (its offset then depends on no other range's duplicates), kept[j] bytes of it, and
 	 * moved down into place once all are done (compact_unique). */
 	uint64_t *kept;
+	size_t move_bytes;                   /* compact_unique's piece */
 	/* Ordered mode, for outputs without offsets (stdout, pipes) and for -u (whose
 	 * offsets depend on the duplicates before): each range's blocks queue up and the
 	 * main thread writes the ranges in order. NULL: positional writes. */
@@ -638,7 +643,7 @@ static int compact_unique(struct range_merge *merge, struct sort_stats *stats)
 		for (size_t r = 0; r < plan->k; r++)
 			placed += plan->bounds[j * plan->k + r];
 		if (placed != at && merge->kept[j]) {
-			error = output_file_move(merge->file, placed, at, merge->kept[j]);
+			error = output_file_move(merge->file, placed, at, merge->kept[j], merge->move_bytes);
 			moved += merge->kept[j];
 		}
 		at += merge->kept[j];
@@ -670,6 +675,8 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	struct range_merge merge = {
 		.order = order, .verify = verify, .list = list, .plan = &ranges, .file = file, .name = name,
 		.output_bytes = memory_plan_merge_output_bytes(plan), .unique = unique,
+		/* the merge's blocks are free by then: two pieces of an eighth of -S each */
+		.move_bytes = plan->budget / 8 < UNIQUE_MOVE_BYTES_MAX ? plan->budget / 8 + 1 : UNIQUE_MOVE_BYTES_MAX,
 	};
 	struct ordered_blocks queues;
 	if (!output_file_positional(file)) {
