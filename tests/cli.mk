@@ -28,6 +28,11 @@ check_PROGRAMS += tests/test_verify_emit
 tests_test_verify_emit_SOURCES = tests/test_verify_emit.c
 tests_test_verify_emit_LDADD = $(TEST_LINK)
 TESTS += tests/test_verify_emit
+# -u as a chunk is put out: repeats found in the items or in the records, every form.
+check_PROGRAMS += tests/test_unique_emit
+tests_test_unique_emit_SOURCES = tests/test_unique_emit.c
+tests_test_unique_emit_LDADD = $(TEST_LINK)
+TESTS += tests/test_unique_emit
 check_PROGRAMS += tests/test_merge
 tests_test_merge_SOURCES = tests/test_merge.c
 tests_test_merge_LDADD = $(TEST_LINK)

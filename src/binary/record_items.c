@@ -872,6 +872,54 @@ static void unique_mark_slice(void *context, size_t slice)
 		sort_verify_output(verify, &print, disorder);
 }
 
+/* Whether two items of a form that holds the whole key image (not a prefix) have equal
+ * keys: images are equal exactly where keys compare equal (key_image.h: every NaN one
+ * image, -0.0 that of +0.0). */
+static inline bool items_equal_keys(enum record_form form, const void *items, size_t a, size_t b)
+{
+	switch (form) {
+	case FORM_KEY32_POS32:
+		return ((const uint64_t *)items)[a] >> 32 == ((const uint64_t *)items)[b] >> 32;
+	case FORM_KEY64_POS32:
+		return item_u96_image(((const item_u96 *)items)[a]) == item_u96_image(((const item_u96 *)items)[b]);
+	case FORM_KEY80_POS48:
+		return ((const item_u128 *)items)[a] >> 48 == ((const item_u128 *)items)[b] >> 48;
+	default: /* FORM_KEY64_POS64 */
+		return item_u128_high(((const item_u128 *)items)[a]) == item_u128_high(((const item_u128 *)items)[b]);
+	}
+}
+
+/* Whether a form's items hold the whole key, so that -u can find repeats in them. */
+static bool form_holds_key(enum record_form form)
+{
+	return form == FORM_KEY32_POS32 || form == FORM_KEY64_POS32 || form == FORM_KEY64_POS64 ||
+	       form == FORM_KEY80_POS48;
+}
+
+/* unique_mark_slice for a spill (records not to the output) of a form whose items hold
+ * the whole key: repeats found in the items, in order, without reading the records but
+ * the dropped ones' (fingerprinted, as no later reader sees them). */
+static void unique_mark_items_slice(void *context, size_t slice)
+{
+	struct gather_job *job = context;
+	struct sort_verify *verify = job->layout->verify && job->layout->verify->enabled ? job->layout->verify : NULL;
+	size_t begin = slice * GATHER_SLICE_RECORDS;
+	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+	struct fingerprint print = {0, 0};
+	size_t kept = 0, at = job->first + begin;
+	for (size_t i = begin; i < end; i++, at++) {
+		bool drop = at > 0 && items_equal_keys(job->form, job->items, at - 1, at);
+		if (drop && verify)
+			record_fingerprint(job->layout, verify, &print, item_record(job, at),
+					   item_position(job->form, job->items, at));
+		job->dropped[i] = drop;
+		kept += !drop;
+	}
+	job->kept[slice] = kept;
+	if (verify)
+		sort_verify_output(verify, &print, 0);
+}
+
 /* Gathers the slice's kept records at their places, and writes them through the
  * positional sink, if any, while they are in cache. */
 static void unique_gather_slice(void *context, size_t slice)
@@ -936,7 +984,9 @@ static int emit_gathered(const struct record_layout *layout, enum record_form fo
 		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1], to_output,
 					 sink_at ? &at : NULL, dropped, kept, put};
 		if (unique) {
-			thread_pool_parallel_for(layout->pool, block_slices, unique_mark_slice, &job);
+			thread_pool_parallel_for(layout->pool, block_slices,
+						 !to_output && form_holds_key(form) ? unique_mark_items_slice
+										    : unique_mark_slice, &job);
 			out = 0;
 			for (size_t i = 0; i < block_slices; i++) {
 				size_t slice_kept = kept[i];

@@ -717,8 +717,10 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	}
 	uint64_t read_bytes = stats->bytes[STAGE_READ];
 	if (started == 0) {
-		/* no thread to be had: the in-order merge does it */
-		error = -ENOTSUP;
+		/* no thread to be had: the in-order merge does it, from an empty file (not one
+		 * extended for direct writes, which -u would leave too long) */
+		int cut = merge.uncached ? output_file_cut(file, 0) : 0;
+		error = cut ? range_merge_fail(&merge, "write failed", name, cut) : -ENOTSUP;
 	} else {
 		/* The main thread writes (ordered mode) or watches, for --progress. */
 		if (merge.ordered)
