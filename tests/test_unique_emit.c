@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/item_oracle.h"
 #include "tests/tap.h"
 #include "kernels/thread_pool.h"
 #include "src/binary/record_items.h"
@@ -43,29 +44,6 @@ static int collect(void *context, const unsigned char *bytes, size_t len, size_t
 	memcpy(c->bytes + c->len, bytes, len);
 	c->len += len;
 	return 0;
-}
-
-/* Items of 8, 12 or 16 bytes (the context points at the width) in their integer order:
- * by image, then position. */
-static int compare_items(const void *a, const void *b, void *context)
-{
-	size_t width = *(const size_t *)context;
-	item_u128 x, y;
-	if (width == ITEM_U64) {
-		uint64_t p, q;
-		memcpy(&p, a, sizeof p);
-		memcpy(&q, b, sizeof q);
-		x = p, y = q;
-	} else if (width == ITEM_U96) {
-		item_u96 p, q;
-		memcpy(&p, a, sizeof p);
-		memcpy(&q, b, sizeof q);
-		x = item_u96_value(p), y = item_u96_value(q);
-	} else {
-		memcpy(&x, a, sizeof x);
-		memcpy(&y, b, sizeof y);
-	}
-	return (x > y) - (x < y);
 }
 
 /* The reference order, written apart from the product's: numbers by value (floats: -0.0
@@ -179,7 +157,7 @@ static bool unique_case(struct thread_pool *pool, size_t k, bool descending, uin
 	size_t width = record_form_width(form);
 	void *items = malloc(RECORDS * width);
 	record_items_build(&layout, form, records, RECORDS, items);
-	qsort_r(items, RECORDS, width, compare_items, &width);
+	item_oracle_sort((enum item_width)width, items, RECORDS);
 	record_items_finish_ties(&layout, form, records, items, RECORDS);
 	bool ok = true;
 	for (int to_output = 0; to_output <= 1; to_output++) {

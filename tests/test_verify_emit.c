@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/item_oracle.h"
 #include "tests/tap.h"
 #include "kernels/thread_pool.h"
 #include "src/binary/record_items.h"
@@ -53,22 +54,6 @@ static void plant(void *items, size_t width, size_t at, enum plant how)
 	}
 }
 
-/* Items of 12 or 16 bytes (the context points at the width) in their integer order. */
-static int compare_items(const void *a, const void *b, void *context)
-{
-	item_u128 x, y;
-	if (*(const size_t *)context == ITEM_U96) {
-		item_u96 p, q;
-		memcpy(&p, a, sizeof p);
-		memcpy(&q, b, sizeof q);
-		x = item_u96_value(p), y = item_u96_value(q);
-	} else {
-		memcpy(&x, a, sizeof x);
-		memcpy(&y, b, sizeof y);
-	}
-	return (x > y) - (x < y);
-}
-
 /* The keys the records are sorted by, and the item width each gives. */
 static const struct {
 	enum key_type type;
@@ -103,7 +88,7 @@ static int records_verdict(struct thread_pool *pool, unsigned char *records, siz
 	if (!items)
 		return -ENOMEM;
 	record_items_build(&layout, form, records, RECORDS, items);
-	qsort_r(items, RECORDS, width, compare_items, &width);
+	item_oracle_sort((enum item_width)width, items, RECORDS);
 	record_items_finish_ties(&layout, form, records, items, RECORDS);
 	plant(items, width, at, how);
 	int error = record_items_emit(&layout, form, records, items, RECORDS, false, true, discard, NULL, NULL, NULL);

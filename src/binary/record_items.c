@@ -812,12 +812,23 @@ static void gather_records(const struct gather_job *job, size_t from, size_t to)
 	}
 }
 
+/* Where the slice that starts at item begin of the block ends. */
+static size_t slice_end(const struct gather_job *job, size_t begin)
+{
+	return begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+}
+
+/* The job's self-check, or NULL where there is none. */
+static struct sort_verify *job_verify(const struct gather_job *job)
+{
+	return job->layout->verify && job->layout->verify->enabled ? job->layout->verify : NULL;
+}
+
 static void gather_slice(void *context, size_t slice)
 {
 	struct gather_job *job = context;
 	size_t size = job->layout->record_size;
-	size_t begin = slice * GATHER_SLICE_RECORDS;
-	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+	size_t begin = slice * GATHER_SLICE_RECORDS, end = slice_end(job, begin);
 	struct sort_verify *verify = job->layout->verify;
 	if (!verify || !verify->enabled || !job->to_output) {
 		gather_records(job, begin, end);
@@ -847,9 +858,8 @@ static const unsigned char *item_record(const struct gather_job *job, size_t i)
 static void unique_mark_slice(void *context, size_t slice)
 {
 	struct gather_job *job = context;
-	struct sort_verify *verify = job->layout->verify && job->layout->verify->enabled ? job->layout->verify : NULL;
-	size_t begin = slice * GATHER_SLICE_RECORDS;
-	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+	struct sort_verify *verify = job_verify(job);
+	size_t begin = slice * GATHER_SLICE_RECORDS, end = slice_end(job, begin);
 	struct fingerprint print = {0, 0};
 	uint64_t disorder = 0;
 	size_t kept = 0, at = job->first + begin;
@@ -902,9 +912,8 @@ static bool form_holds_key(enum record_form form)
 static void unique_mark_items_slice(void *context, size_t slice)
 {
 	struct gather_job *job = context;
-	struct sort_verify *verify = job->layout->verify && job->layout->verify->enabled ? job->layout->verify : NULL;
-	size_t begin = slice * GATHER_SLICE_RECORDS;
-	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+	struct sort_verify *verify = job_verify(job);
+	size_t begin = slice * GATHER_SLICE_RECORDS, end = slice_end(job, begin);
 	struct fingerprint print = {0, 0};
 	size_t kept = 0, at = job->first + begin;
 	for (size_t i = begin; i < end; i++, at++) {
@@ -926,8 +935,7 @@ static void unique_gather_slice(void *context, size_t slice)
 {
 	struct gather_job *job = context;
 	size_t size = job->layout->record_size;
-	size_t begin = slice * GATHER_SLICE_RECORDS;
-	size_t end = begin + GATHER_SLICE_RECORDS < job->count ? begin + GATHER_SLICE_RECORDS : job->count;
+	size_t begin = slice * GATHER_SLICE_RECORDS, end = slice_end(job, begin);
 	size_t start = job->kept[slice], put = start;
 	for (size_t i = begin; i < end; i++)
 		if (!job->dropped[i])
