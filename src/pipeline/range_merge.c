@@ -264,9 +264,9 @@ struct range_merge {
 	 * moved down into place once all are done (compact_unique). */
 	uint64_t *kept;
 	size_t move_bytes;                   /* compact_unique's piece */
-	/* Ordered mode, for outputs without offsets (stdout, pipes) and for -u (whose
-	 * offsets depend on the duplicates before): each range's blocks queue up and the
-	 * main thread writes the ranges in order. NULL: positional writes. */
+	/* Ordered mode, for outputs without offsets (stdout, pipes): each range's blocks
+	 * queue up and the main thread writes the ranges in order. NULL: positional
+	 * writes. */
 	struct ordered_blocks *ordered;
 	atomic_size_t next_range;
 	atomic_bool failed;
