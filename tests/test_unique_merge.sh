@@ -83,6 +83,18 @@ for fault in output_move:EIO:1 output_move:ENOSPC:2 output_move:EIO:3+; do
 	check "$fault: old output untouched" test "$(cat "$WORK/out")" = "old output"
 	check "$fault: no temp file left" no_temp
 done
+# a run's read failing while the ranges go to a pipe in order: exit 2, the run named,
+# the writer not left waiting for a range that will never be done
+for n in 1 7 30; do
+	{
+		GPUSORT_FAULT=temp_read:EIO:$n timeout 120 "$GPUSORT" -u $KEYS -S 64K --parallel=3 "$WORK/in" 2>"$WORK/stderr"
+		echo $? > "$WORK/status"
+	} | cat > /dev/null
+	check "-u to a pipe with temp_read:EIO:$n: exit 2 ($(cat "$WORK/status"))" test "$(cat "$WORK/status")" = 2
+	check "-u to a pipe with temp_read:EIO:$n: the run and the reason named" \
+		grep -q "read failed: $WORK/tmp/.*: Input/output error" "$WORK/stderr"
+done
+check "no temp file left after the failed reads" no_temp
 for fault in output_move:SHORT; do
 	GPUSORT_OUTPUT_DIRECT=0 GPUSORT_FAULT=$fault "$GPUSORT" -u $KEYS -S 64K --parallel=3 "$WORK/in" -o "$WORK/out"
 	tap_result $? "-u with $fault: carried on"

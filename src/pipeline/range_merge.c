@@ -595,8 +595,13 @@ static int range_worker_run(struct range_merge *merge)
 			error = merge_records_by_block(merge->order, merge->verify, sources, k, true,
 						       merge->output_bytes, ordered_write, ordered_write_block,
 						       &ordered, NULL);
-			if (!error)
+			if (!error) {
 				ordered_blocks_done(merge->ordered, j);
+			} else {
+				/* reported where it arose: the writer must not wait for this range */
+				atomic_store(&merge->failed, true);
+				ordered_blocks_cancel(merge->ordered);
+			}
 		} else {
 			error = merge_records_by_block(merge->order, merge->verify, sources, k, true, merge->output_bytes,
 						       positional_write, queue ? positional_write_block : NULL, &sink,
