@@ -7,7 +7,8 @@
 # distinct keys); on 1, 2, 3 and 5 threads, through the page cache and past it; each
 # output equal to the oracle's and to -u's output through a pipe (the ranges handed over
 # in order). A failed read or write while moving exits 2 naming the output, the old
-# output untouched and no temp file left; short reads and writes are carried on.
+# output untouched and no temp file left; short reads and writes are carried on; a run's
+# read failing while the ranges go to a pipe exits 2 naming the run.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 mkdir "$WORK/tmp"
