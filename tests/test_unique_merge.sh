@@ -4,7 +4,8 @@
 # follow the one before (src/pipeline/range_merge.c, compact_unique). The duplicates that
 # cross runs are placed to fall in the first range (everything after it moves), the last
 # (nothing moves; the file is cut), in every range, in none, and nearly everywhere (few
-# distinct keys); on 1, 2, 3 and 5 threads, through the page cache and past it; each
+# distinct keys); on 1, 2, 3 and 5 threads, through the page cache and past it; 36 MB
+# whose ranges move while later ones merge; each
 # output equal to the oracle's and to -u's output through a pipe (the ranges handed over
 # in order). A failed read or write while moving exits 2 naming the output, the old
 # output untouched and no temp file left; short reads and writes are carried on; a run's
@@ -60,6 +61,21 @@ for name in none first last every few; do
 	check "$name: -u to a pipe (ranges in order) gives the same" cmp "$WORK/piped" "$WORK/want"
 	check "$name: no temp file left" no_temp
 done
+
+# larger ranges, so that the main thread moves the first ones into place while the
+# threads still merge the later ones: 1.5M distinct records and their smallest again;
+# -u's output is the sort of the distinct records
+keygen $KEYS --count=1500000 --dist=uniform --seed=74 -o "$WORK/big"
+"$GPUSORT" $KEYS "$WORK/big" -o "$WORK/want"
+cp "$WORK/big" "$WORK/in"
+head -c $SIZE "$WORK/want" >> "$WORK/in"
+for direct in 0 1; do
+	GPUSORT_OUTPUT_DIRECT=$direct "$GPUSORT" -u $KEYS -S 2M --parallel=3 --stats "$WORK/in" -o "$WORK/out" 2>"$WORK/stats"
+	tap_result $? "1.5M records, the smallest twice, GPUSORT_OUTPUT_DIRECT=$direct: exits 0"
+	check "1.5M records, GPUSORT_OUTPUT_DIRECT=$direct: the distinct records' sort (moved $(moved) MiB)" \
+		cmp "$WORK/out" "$WORK/want"
+done
+rm -f "$WORK/big"
 
 # text lines: every line twice, the second copies in runs of their own
 "$TESTS_BUILDDIR/textgen" 30000 73 > "$WORK/lines"

@@ -261,9 +261,15 @@ struct range_merge {
 	bool uncached;                       /* the queues write past the page cache */
 	/* -u on a positional output: each range is written where it would start without -u
 	 * (its offset then depends on no other range's duplicates), kept[j] bytes of it, and
-	 * moved down into place once all are done (compact_unique). */
+	 * moved down into place once it is written (flushed[j]) and the ranges before it
+	 * are in place: by the main thread while the others merge, the rest at the end
+	 * (compact_unique). */
 	uint64_t *kept;
+	atomic_bool *flushed;
 	size_t move_bytes;                   /* compact_unique's piece */
+	size_t placed_ranges;                /* ranges [0, placed_ranges) are in place */
+	uint64_t placed_end;                 /* where they end */
+	uint64_t moved;
 	/* Ordered mode, for outputs without offsets (stdout, pipes): each range's blocks
 	 * queue up and the main thread writes the ranges in order. NULL: positional
 	 * writes. */
@@ -571,6 +577,7 @@ static int range_worker_run(struct range_merge *merge)
 		queue = NULL;
 	if (queue && merge->uncached)
 		output_file_uncached(merge->file, queue);
+	size_t unflushed = SIZE_MAX; /* -u: the range whose writes the queue may still hold */
 	while (!error && !atomic_load(&merge->failed)) {
 		size_t j = atomic_fetch_add(&merge->next_range, 1);
 		if (j >= merge->plan->ranges)
@@ -588,6 +595,10 @@ static int range_worker_run(struct range_merge *merge)
 			range_merge_fail(merge, "write failed", merge->name, error);
 			break;
 		}
+		/* the seek waited for every write before it */
+		if (unflushed != SIZE_MAX)
+			atomic_store(&merge->flushed[unflushed], true);
+		unflushed = SIZE_MAX;
 		off_t placed = sink.offset;
 		if (merge->ordered) {
 			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
@@ -606,8 +617,13 @@ static int range_worker_run(struct range_merge *merge)
 			error = merge_records_by_block(merge->order, merge->verify, sources, k, true, merge->output_bytes,
 						       positional_write, queue ? positional_write_block : NULL, &sink,
 						       NULL);
-			if (merge->kept)
+			if (merge->kept && !error) {
 				merge->kept[j] = (uint64_t)(sink.offset - placed);
+				if (queue)
+					unflushed = j;
+				else
+					atomic_store(&merge->flushed[j], true); /* written in place, in turn */
+			}
 		}
 	}
 	if (queue) {
@@ -615,6 +631,8 @@ static int range_worker_run(struct range_merge *merge)
 		int last = write_queue_wait(queue);
 		if (last && !error)
 			error = range_merge_fail(merge, "write failed", merge->name, last);
+		if (!last && !error && unflushed != SIZE_MAX)
+			atomic_store(&merge->flushed[unflushed], true);
 		atomic_fetch_add(&merge->write_nanoseconds, (uint64_t)(write_queue_wait_seconds(queue) * 1e9));
 		atomic_fetch_add(&merge->uncached_bytes, (uint64_t)write_queue_direct_bytes(queue));
 		write_queue_close(queue);
@@ -634,31 +652,33 @@ static void *range_worker_main(void *context)
 	return NULL;
 }
 
-/* -u on a positional output, once every range is written at the offset it would have
- * without -u: each range moved down to follow the one before, in order (a range's new
- * place lies below its old one, and only ranges before it were moved), and the file cut
- * where the last ends. Where nothing was dropped nothing moves. Reports. */
-static int compact_unique(struct range_merge *merge, struct sort_stats *stats)
+/* -u on a positional output, each range written at the offset it would have without -u:
+ * moves the ranges that are written (all of them, once the threads are done), in order,
+ * down to follow the ones before (a range's new place lies below its old one, and ends
+ * at or below where the next range's old place begins, so the threads still writing
+ * later ranges are not in the way). Where nothing was dropped nothing moves. Reports. */
+static int compact_unique(struct range_merge *merge, bool all)
 {
 	const struct range_plan *plan = merge->plan;
-	uint64_t at = 0, moved = 0;
 	int error = 0;
-	for (size_t j = 0; j < plan->ranges && !error; j++) {
+	while (!error && merge->placed_ranges < plan->ranges
+	       && (all || atomic_load(&merge->flushed[merge->placed_ranges]))) {
+		size_t j = merge->placed_ranges;
 		uint64_t placed = 0;
 		for (size_t r = 0; r < plan->k; r++)
 			placed += plan->bounds[j * plan->k + r];
-		if (placed != at && merge->kept[j]) {
-			error = output_file_move(merge->file, placed, at, merge->kept[j], merge->move_bytes);
-			moved += merge->kept[j];
+		if (placed != merge->placed_end && merge->kept[j]) {
+			error = output_file_move(merge->file, placed, merge->placed_end, merge->kept[j], merge->move_bytes);
+			if (error)
+				break;
+			merge->moved += merge->kept[j];
 		}
-		at += merge->kept[j];
+		merge->placed_end += merge->kept[j];
+		merge->placed_ranges++;
 	}
-	if (!error)
-		error = output_file_cut(merge->file, at);
-	if (error)
-		report_file_failure("write failed", merge->name, error);
-	stats->output_moved_bytes += moved;
-	return error;
+	if (!error && all)
+		error = output_file_cut(merge->file, merge->placed_end);
+	return error ? range_merge_fail(merge, "write failed", merge->name, error) : 0;
 }
 
 int range_merge_into(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
@@ -704,10 +724,18 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 		total += ranges.bounds[ranges.ranges * ranges.k + r];
 	/* -u's output is at most total: the file is cut to what was kept at the end */
 	merge.uncached = output_file_uncached_wanted(file, total);
-	if (unique && !merge.ordered && !(merge.kept = calloc(ranges.ranges, sizeof *merge.kept))) {
-		range_plan_free(&ranges);
-		report("%s", strerror(ENOMEM));
-		return -ENOMEM;
+	if (unique && !merge.ordered) {
+		merge.kept = calloc(ranges.ranges, sizeof *merge.kept);
+		merge.flushed = calloc(ranges.ranges, sizeof *merge.flushed);
+		if (!merge.kept || !merge.flushed) {
+			free(merge.kept);
+			free(merge.flushed);
+			range_plan_free(&ranges);
+			report("%s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < ranges.ranges; j++)
+			atomic_init(&merge.flushed[j], false);
 	}
 	if (verify)
 		merge.edges = calloc(ranges.ranges, sizeof *merge.edges);
@@ -734,6 +762,8 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 			struct timespec pause = {0, MERGE_POLL_NANOSECONDS};
 			nanosleep(&pause, NULL);
 			stats_progress_update(stats, (read_bytes + atomic_load(&merge.written)) / 2);
+			if (merge.kept && !atomic_load(&merge.failed) && !error)
+				error = compact_unique(&merge, false);
 		}
 		for (size_t i = 0; i < started; i++) {
 			pthread_join(workers[i].thread, NULL);
@@ -744,8 +774,9 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	}
 	double compact_started = stats_now();
 	if (!error && merge.kept)
-		error = compact_unique(&merge, stats);
+		error = compact_unique(&merge, true);
 	double compact_seconds = stats_now() - compact_started;
+	stats->output_moved_bytes += merge.moved;
 	if (!error && !unique && atomic_load(&merge.written) != total) {
 		report("internal error: the merge wrote %llu bytes instead of %llu",
 		       (unsigned long long)atomic_load(&merge.written), (unsigned long long)total);
@@ -767,6 +798,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	stats->seconds[STAGE_WRITE] += write_seconds + compact_seconds;
 	free(workers);
 	free(merge.kept);
+	free(merge.flushed);
 	if (merge.ordered)
 		ordered_blocks_free(&queues);
 	range_plan_free(&ranges);
