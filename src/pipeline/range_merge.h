@@ -2,8 +2,9 @@
  * one level up) that threads merge at once, each writing at its own offset of a
  * positional output, or, for stdout and pipes, handing its blocks to the main thread,
  * which writes the ranges in order. Under -u a range's length is known only once it is
- * merged: each goes where it would start without -u, and once all are done the ranges
- * after one that dropped records move down into place. */
+ * merged: each goes where it would start without -u, and moves down into place, where a
+ * range before it dropped records, once it is written and those before it are in place
+ * (while the threads merge on). */
 #ifndef GPUSORT_RANGE_MERGE_H
 #define GPUSORT_RANGE_MERGE_H
 
