@@ -223,16 +223,10 @@ void bucket_cpu_relocate(struct thread_pool *pool, enum item_width width, const 
 #undef CALL
 }
 
-int bucket_sort_cpu(struct thread_pool *pool, enum item_width width, void *items, size_t n)
+int bucket_sort_cpu_with(struct thread_pool *pool, enum item_width width, void *items, size_t n, void *scratch)
 {
-	size_t bytes = n * (size_t)width;
-	void *scratch;
-
 	if (n < 2)
 		return 0;
-	scratch = huge_memory_alloc(bytes);
-	if (!scratch)
-		return -ENOMEM;
 	/* Without room for the plan's tables, the local sort alone still sorts. */
 #define CALL(w)                                                                            \
 	do {                                                                               \
@@ -241,6 +235,17 @@ int bucket_sort_cpu(struct thread_pool *pool, enum item_width width, void *items
 	} while (0)
 	FOR_WIDTH(width, CALL);
 #undef CALL
-	huge_memory_free(scratch);
 	return 0;
+}
+
+int bucket_sort_cpu(struct thread_pool *pool, enum item_width width, void *items, size_t n)
+{
+	if (n < 2)
+		return 0;
+	void *scratch = huge_memory_alloc(n * (size_t)width);
+	if (!scratch)
+		return -ENOMEM;
+	int error = bucket_sort_cpu_with(pool, width, items, n, scratch);
+	huge_memory_free(scratch);
+	return error;
 }

@@ -48,6 +48,12 @@ struct sort_engine {
 		const char *start;
 		size_t bytes;
 	} own[16];
+	/* the CPU sort's scratch, kept from sort to sort until sort_engine_host_trim (a sort
+	 * on another thread meanwhile makes its own) */
+	pthread_mutex_t scratch_lock;
+	void *scratch;
+	size_t scratch_bytes;
+	bool scratch_busy;
 };
 
 static const char *const algorithm_names[] = {
@@ -236,6 +242,7 @@ static int engine_start(struct sort_engine *engine, const struct sort_engine_con
 	pthread_mutex_init(&engine->fallback_lock, NULL);
 	pthread_mutex_init(&engine->open_lock, NULL);
 	pthread_mutex_init(&engine->buffers_lock, NULL);
+	pthread_mutex_init(&engine->scratch_lock, NULL);
 	/* the pool exists with a GPU too: sorts the GPU cannot take run on it */
 	error = thread_pool_create(config->threads, &engine->pool);
 	if (error < 0)
@@ -255,6 +262,8 @@ static int engine_start(struct sort_engine *engine, const struct sort_engine_con
 	return 0;
 fail:
 	thread_pool_destroy(engine->pool);
+	huge_memory_free(engine->scratch);
+	pthread_mutex_destroy(&engine->scratch_lock);
 	pthread_mutex_destroy(&engine->fallback_lock);
 	pthread_mutex_destroy(&engine->open_lock);
 	pthread_mutex_destroy(&engine->buffers_lock);
@@ -338,6 +347,8 @@ void sort_engine_close(struct sort_engine *engine)
 		gpu_backend_close(engine->gpu);
 #endif
 	thread_pool_destroy(engine->pool);
+	huge_memory_free(engine->scratch);
+	pthread_mutex_destroy(&engine->scratch_lock);
 	pthread_mutex_destroy(&engine->fallback_lock);
 	pthread_mutex_destroy(&engine->open_lock);
 	pthread_mutex_destroy(&engine->buffers_lock);
@@ -380,6 +391,42 @@ static void own_buffer_note(struct sort_engine *engine, const void *buffer, size
 }
 #endif
 
+/* The CPU backend's sort, in the engine's kept scratch when it is free. */
+static int cpu_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n)
+{
+	size_t bytes = n * (size_t)width;
+	pthread_mutex_lock(&engine->scratch_lock);
+	bool mine = !engine->scratch_busy;
+	if (mine && engine->scratch_bytes < bytes) {
+		huge_memory_free(engine->scratch);
+		engine->scratch = huge_memory_alloc(bytes);
+		engine->scratch_bytes = engine->scratch ? bytes : 0;
+	}
+	if (mine && engine->scratch)
+		engine->scratch_busy = true;
+	else
+		mine = false;
+	pthread_mutex_unlock(&engine->scratch_lock);
+	if (!mine)
+		return bucket_sort_cpu(engine->pool, width, items, n);
+	int error = bucket_sort_cpu_with(engine->pool, width, items, n, engine->scratch);
+	pthread_mutex_lock(&engine->scratch_lock);
+	engine->scratch_busy = false;
+	pthread_mutex_unlock(&engine->scratch_lock);
+	return error;
+}
+
+void sort_engine_host_trim(struct sort_engine *engine)
+{
+	pthread_mutex_lock(&engine->scratch_lock);
+	if (!engine->scratch_busy) {
+		huge_memory_free(engine->scratch);
+		engine->scratch = NULL;
+		engine->scratch_bytes = 0;
+	}
+	pthread_mutex_unlock(&engine->scratch_lock);
+}
+
 int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n)
 {
 	if (!valid_width(width))
@@ -407,7 +454,7 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 		}
 	}
 #endif
-	return bucket_sort_cpu(engine->pool, width, items, n);
+	return cpu_sort(engine, width, items, n);
 }
 
 /* The resident sort (sort_engine.h): the GPU backend's, or -ENOTSUP. */
@@ -558,6 +605,26 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 	(void)engine;
 #endif
 	huge_memory_free(buffer);
+}
+
+void sort_engine_host_populate(struct sort_engine *engine, void *const *buffers, const size_t *bytes,
+			       unsigned count)
+{
+	void *mapped[8];
+	size_t mapped_bytes[8];
+	unsigned kept = 0;
+	for (unsigned i = 0; i < count && kept < 8; i++) {
+#ifdef HAVE_CUDA
+		if (bytes[i] <= PINNED_MAXIMUM) {
+			engine_ready(engine);
+			if (engine->gpu)
+				continue; /* page-locked */
+		}
+#endif
+		mapped[kept] = buffers[i];
+		mapped_bytes[kept++] = bytes[i];
+	}
+	huge_memory_populate(engine->pool, mapped, mapped_bytes, kept);
 }
 
 const char *sort_engine_describe(const struct sort_engine *engine)

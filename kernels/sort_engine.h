@@ -108,6 +108,14 @@ size_t sort_engine_max_items(const struct sort_engine *engine, enum item_width w
 /* Host buffers for items: page-locked when a GPU backend is in use (faster copies). */
 void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes);
 void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t bytes);
+/* Lets go of what the engine keeps between sorts (the CPU sort's scratch), when the
+ * sorting is over and the memory goes to the merge. */
+void sort_engine_host_trim(struct sort_engine *engine);
+/* Faults in fresh buffers from sort_engine_host_alloc (of the sizes asked there) on the
+ * engine's threads, before the work that will fill them starts other threads beside
+ * them (huge_memory.h says why); page-locked ones are in memory already. */
+void sort_engine_host_populate(struct sort_engine *engine, void *const *buffers, const size_t *bytes,
+			       unsigned count);
 
 /* The engine's CPU threads (--parallel), for data-parallel work around the sort such
  * as building items and gathering records. */

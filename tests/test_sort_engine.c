@@ -1,13 +1,17 @@
 /* The sort engine: opening on the CPU and with device auto (which must fall back to the
  * CPU, saying why, where there is no usable GPU), explicit devices that cannot be used,
- * sorts against qsort for every width and algorithm, host buffers, the descriptions,
+ * sorts against qsort for every width and algorithm, host buffers (populated ahead,
+ * the CPU sort's kept scratch grown, trimmed and shared by threads), the descriptions,
  * and algorithm names. */
 #include "config.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "kernels/sort_engine.h"
 #include "tests/distributions.h"
 #include "tests/item_oracle.h"
@@ -33,6 +37,107 @@ static bool engine_sorts(struct sort_engine *engine, enum item_width width, size
 	sort_engine_host_free(engine, items, bytes + 16);
 	free(expect);
 	return same;
+}
+
+/* Pages of [buffer, buffer + bytes) resident now (mincore), or -1. */
+static long resident_pages(void *buffer, size_t bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)buffer & ~(uintptr_t)(page - 1);
+	size_t length = (uintptr_t)buffer + bytes - start, pages = (length + page - 1) / page;
+	unsigned char *vector = malloc(pages);
+	long count = -1;
+	if (vector && mincore((void *)start, length, vector) == 0) {
+		count = 0;
+		for (size_t i = 0; i < pages; i++)
+			count += vector[i] & 1;
+	}
+	free(vector);
+	return count;
+}
+
+/* Host buffers populated ahead: every page resident, what was written kept, the rest
+ * zero; buffers of malloc's size and NULL ones pass through. */
+static void populate_cases(struct sort_engine *engine)
+{
+	size_t large_bytes = ((size_t)24 << 20) + 12345, small_bytes = 100;
+	unsigned char *large = sort_engine_host_alloc(engine, large_bytes);
+	unsigned char *other = sort_engine_host_alloc(engine, large_bytes);
+	unsigned char *small = sort_engine_host_alloc(engine, small_bytes);
+	if (!large || !other || !small) {
+		tap_ok(false, "populate: buffers allocated");
+		return;
+	}
+	memset(large + 4096, 0x5a, 100000);
+	small[0] = 7;
+	void *buffers[4] = {large, NULL, small, other};
+	size_t bytes[4] = {large_bytes, 0, small_bytes, large_bytes};
+	long before = resident_pages(other, large_bytes);
+	sort_engine_host_populate(engine, buffers, bytes, 4);
+	long page = sysconf(_SC_PAGESIZE), all = (long)((large_bytes + page - 1) / page);
+	long after_large = resident_pages(large, large_bytes), after_other = resident_pages(other, large_bytes);
+#ifdef MADV_POPULATE_WRITE
+	bool kernel_has_it = madvise(other, 0, MADV_POPULATE_WRITE) == 0;
+#else
+	bool kernel_has_it = false;
+#endif
+	if (kernel_has_it)
+		tap_ok(before < all && after_large >= all && after_other >= all,
+		       "populate makes every page resident (%ld of %ld before, %ld and %ld after)", before, all,
+		       after_large, after_other);
+	else
+		tap_skip(1, "populate: the kernel lacks MADV_POPULATE_WRITE");
+	bool kept = small[0] == 7 && large[4095] == 0 && large[4096] == 0x5a && large[4096 + 99999] == 0x5a &&
+		    large[4096 + 100000] == 0 && large[large_bytes - 1] == 0 && other[large_bytes - 1] == 0;
+	tap_ok(kept, "populate keeps what was written and leaves the rest zero");
+	sort_engine_host_populate(engine, buffers, bytes, 0);
+	tap_ok(true, "populate of no buffers returns");
+	sort_engine_host_free(engine, large, large_bytes);
+	sort_engine_host_free(engine, other, large_bytes);
+	sort_engine_host_free(engine, small, small_bytes);
+}
+
+struct concurrent_sort {
+	struct sort_engine *engine;
+	size_t n;
+	uint64_t seed;
+	bool ok;
+};
+
+static void *concurrent_sort_main(void *argument)
+{
+	struct concurrent_sort *sort = argument;
+	sort->ok = true;
+	for (int round = 0; round < 3; round++)
+		sort->ok = sort->ok && engine_sorts(sort->engine, ITEM_U64, sort->n + (size_t)round * 1001,
+						    sort->seed + (uint64_t)round);
+	return NULL;
+}
+
+/* The CPU sort's scratch is kept from sort to sort: grown, reused smaller, let go by
+ * trim and made again, and, while one thread sorts in it, another sorts in its own. */
+static void kept_scratch_cases(struct sort_engine *engine)
+{
+	static const size_t sizes[] = { 70001, 3, 250007, 1000, 250007, 131072 };
+	bool ok = true;
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+		ok = ok && engine_sorts(engine, ITEM_U128, sizes[i], 40 + i);
+	tap_ok(ok, "sorts of growing and shrinking sizes in the kept scratch match qsort");
+	sort_engine_host_trim(engine);
+	sort_engine_host_trim(engine);
+	tap_ok(engine_sorts(engine, ITEM_U32, 99999, 50) && engine_sorts(engine, ITEM_U96, 300001, 51),
+	       "after trim (twice) the next sorts make a scratch anew and match qsort");
+	struct concurrent_sort sorts[3] = {{engine, 200003, 60, false}, {engine, 150001, 70, false},
+					   {engine, 99991, 80, false}};
+	pthread_t threads[3];
+	int started = 0;
+	for (int i = 0; i < 3; i++)
+		if (pthread_create(&threads[i], NULL, concurrent_sort_main, &sorts[i]) == 0)
+			started++;
+	for (int i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	tap_ok(started == 3 && sorts[0].ok && sorts[1].ok && sorts[2].ok,
+	       "three threads sorting through one engine at once match qsort");
 }
 
 int main(void)
@@ -85,6 +190,8 @@ int main(void)
 			       "cpu sorts %zu items of %d bytes as qsort does", sizes[i], (int)widths[w]);
 	tap_ok(sort_engine_sort(engine, (enum item_width)3, NULL, 10) == -EINVAL,
 	       "an unknown item width is -EINVAL");
+	populate_cases(engine);
+	kept_scratch_cases(engine);
 	sort_engine_close(engine);
 
 	/* every algorithm gives the same output on the CPU */

@@ -140,6 +140,7 @@ static void binary_release(void *context)
 			sort_engine_host_free(chunks->engine, buffer->items, chunks->plan->items_bytes);
 		buffer->records = buffer->items = NULL;
 	}
+	sort_engine_host_trim(chunks->engine);
 	emit_scratch_free(&chunks->emit_scratch);
 }
 
@@ -159,6 +160,13 @@ static bool binary_buffers(struct binary_chunks *chunks, struct memory_plan *pla
 			return false;
 		}
 		plan->overlap = false; /* the chunks take turns in one buffer */
+	}
+	if (plan->overlap) {
+		/* a spill: faulted in now, not beside the first spill's threads */
+		void *arrays[4] = {chunks->buffers[0].records, chunks->buffers[0].items, chunks->buffers[1].records,
+				   chunks->buffers[1].items};
+		size_t bytes[4] = {record_bytes, plan->items_bytes, record_bytes, plan->items_bytes};
+		sort_engine_host_populate(chunks->engine, arrays, bytes, 4);
 	}
 	return true;
 }

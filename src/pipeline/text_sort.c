@@ -234,6 +234,8 @@ static void text_release(void *context)
 		huge_memory_free(chunks->buffers[i].sorted);
 		chunks->buffers[i].sorted = NULL;
 	}
+	if (chunks->engine)
+		sort_engine_host_trim(chunks->engine);
 }
 
 /* With --device=auto, inputs below this many bytes are sorted on the CPU threads: the
