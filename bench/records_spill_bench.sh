@@ -6,11 +6,15 @@
 # phase (sampled from /proc every 50 ms by bench/cpu_sample.c while runs appear in DIR:
 # from the start until the last new run file), the --stats spill and merge seconds, the runs written and the temp ratio;
 # then each build's best wall time, and one run of the new build with -u (its ranges
-# moved into place after the merge where duplicates were dropped: the same memory bound). Each run starts after a sync, so that neither build
-# pays for the writeback of the input or of the other's output. Ends with the floor
+# moved into place after the merge where duplicates were dropped: the same memory bound).
+# Each run starts after a sync and a pause of SETTLE seconds (default 15), so that
+# neither build pays for the writeback of the input or of the other's output: on the dev
+# VM, a sync returns while the layers below the guest still write, and a run started at
+# once after a 5 GB output (c6f8751's) spilled at 176-182% CPU against 185% after the
+# pause or after a run of its own build. Ends with the floor
 # measured in the same run: zstd level 1 of the input on every core, and cp of it, and
 # the CPU share zstd keeps busy on its own threads (the peer of the spill phase's CPU).
-# Usage: bench/records_spill_bench.sh OLD_GPUSORT NEW_GPUSORT [COUNT] [BUDGET] [DIR] [REPEATS]
+# Usage: [SETTLE=S] bench/records_spill_bench.sh OLD_GPUSORT NEW_GPUSORT [COUNT] [BUDGET] [DIR] [REPEATS]
 #   COUNT 50000000 (5 GB), BUDGET 512M, DIR a fresh directory under $TMPDIR or /tmp,
 #   REPEATS 1. The input, outputs and runs are removed at the end.
 set -e
@@ -20,6 +24,7 @@ count=${3:-50000000}
 budget=${4:-512M}
 base=${5:-${TMPDIR:-/tmp}}
 repeats=${6:-1}
+settle=${SETTLE:-15}
 [ -x "$old" ] && [ -x "$new" ] || { echo "usage: $0 OLD_GPUSORT NEW_GPUSORT [COUNT] [BUDGET] [DIR] [REPEATS]" >&2; exit 2; }
 dir=$(mktemp -d "$base/gpusort-records-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
@@ -30,7 +35,7 @@ cc -O2 -o "$dir/cpu_sample" "$here/cpu_sample.c"
 "$dir/gensort_records" "$count" 7 > "$dir/input"
 hz=$(getconf CLK_TCK)
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $count records, -S $budget, -T $dir/tmp"
+echo "# $count records, -S $budget, -T $dir/tmp, $settle s of quiet before each run"
 
 # run NAME BINARY [OPTION...]: one sort, sampled; prints one row and keeps the wall time
 # in $dir/NAME.walls
@@ -40,6 +45,7 @@ run() {
 	shift 2
 	rm -f "$dir/out"
 	sync
+	sleep "$settle"
 	/usr/bin/time -f "%e %P %U %S %M" -o "$dir/time" "$binary" "$@" --record-size=100 --key-size=10 -S "$budget" \
 		-T "$dir/tmp" --stats "$dir/input" -o "$dir/out" 2> "$dir/stats" &
 	timer=$!
@@ -81,6 +87,7 @@ seconds_of() {
 }
 rm -f "$dir/out"
 sync
+sleep "$settle"
 copy=$(seconds_of cp "$dir/input" "$dir/out")
 rm -f "$dir/out"
 compress=0
