@@ -139,6 +139,7 @@ static int sort_on_engine(struct sort_engine *engine, struct record_layout *layo
 	}
 	record_items_build(layout, form, records, n, items);
 	int error = sort_engine_sort(engine, width, items, n);
+	sort_engine_host_trim(engine); /* one sort a call: its scratch is not wanted again */
 	if (error)
 		code = engine_error(error);
 	else
