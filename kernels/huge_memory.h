@@ -24,7 +24,7 @@ struct thread_pool;
  * buffers first touched while other threads start and allocate stall them all: on the
  * dev VM the first spill of 5 GB of records ran its two cores at 117-150% while the
  * second chunk's buffers faulted in. Arrays from malloc (below two huge pages) and NULL
- * ones are skipped. */
+ * ones are skipped, and arrays past the eighth. */
 void huge_memory_populate(struct thread_pool *pool, void *const *arrays, const size_t *bytes, unsigned count);
 
 #endif

@@ -610,21 +610,20 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 void sort_engine_host_populate(struct sort_engine *engine, void *const *buffers, const size_t *bytes,
 			       unsigned count)
 {
-	void *mapped[8];
-	size_t mapped_bytes[8];
-	unsigned kept = 0;
-	for (unsigned i = 0; i < count && kept < 8; i++) {
+	void *mapped[8] = {NULL}; /* page-locked ones left NULL: huge_memory_populate skips them */
+	if (count > 8)
+		count = 8;
+	for (unsigned i = 0; i < count; i++) {
+		mapped[i] = buffers[i];
 #ifdef HAVE_CUDA
 		if (bytes[i] <= PINNED_MAXIMUM) {
 			engine_ready(engine);
 			if (engine->gpu)
-				continue; /* page-locked */
+				mapped[i] = NULL;
 		}
 #endif
-		mapped[kept] = buffers[i];
-		mapped_bytes[kept++] = bytes[i];
 	}
-	huge_memory_populate(engine->pool, mapped, mapped_bytes, kept);
+	huge_memory_populate(engine->pool, mapped, bytes, count);
 }
 
 const char *sort_engine_describe(const struct sort_engine *engine)

@@ -113,7 +113,8 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 void sort_engine_host_trim(struct sort_engine *engine);
 /* Faults in fresh buffers from sort_engine_host_alloc (of the sizes asked there) on the
  * engine's threads, before the work that will fill them starts other threads beside
- * them (huge_memory.h says why); page-locked ones are in memory already. */
+ * them (huge_memory.h says why), up to 8 of them; page-locked ones are in memory
+ * already. */
 void sort_engine_host_populate(struct sort_engine *engine, void *const *buffers, const size_t *bytes,
 			       unsigned count);
 
