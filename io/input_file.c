@@ -56,6 +56,7 @@ struct input_file {
 	ino_t inode;
 	bool use_ring;
 	bool ring_tried;
+	bool first_read;      /* a first read, small, was made without choosing the path */
 	bool fixed_buffers;
 	struct io_uring ring;
 	struct read_slot slots[INPUT_DEPTH];
@@ -401,10 +402,23 @@ ssize_t input_file_read(struct input_file *file, void *buffer, size_t len)
 			file->error = got;
 		return got;
 	}
+	/* A small first read of a file large enough for parallel reads is made as it is,
+	 * and the path is chosen at the next: a reader that sizes its first piece before it
+	 * knows the data (text, whose lines' length it learns from that piece) and reads
+	 * large pieces after it would otherwise leave the file to the read-ahead, and each
+	 * large piece would be copied out of the ring's slots on one thread. */
+	if (!file->ring_tried && !file->first_read && file->size >= (off_t)PARALLEL_IO_MINIMUM) {
+		file->first_read = true;
+		ssize_t got = input_read_sync(file, buffer, len);
+		if (got < 0)
+			file->error = got;
+		return got;
+	}
 	/* The read-ahead starts at the first read, not at open: a caller opens every input
 	 * at once, and only the one being read should hold buffers. */
 	if (!file->ring_tried && file->size > 0) {
 		file->ring_tried = true;
+		file->next_offset = file->sync_offset; /* after a first read, if one was made */
 		if (input_ring_setup(file)) {
 			file->use_ring = true;
 			for (unsigned i = 0; i < file->depth && file->next_offset < file->end_offset; i++)

@@ -1,6 +1,7 @@
 /* input_file: regular files of sizes 0, 1, odd and many blocks read back byte for byte in
- * several read sizes, a pipe on stdin, stdin redirected from a partly read file, a
- * directory. Run once as is (io_uring where the kernel has it) and once with
+ * several read sizes, files around the size for parallel reads read first in a small
+ * piece and then in others (the path is chosen at the second read), a pipe on stdin,
+ * stdin redirected from a partly read file, a directory. Run once as is (io_uring where the kernel has it) and once with
  * GPUSORT_IO=sync (test_io_input_sync.sh). */
 #include "config.h"
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "io/input_file.h"
+#include "io/parallel_io.h"
 #include "tests/distributions.h"
 #include "tests/tap.h"
 
@@ -108,6 +110,42 @@ int main(void)
 				free(into);
 			}
 	free(file_data);
+
+	/* Files around PARALLEL_IO_MINIMUM, whole and as a range from an odd offset: a
+	 * first read of 1 MiB + 3 (made as it is, the path not chosen yet), then pieces as
+	 * large as a parallel read (text's pattern: its first piece is sized before any
+	 * line is seen) or as small as the first (the read-ahead then starts where the first
+	 * read ended). */
+	const size_t around[] = { PARALLEL_IO_MINIMUM - 1, PARALLEL_IO_MINIMUM, PARALLEL_IO_MINIMUM + 1,
+				  PARALLEL_IO_MINIMUM + (PARALLEL_IO_MINIMUM >> 2) + 4097 };
+	const size_t first_piece = ((size_t)1 << 20) + 3;
+	for (size_t a = 0; a < sizeof around / sizeof around[0]; a++) {
+		unsigned char *big = pattern(around[a], 11 + a);
+		write_file(path, big, around[a]);
+		for (int ranged = 0; ranged < 2; ranged++) {
+			size_t offset = ranged ? 4099 : 0, expect = around[a] - offset;
+			for (int later = 0; later < 2; later++) {
+				size_t piece = later ? PARALLEL_IO_MINIMUM + 5 : first_piece;
+				struct input_file *in;
+				int error = ranged ? input_file_open_range(path, (off_t)offset, (off_t)expect, &in)
+						   : input_file_open(path, &in);
+				unsigned char *into = malloc(expect + 100);
+				ssize_t got = error ? error : input_file_read(in, into, first_piece);
+				if (got == (ssize_t)first_piece) {
+					ssize_t rest = read_all(in, into + got, expect + 100 - (size_t)got, piece);
+					got = rest < 0 ? rest : got + rest;
+				}
+				tap_ok(got == (ssize_t)expect && memcmp(into, big + offset, expect) == 0 &&
+					       input_file_read(in, into, 10) == 0,
+				       "%s of %zu bytes: a first read of %zu, then pieces of %zu: its %zu bytes (got %zd)",
+				       ranged ? "a range" : "a file", around[a], first_piece, piece, expect, got);
+				if (!error)
+					input_file_close(in);
+				free(into);
+			}
+		}
+		free(big);
+	}
 	struct input_file *not_regular;
 	tap_ok(input_file_open_range(dir, 0, 10, &not_regular) == -EISDIR, "a range of a directory: -EISDIR");
 
