@@ -56,7 +56,6 @@ struct input_file {
 	ino_t inode;
 	bool use_ring;
 	bool ring_tried;
-	bool first_read;      /* a first read, small, was made without choosing the path */
 	bool fixed_buffers;
 	struct io_uring ring;
 	struct read_slot slots[INPUT_DEPTH];
@@ -407,8 +406,8 @@ ssize_t input_file_read(struct input_file *file, void *buffer, size_t len)
 	 * knows the data (text, whose lines' length it learns from that piece) and reads
 	 * large pieces after it would otherwise leave the file to the read-ahead, and each
 	 * large piece would be copied out of the ring's slots on one thread. */
-	if (!file->ring_tried && !file->first_read && file->size >= (off_t)PARALLEL_IO_MINIMUM) {
-		file->first_read = true;
+	if (!file->ring_tried && file->sync_offset == file->next_offset /* nothing read yet */
+	    && file->size >= (off_t)PARALLEL_IO_MINIMUM) {
 		ssize_t got = input_read_sync(file, buffer, len);
 		if (got < 0)
 			file->error = got;
