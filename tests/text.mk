@@ -3,6 +3,12 @@
 check_PROGRAMS += tests/test_text_compare
 tests_test_text_compare_SOURCES = tests/test_text_compare.c
 tests_test_text_compare_LDADD = $(TEST_LINK)
+# text_lines: the count taken as pieces are read, the cut, the index built from the
+# count's marks and the input's fingerprint taken with it, against a plain scan.
+check_PROGRAMS += tests/test_text_lines
+tests_test_text_lines_SOURCES = tests/test_text_lines.c
+tests_test_text_lines_LDADD = $(TEST_LINK)
+TESTS += tests/test_text_lines
 # textgen: fast generator of text inputs, for tests and bench/text_bench.sh.
 noinst_PROGRAMS += tests/textgen
 tests_textgen_SOURCES = tests/textgen.c

@@ -56,7 +56,6 @@ struct text_chunks {
 		struct text_lines lines; /* lines.size: the chunk's complete lines once sorted */
 		size_t read;             /* bytes read into it, the partial line after them included */
 		uint64_t *sorted;
-		size_t counted, counted_lines; /* counted_lines lines end in data[0, counted) */
 	} buffers[2];
 };
 
@@ -84,7 +83,7 @@ static int text_chunk_cut(struct text_chunks *chunks, struct text_chunk *buffer,
 	if (!chunks->first_chunk_bytes)
 		chunks->first_chunk_bytes = cut;
 	buffer->read = lines->size;
-	lines->size = cut;
+	text_lines_keep(lines, cut, kept);
 	return 1;
 }
 
@@ -95,15 +94,18 @@ static int text_fill(void *context, int b)
 	struct text_lines *lines = &buffer->lines;
 	for (;;) {
 		size_t limit = chunks->chunk_bytes;
-		size_t cost = buffer->counted + buffer->counted_lines * TEXT_LINE_COST;
+		size_t cost = lines->counted + lines->counted_lines * TEXT_LINE_COST;
 		/* bytes not counted yet are counted before more is read, or when all of them
 		 * being terminators would pass the limit */
-		size_t uncounted = lines->size - buffer->counted;
+		size_t uncounted = lines->size - lines->counted;
 		if (uncounted && (text_input_left(chunks) || cost + uncounted * (1 + TEXT_LINE_COST) > limit)) {
-			size_t from = buffer->counted, from_lines = buffer->counted_lines;
-			buffer->counted_lines += text_lines_count(lines, from, lines->size, chunks->pool);
-			buffer->counted = lines->size;
-			cost = buffer->counted + buffer->counted_lines * TEXT_LINE_COST;
+			size_t from = lines->counted, from_lines = lines->counted_lines;
+			int err = text_lines_count(lines, chunks->pool);
+			if (err) {
+				report("%s", strerror(-err));
+				return err;
+			}
+			cost = lines->counted + lines->counted_lines * TEXT_LINE_COST;
 			if (cost > limit) {
 				if (text_chunk_cut(chunks, buffer, from, from_lines))
 					return 1;
@@ -128,7 +130,7 @@ static int text_fill(void *context, int b)
 		/* the room left (all read is counted by now), as bytes of lines as long as
 		 * those seen (as short as can be before any was seen), */
 		size_t left = limit - cost;
-		size_t length = buffer->counted_lines ? buffer->counted / buffer->counted_lines
+		size_t length = lines->counted_lines ? lines->counted / lines->counted_lines
 				: chunks->bytes_per_line ? chunks->bytes_per_line : 1;
 		if (length == 0)
 			length = 1;
@@ -137,7 +139,7 @@ static int text_fill(void *context, int b)
 		size_t room = (size_t)((double)left * length / (length + TEXT_LINE_COST) / 16 * 15);
 		if (room < limit / TEXT_CHUNK_SLACK && lines->size > 0) {
 			/* full: cut after the last complete line */
-			if (text_chunk_cut(chunks, buffer, buffer->counted, buffer->counted_lines))
+			if (text_chunk_cut(chunks, buffer, lines->counted, lines->counted_lines))
 				return 1;
 			continue; /* the chunk grew */
 		}
@@ -163,8 +165,7 @@ static int text_carry(void *context, int from, int to)
 	struct text_chunk *a = &chunks->buffers[from], *b = &chunks->buffers[to];
 	size_t tail = a->read - a->lines.size;
 	/* a may be spilling: only b changes */
-	b->lines.size = b->lines.count = 0;
-	b->counted = b->counted_lines = 0;
+	text_lines_clear(&b->lines);
 	int err = a != b ? text_lines_reserve(&b->lines, tail) : 0;
 	if (err) {
 		report("%s", strerror(-err));
@@ -182,14 +183,12 @@ static int text_sort(void *context, int b)
 	struct text_chunk *buffer = &chunks->buffers[b];
 	struct text_lines *lines = &buffer->lines;
 	double started = stats_now();
-	int err = text_lines_index(lines, chunks->pool);
+	int err = text_lines_index(lines, chunks->pool, chunks->verify);
 	started = stats_add(chunks->stats, STAGE_PREPARE, started, lines->size);
 	huge_memory_free(buffer->sorted);
 	buffer->sorted = NULL;
-	if (!err) {
-		text_lines_fingerprint(lines, chunks->pool, chunks->verify);
+	if (!err)
 		err = text_line_sort(chunks->order, lines, chunks->engine, chunks->pool, &buffer->sorted);
-	}
 	if (!err)
 		sort_verify_plant_test_bug(buffer->sorted, lines->count, sizeof *buffer->sorted);
 	stats_add(chunks->stats, STAGE_SORT, started, lines->count * text_line_sort_item_bytes(lines->count));

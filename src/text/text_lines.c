@@ -1,7 +1,9 @@
-/* Reading text into memory and finding its lines. The line scan runs over
- * slices of the buffer in parallel, counted first and then filled in place; within a
- * slice it compares 64 bytes at a time and walks the bits of the terminators found,
- * since memchr per line costs a call per short line. */
+/* Reading text into memory and finding its lines. The line scan runs over slices of the
+ * buffer in parallel: counted as the reads come in (text_lines_count), which marks where
+ * each slice's lines start, then filled in place, each line hashed for the self-check
+ * while the scan has it in cache; within a slice it compares 64 bytes at a time and
+ * walks the bits of the terminators found, since memchr per line costs a call per
+ * short line. */
 #include "config.h"
 #include "text_lines.h"
 #include "../common/verify.h"
@@ -27,6 +29,7 @@ void text_lines_free(struct text_lines *lines)
 {
 	huge_memory_free(lines->data);
 	huge_memory_free(lines->starts);
+	free(lines->marks);
 	text_lines_init(lines, lines->eol);
 }
 
@@ -81,20 +84,6 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 	return (ssize_t)total;
 }
 
-struct index_job {
-	struct text_lines *lines;
-	size_t slices;
-	size_t *counts;  /* lines ending in each slice (first pass) */
-	size_t *offsets; /* lines ending before each slice (second pass) */
-};
-
-static void slice_bounds(const struct index_job *job, size_t slice, size_t *begin, size_t *end)
-{
-	size_t size = job->lines->size;
-	*begin = size / job->slices * slice;
-	*end = slice + 1 == job->slices ? size : size / job->slices * (slice + 1);
-}
-
 #ifdef __SSE2__
 static inline uint64_t terminator_mask(const char *p, __m128i eol)
 {
@@ -128,30 +117,70 @@ size_t text_count_terminators(const char *data, size_t len, unsigned char eol)
 	return n;
 }
 
-#define COUNT_SLICE_BYTES ((size_t)4 << 20)
+/* Counting goes in slices of this many bytes, each of which leaves a mark. */
+#define COUNT_SLICE_BYTES ((size_t)2 << 20)
 
 struct count_job {
 	const struct text_lines *lines;
-	size_t begin, end;
-	_Atomic size_t total;
+	struct text_mark *marks; /* .lines: the slice's terminators, until summed */
+	size_t slices, end;
 };
 
 static void count_slice(void *ctx, size_t slice)
 {
 	struct count_job *job = ctx;
-	size_t begin = job->begin + slice * COUNT_SLICE_BYTES;
-	size_t end = job->end - begin > COUNT_SLICE_BYTES ? begin + COUNT_SLICE_BYTES : job->end;
-	atomic_fetch_add(&job->total, text_count_terminators(job->lines->data + begin, end - begin, job->lines->eol));
+	size_t begin = job->marks[slice].offset;
+	size_t end = slice + 1 < job->slices ? job->marks[slice + 1].offset : job->end;
+	job->marks[slice].lines = text_count_terminators(job->lines->data + begin, end - begin, job->lines->eol);
 }
 
-size_t text_lines_count(const struct text_lines *lines, size_t begin, size_t end, struct thread_pool *pool)
+int text_lines_count(struct text_lines *lines, struct thread_pool *pool)
 {
+	size_t begin = lines->counted, end = lines->size;
+	if (begin >= end)
+		return 0;
 	size_t slices = (end - begin + COUNT_SLICE_BYTES - 1) / COUNT_SLICE_BYTES;
-	if (slices <= 1 || !pool)
-		return text_count_terminators(lines->data + begin, end - begin, lines->eol);
-	struct count_job job = {lines, begin, end, 0};
-	thread_pool_parallel_for(pool, slices, count_slice, &job);
-	return atomic_load(&job.total);
+	if (lines->mark_capacity - lines->mark_count < slices) {
+		size_t capacity = 2 * (lines->mark_count + slices);
+		struct text_mark *grown = realloc(lines->marks, capacity * sizeof *grown);
+		if (!grown)
+			return -ENOMEM;
+		lines->marks = grown;
+		lines->mark_capacity = capacity;
+	}
+	struct text_mark *marks = lines->marks + lines->mark_count;
+	for (size_t s = 0; s < slices; s++)
+		marks[s].offset = begin + s * COUNT_SLICE_BYTES;
+	struct count_job job = { lines, marks, slices, end };
+	if (slices == 1 || !pool)
+		for (size_t s = 0; s < slices; s++)
+			count_slice(&job, s);
+	else
+		thread_pool_parallel_for(pool, slices, count_slice, &job);
+	size_t total = lines->counted_lines;
+	for (size_t s = 0; s < slices; s++) {
+		size_t ended = marks[s].lines;
+		marks[s].lines = total;
+		total += ended;
+	}
+	lines->mark_count += slices;
+	lines->counted = end;
+	lines->counted_lines = total;
+	return 0;
+}
+
+void text_lines_keep(struct text_lines *lines, size_t size, size_t count)
+{
+	lines->size = lines->counted = size;
+	lines->counted_lines = count;
+	while (lines->mark_count > 0 && lines->marks[lines->mark_count - 1].offset >= size)
+		lines->mark_count--;
+}
+
+void text_lines_clear(struct text_lines *lines)
+{
+	lines->size = lines->count = 0;
+	lines->counted = lines->counted_lines = lines->mark_count = 0;
 }
 
 size_t text_lines_cut(const struct text_lines *lines, size_t begin, size_t begin_lines, size_t limit,
@@ -188,10 +217,11 @@ size_t text_lines_cut(const struct text_lines *lines, size_t begin, size_t begin
 	return cut;
 }
 
-/* Stores the start of the line after each terminator in data[begin, end) at out[0...]. */
-static void store_starts(const char *data, size_t begin, size_t end, unsigned char eol,
-			 uint64_t *out)
+/* Stores the start of the line after each terminator in data[begin, end) at out[0...];
+ * returns how many it stored. */
+static size_t store_starts(const char *data, size_t begin, size_t end, unsigned char eol, uint64_t *out)
 {
+	uint64_t *first = out;
 	size_t at = begin;
 #ifdef __SSE2__
 	__m128i eol_vector = _mm_set1_epi8((char)eol);
@@ -206,80 +236,83 @@ static void store_starts(const char *data, size_t begin, size_t end, unsigned ch
 	for (; at < end; at++)
 		if ((unsigned char)data[at] == eol)
 			*out++ = (uint64_t)at + 1;
+	return (size_t)(out - first);
 }
 
+static void fingerprint_lines(const struct text_lines *lines, size_t first, size_t end, struct fingerprint *print)
+{
+	for (size_t i = first; i < end; i++) {
+		size_t len;
+		const char *line = text_line(lines, i, &len);
+		fingerprint_add(print, line, len);
+	}
+}
+
+/* A slice is scanned in blocks of this many bytes, the lines that end in each hashed
+ * right after it, while its bytes are in the core's first-level cache. */
+#define INDEX_BLOCK_BYTES ((size_t)32 << 10)
+
+struct index_job {
+	struct text_lines *lines;
+	struct sort_verify *verify; /* NULL: no line's bytes hashed */
+};
+
+/* Slice s runs from marks[s] to the next mark. Its first line may start in an earlier
+ * slice, whose scan is writing that start: it is hashed once all slices are done. */
 static void index_slice(void *ctx, size_t slice)
 {
 	struct index_job *job = ctx;
 	struct text_lines *lines = job->lines;
-	size_t begin, end;
-	slice_bounds(job, slice, &begin, &end);
-	/* a line's start follows the previous line's end */
-	if (job->offsets)
-		store_starts(lines->data, begin, end, lines->eol,
-			     lines->starts + job->offsets[slice] + 1);
-	else
-		job->counts[slice] = text_count_terminators(lines->data + begin, end - begin, lines->eol);
+	const struct text_mark *mark = &lines->marks[slice];
+	size_t end = slice + 1 < lines->mark_count ? mark[1].offset : lines->size;
+	size_t line = mark->lines, hashed = slice == 0 ? 0 : line + 1;
+	struct fingerprint print = {0, 0};
+	uint64_t spent = 0;
+	for (size_t at = mark->offset; at < end; at += INDEX_BLOCK_BYTES) {
+		size_t stop = end - at > INDEX_BLOCK_BYTES ? at + INDEX_BLOCK_BYTES : end;
+		line += store_starts(lines->data, at, stop, lines->eol, lines->starts + line + 1);
+		if (job->verify && line > hashed) {
+			uint64_t started = sort_verify_clock();
+			fingerprint_lines(lines, hashed, line, &print);
+			hashed = line;
+			spent += sort_verify_clock() - started;
+		}
+	}
+	if (job->verify) {
+		sort_verify_input(job->verify, &print);
+		sort_verify_time(job->verify, sort_verify_clock() - spent);
+	}
 }
 
-int text_lines_index(struct text_lines *lines, struct thread_pool *pool)
+int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify)
 {
-	size_t slices = lines->size < (1 << 20) ? 1 : thread_pool_size(pool) * 4;
-	size_t counts[slices], offsets[slices];
-	struct index_job job = { lines, slices, counts, NULL };
-	thread_pool_parallel_for(pool, slices, index_slice, &job);
-	size_t total = 0;
-	for (size_t s = 0; s < slices; s++) {
-		offsets[s] = total;
-		total += counts[s];
-	}
+	int err = text_lines_count(lines, pool);
+	if (err)
+		return err;
+	size_t count = lines->counted_lines;
 	huge_memory_free(lines->starts);
-	lines->starts = huge_memory_alloc((total + 1) * sizeof *lines->starts);
+	lines->starts = huge_memory_alloc((count + 1) * sizeof *lines->starts);
 	if (!lines->starts)
 		return -ENOMEM;
 	lines->starts[0] = 0;
-	job.offsets = offsets;
-	thread_pool_parallel_for(pool, slices, index_slice, &job);
-	lines->count = total;
-	return 0;
-}
-
-#define FINGERPRINT_SLICE_LINES ((size_t)1 << 16)
-
-struct fingerprint_job {
-	const struct text_lines *lines;
-	struct sort_verify *verify;
-};
-
-static void fingerprint_slice(void *ctx, size_t slice)
-{
-	struct fingerprint_job *job = ctx;
-	size_t begin = slice * FINGERPRINT_SLICE_LINES, end = begin + FINGERPRINT_SLICE_LINES;
-	if (end > job->lines->count)
-		end = job->lines->count;
-	uint64_t started = sort_verify_clock();
+	lines->count = count;
+	bool hashed = verify && verify->enabled && !verify->by_position;
+	struct index_job job = { lines, hashed ? verify : NULL };
+	thread_pool_parallel_for(pool, lines->mark_count, index_slice, &job);
 	struct fingerprint print = {0, 0};
-	for (size_t i = begin; i < end; i++) {
-		size_t len;
-		const char *line = text_line(job->lines, i, &len);
-		fingerprint_add(&print, line, len);
-	}
-	sort_verify_input(job->verify, &print);
-	sort_verify_time(job->verify, started);
-}
-
-void text_lines_fingerprint(const struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify)
-{
-	if (!verify || !verify->enabled)
-		return;
-	if (verify->by_position) {
-		/* the lines are their indices: a closed form, nothing to read */
-		struct fingerprint print = {0, 0};
-		fingerprint_add_positions(&print, 0, lines->count);
+	if (hashed) {
+		/* each slice's first line, where one ends in it */
+		for (size_t s = 1; s < lines->mark_count; s++) {
+			size_t first = lines->marks[s].lines;
+			size_t next = s + 1 < lines->mark_count ? lines->marks[s + 1].lines : count;
+			if (next > first)
+				fingerprint_lines(lines, first, first + 1, &print);
+		}
 		sort_verify_input(verify, &print);
-		return;
+	} else if (verify && verify->enabled) {
+		/* the lines are their indices: a closed form, nothing to read */
+		fingerprint_add_positions(&print, 0, count);
+		sort_verify_input(verify, &print);
 	}
-	struct fingerprint_job job = { lines, verify };
-	thread_pool_parallel_for(pool, (lines->count + FINGERPRINT_SLICE_LINES - 1) / FINGERPRINT_SLICE_LINES,
-				 fingerprint_slice, &job);
+	return 0;
 }

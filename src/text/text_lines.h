@@ -11,12 +11,23 @@
 
 struct input_file;
 
+/* A point of the count: `lines` lines end before data[offset]. */
+struct text_mark {
+	size_t offset, lines;
+};
+
 struct text_lines {
 	char *data;
 	size_t size, capacity;
 	uint64_t *starts;  /* count + 1 entries once indexed: line i is [starts[i], starts[i+1]-1) */
 	size_t count;
 	unsigned char eol;
+	/* What text_lines_count has counted: counted_lines lines end in data[0, counted).
+	 * Its marks, one every few MiB, are where text_lines_index's slices start, each
+	 * slice's first line number known without counting again. */
+	size_t counted, counted_lines;
+	struct text_mark *marks;
+	size_t mark_count, mark_capacity;
 };
 
 void text_lines_init(struct text_lines *lines, unsigned char eol);
@@ -29,14 +40,26 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 /* Reserves room for `bytes` more; returns 0 or -ENOMEM. */
 int text_lines_reserve(struct text_lines *lines, size_t bytes);
 
-/* Builds the table of line starts for everything appended (in parallel on pool). */
-int text_lines_index(struct text_lines *lines, struct thread_pool *pool);
+struct sort_verify;
+/* Builds the table of line starts for everything appended (in parallel on pool), counting
+ * first what text_lines_count has not. Each line's bytes are added to the self-check's
+ * fingerprint of the sort's input (verify.h) while the slice's scan has them in cache;
+ * under verify->by_position its index is, in closed form; with verify NULL or
+ * disabled, nothing. Returns 0 or -ENOMEM. */
+int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify);
 
 /* How many bytes of data[0, len) are eol (64 bytes per step where SSE2 is there). */
 size_t text_count_terminators(const char *data, size_t len, unsigned char eol);
 
-/* The lines that end in data[begin, end) (in parallel on pool where that is long). */
-size_t text_lines_count(const struct text_lines *lines, size_t begin, size_t end, struct thread_pool *pool);
+/* Counts the lines that end in data[counted, size) (in parallel on pool where that is
+ * long), leaving marks; returns 0 or -ENOMEM. */
+int text_lines_count(struct text_lines *lines, struct thread_pool *pool);
+
+/* Keeps data[0, size) as the lines, count of them (a cut found by text_lines_cut within
+ * what was counted); the bytes after it stay in data for the caller to carry. */
+void text_lines_keep(struct text_lines *lines, size_t size, size_t count);
+/* No lines: the buffer is kept for the next ones. */
+void text_lines_clear(struct text_lines *lines);
 
 /* The longest run of whole lines data[0, p) whose bytes, plus line_cost for each line,
  * stay within limit: 0 when not even the first line does; *count: its lines.
@@ -44,12 +67,6 @@ size_t text_lines_count(const struct text_lines *lines, size_t begin, size_t end
  * starts there. */
 size_t text_lines_cut(const struct text_lines *lines, size_t begin, size_t begin_lines, size_t limit,
 		      size_t line_cost, size_t *count);
-
-struct sort_verify;
-/* Adds every indexed line to the self-check's fingerprint of the sort's input
- * (verify.h): its index when verify->by_position (in closed form), else its bytes
- * without the terminator, on pool. */
-void text_lines_fingerprint(const struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify);
 
 static inline const char *text_line(const struct text_lines *lines, size_t i, size_t *len)
 {
