@@ -57,13 +57,16 @@ uint64_t fingerprint_hash_bytes(const void *bytes, size_t size)
 	const unsigned char *p = bytes;
 	uint64_t hash = 0x243f6a8885a308d3ull ^ size, word = 0;
 	if (size >= 8) {
-		/* one multiply a word (the full mix only at the end): text lines are long; the
-		 * last word overlaps the one before it rather than being copied byte by byte */
+		/* one multiply a word (the full mix only at the end): text lines are long. For a
+		 * given word, h -> (h ^ word) * K is a bijection (K odd), so two inputs of one
+		 * length that differ in a single word always hash apart, with a chain of 4
+		 * cycles a word where a shift and xor more made it 6 (text's spill: hashing its
+		 * lines in and out took 0.47 s of CPU per GB on the dev VM). The last word
+		 * overlaps the one before it rather than being copied byte by byte. */
 		const unsigned char *last = p + size - 8;
 		for (; p < last; p += 8) {
 			memcpy(&word, p, 8);
 			hash = (hash ^ word) * 0x9e3779b97f4a7c15ull;
-			hash ^= hash >> 29;
 		}
 		memcpy(&word, last, 8);
 	} else if (size >= 4) {
