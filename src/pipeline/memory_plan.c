@@ -133,12 +133,13 @@ void memory_plan_text(const struct memory_limits *limits, const struct sort_engi
 		      struct memory_plan *plan)
 {
 	size_t budget = limits->budget ? limits->budget : memory_budget_default();
-	/* A chunk's lines and their costs (TEXT_LINE_COST each): three eighths of the budget
-	 * for each of two chunks, one sorting while the other spills, or five eighths for
-	 * an input that fits one, whose output then takes up to a quarter (mapped) beside
-	 * it. What is left serves the reads, the run writer and the output's rounds. */
+	/* A chunk's lines and their costs (TEXT_LINE_COST each): seven sixteenths of the
+	 * budget for each of two chunks, one sorting while the other spills, as records
+	 * have it (an eighth kept for I/O), or five eighths for an input that fits one,
+	 * whose output then takes up to a quarter (mapped) beside it. What is left serves
+	 * the reads, the run writer and the output's rounds. */
 	bool overlap = total_bytes < 0 || (uint64_t)total_bytes >= budget / 4;
-	size_t chunk = overlap ? budget / 8 * 3 : budget / 8 * 5;
+	size_t chunk = overlap ? budget / 16 * 7 : budget / 8 * 5;
 	*plan = (struct memory_plan){.budget = budget, .chunk_bytes = chunk > TEXT_CHUNK_MIN ? chunk : TEXT_CHUNK_MIN,
 				     .overlap = overlap, .threads = online_threads(asked->threads, budget),
 				     .read_ahead = memory_plan_read_ahead(budget), .batch_size = limits->batch_size};
