@@ -2,10 +2,12 @@
  * the cut kept, and the index built from the count's marks, against a plain scan of the
  * same bytes. Each case checks the line count, every line start, and the self-check's
  * input fingerprint, which the index takes as it scans: every line's bytes once (the sum
- * of fingerprint_add over the lines), or their positions in closed form. The buffers are
+ * of fingerprint_add over the lines), or their positions in closed form; and the visit
+ * it gives each line to, once, with the line's bytes. The buffers are
  * built around the 2 MiB slices the count marks (COUNT_SLICE_BYTES) and the 32 KiB blocks
  * the index hashes in: terminators just before, at and after a slice's start, lines that
  * span several slices, empty lines, slices without a terminator. */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,28 @@ static size_t plain_starts(const char *bytes, size_t size, unsigned char eol, ui
 	return count;
 }
 
+/* A visit that counts, for each line, how often it was given and whether its bytes were
+ * those of the line: text_lines_index gives each line once. */
+struct visits {
+	const char *bytes;
+	const uint64_t *starts;
+	unsigned char *seen;
+	_Atomic size_t wrong;
+};
+
+static void visit_lines(void *context, const struct text_lines *lines, size_t first, size_t end)
+{
+	struct visits *visits = context;
+	for (size_t i = first; i < end; i++) {
+		size_t len;
+		const char *line = text_line(lines, i, &len);
+		if (visits->seen[i] < 255)
+			visits->seen[i]++;
+		if (len != visits->starts[i + 1] - visits->starts[i] - 1 || memcmp(line, visits->bytes + visits->starts[i], len))
+			atomic_fetch_add(&visits->wrong, 1);
+	}
+}
+
 /* Reads bytes into lines in pieces of random sizes, counting after each as the text
  * chunks do; cuts at line `cut_line` when it is not (size_t)-1; indexes; checks. */
 static void check_case(struct thread_pool *pool, const char *name, const char *bytes, size_t size,
@@ -107,8 +131,18 @@ static void check_case(struct thread_pool *pool, const char *name, const char *b
 	struct sort_verify verify;
 	sort_verify_init(&verify, true);
 	verify.by_position = by_position;
-	err = err ? err : text_lines_index(&lines, pool, &verify);
+	struct visits visits = { bytes, starts, calloc(count + 1, 1), 0 };
+	if (!visits.seen)
+		err = -12;
+	err = err ? err : text_lines_index(&lines, pool, &verify, visit_lines, &visits);
 	tap_ok(err == 0, "%s: indexed", name);
+	size_t once = 0;
+	for (size_t i = 0; visits.seen && i < count; i++)
+		once += visits.seen[i] == 1;
+	tap_ok(once == count && atomic_load(&visits.wrong) == 0,
+	       "%s: each line visited once, with its bytes (%zu of %zu once, %zu wrong)", name, once, count,
+	       atomic_load(&visits.wrong));
+	free(visits.seen);
 	bool same = lines.count == count;
 	for (size_t i = 0; same && i <= count; i++)
 		same = lines.starts[i] == starts[i];

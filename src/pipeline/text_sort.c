@@ -146,7 +146,7 @@ static int text_fill(void *context, int b)
 		if (room < limit / TEXT_CHUNK_SLACK)
 			room = limit / TEXT_CHUNK_SLACK + 1;
 		double started = stats_now();
-		ssize_t got = text_lines_append(lines, chunks->file, room);
+		ssize_t got = text_lines_append(lines, chunks->file, room, chunks->pool);
 		stats_add(chunks->stats, STAGE_READ, started, got > 0 ? (uint64_t)got : 0);
 		if (got < 0) {
 			report_file_failure("read failed", chunks->inputs->names[chunks->next_input - 1], (int)got);
@@ -183,12 +183,19 @@ static int text_sort(void *context, int b)
 	struct text_chunk *buffer = &chunks->buffers[b];
 	struct text_lines *lines = &buffer->lines;
 	double started = stats_now();
-	int err = text_lines_index(lines, chunks->pool, chunks->verify);
+	/* the items are made as the lines are indexed, while their bytes are in cache */
+	struct text_line_items items = {0};
+	int err = text_lines_count(lines, chunks->pool);
+	if (!err)
+		err = text_line_items_init(&items, chunks->order, lines->counted_lines);
+	if (!err)
+		err = text_lines_index(lines, chunks->pool, chunks->verify, text_line_items_make, &items);
 	started = stats_add(chunks->stats, STAGE_PREPARE, started, lines->size);
 	huge_memory_free(buffer->sorted);
 	buffer->sorted = NULL;
 	if (!err)
-		err = text_line_sort(chunks->order, lines, chunks->engine, chunks->pool, &buffer->sorted);
+		err = text_line_sort(&items, lines, chunks->engine, chunks->pool, &buffer->sorted);
+	text_line_items_free(&items);
 	if (!err)
 		sort_verify_plant_test_bug(buffer->sorted, lines->count, sizeof *buffer->sorted);
 	stats_add(chunks->stats, STAGE_SORT, started, lines->count * text_line_sort_item_bytes(lines->count));

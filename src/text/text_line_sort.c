@@ -1,4 +1,4 @@
-/* Run formation for text: prefixes computed in parallel, items sorted by the engine,
+/* Run formation for text: prefixes computed as the lines are indexed, items sorted by the engine,
  * then the runs of equal prefixes ordered by the comparator (in parallel over slices of
  * the sorted array). An item is the line's 8-byte prefix over its number: 12 bytes
  * (ITEM_U96) while the numbers fit 32 bits, as they do in any chunk of fewer than 2^32
@@ -51,23 +51,28 @@ size_t text_line_sort_item_bytes(size_t n)
 	return (size_t)items_width(n);
 }
 
-struct prefix_job {
-	const struct text_order *order;
-	const struct text_lines *lines;
-	enum item_width width;
-	void *items;
-};
-
-static void make_items(void *ctx, size_t slice)
+int text_line_items_init(struct text_line_items *items, const struct text_order *order, size_t n)
 {
-	struct prefix_job *job = ctx;
-	size_t begin = slice * SLICE_LINES, end = begin + SLICE_LINES;
-	if (end > job->lines->count)
-		end = job->lines->count;
-	for (size_t i = begin; i < end; i++) {
+	items->order = order;
+	items->width = items_width(n);
+	items->n = n;
+	items->items = huge_memory_alloc((n ? n : 1) * (size_t)items->width);
+	return items->items ? 0 : -ENOMEM;
+}
+
+void text_line_items_free(struct text_line_items *items)
+{
+	huge_memory_free(items->items);
+	items->items = NULL;
+}
+
+void text_line_items_make(void *context, const struct text_lines *lines, size_t first, size_t end)
+{
+	struct text_line_items *items = context;
+	for (size_t i = first; i < end; i++) {
 		size_t len;
-		const char *line = text_line(job->lines, i, &len);
-		item_put(job->width, job->items, i, text_prefix(job->order, line, len));
+		const char *line = text_line(lines, i, &len);
+		item_put(items->width, items->items, i, text_prefix(items->order, line, len));
 	}
 }
 
@@ -183,18 +188,15 @@ static int sort_items(struct sort_engine *engine, enum item_width width, void *i
 	return err;
 }
 
-int text_line_sort(const struct text_order *order, const struct text_lines *lines,
-		   struct sort_engine *engine, struct thread_pool *pool, uint64_t **sorted)
+int text_line_sort(struct text_line_items *made, const struct text_lines *lines, struct sort_engine *engine,
+		   struct thread_pool *pool, uint64_t **sorted)
 {
+	const struct text_order *order = made->order;
 	size_t n = lines->count;
+	enum item_width width = made->width;
+	void *items = made->items;
+	made->items = NULL;
 	*sorted = NULL;
-	enum item_width width = items_width(n);
-	void *items = huge_memory_alloc((n ? n : 1) * (size_t)width);
-	if (!items)
-		return -ENOMEM;
-	struct prefix_job prefix_job = { order, lines, width, items };
-	thread_pool_parallel_for(pool, (n + SLICE_LINES - 1) / SLICE_LINES, make_items, &prefix_job);
-
 	int err = sort_items(engine, width, items, n);
 	if (err) {
 		huge_memory_free(items);

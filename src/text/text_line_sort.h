@@ -13,9 +13,26 @@
 /* The bytes of the item of each of a chunk's n lines. */
 size_t text_line_sort_item_bytes(size_t n);
 
-/* On success *sorted holds lines->count line numbers in output order (free() it).
- * Returns 0 or a negative errno. */
-int text_line_sort(const struct text_order *order, const struct text_lines *lines,
-		   struct sort_engine *engine, struct thread_pool *pool, uint64_t **sorted);
+/* A chunk's items, one a line, made while its lines are indexed: text_line_items_make
+ * is text_lines_index's visit, so that each line's prefix is read while the scan has
+ * its bytes in cache. */
+struct text_line_items {
+	const struct text_order *order;
+	enum item_width width;
+	void *items;
+	size_t n;
+};
+
+/* Room for the items of n lines; returns 0 or -ENOMEM. */
+int text_line_items_init(struct text_line_items *items, const struct text_order *order, size_t n);
+void text_line_items_free(struct text_line_items *items);
+/* Makes the items of lines [first, end) (a text_lines_visit: context is the items). */
+void text_line_items_make(void *context, const struct text_lines *lines, size_t first, size_t end);
+
+/* Sorts the items of every line of lines, which it frees. On success *sorted holds
+ * lines->count line numbers in output order (huge_memory_free() it). Returns 0 or a
+ * negative errno. */
+int text_line_sort(struct text_line_items *items, const struct text_lines *lines, struct sort_engine *engine,
+		   struct thread_pool *pool, uint64_t **sorted);
 
 #endif

@@ -51,15 +51,26 @@ int text_lines_reserve(struct text_lines *lines, size_t bytes)
 	return 0;
 }
 
-ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit)
+ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit, struct thread_pool *pool)
 {
 	size_t total = 0;
 	off_t size = input_file_size(file);
 	/* room for all this call may read at once: grown 64 MiB at a time, the buffer was
 	 * copied into a new one at each doubling, on one thread (4 GiB of lines read at
 	 * 1.6 GB/s on the H100 machine, bench/RESULTS.md) */
-	if (size > 0 && text_lines_reserve(lines, ((uint64_t)size < limit ? (size_t)size : limit) + 1) < 0)
-		return -ENOMEM;
+	if (size > 0) {
+		size_t want = ((uint64_t)size < limit ? (size_t)size : limit) + 1;
+		char *before = lines->data;
+		if (text_lines_reserve(lines, want) < 0)
+			return -ENOMEM;
+		if (pool && lines->data != before) {
+			/* a new buffer: faulted in on the pool (huge_memory_populate) rather than
+			 * page by page under the reads, as records' chunks are */
+			void *array = lines->data;
+			size_t bytes = lines->size + want;
+			huge_memory_populate(pool, &array, &bytes, 1);
+		}
+	}
 	while (total < limit) {
 		/* Large pieces: a regular file is then read on several threads (io/). */
 		size_t want = (size_t)64 << 20;
@@ -255,27 +266,40 @@ static void fingerprint_lines(const struct text_lines *lines, size_t first, size
 struct index_job {
 	struct text_lines *lines;
 	struct sort_verify *verify; /* NULL: no line's bytes hashed */
+	text_lines_visit visit;
+	void *context;
 };
 
+/* Lines [first, end) hashed and visited. */
+static void lines_scanned(const struct index_job *job, size_t first, size_t end, struct fingerprint *print,
+			  uint64_t *spent)
+{
+	if (job->verify) {
+		uint64_t started = sort_verify_clock();
+		fingerprint_lines(job->lines, first, end, print);
+		*spent += sort_verify_clock() - started;
+	}
+	if (job->visit)
+		job->visit(job->context, job->lines, first, end);
+}
+
 /* Slice s runs from marks[s] to the next mark. Its first line may start in an earlier
- * slice, whose scan is writing that start: it is hashed once all slices are done. */
+ * slice, whose scan is writing that start: it is taken once all slices are done. */
 static void index_slice(void *ctx, size_t slice)
 {
 	struct index_job *job = ctx;
 	struct text_lines *lines = job->lines;
 	const struct text_mark *mark = &lines->marks[slice];
 	size_t end = slice + 1 < lines->mark_count ? mark[1].offset : lines->size;
-	size_t line = mark->lines, hashed = slice == 0 ? 0 : line + 1;
+	size_t line = mark->lines, done = slice == 0 ? 0 : line + 1;
 	struct fingerprint print = {0, 0};
 	uint64_t spent = 0;
 	for (size_t at = mark->offset; at < end; at += INDEX_BLOCK_BYTES) {
 		size_t stop = end - at > INDEX_BLOCK_BYTES ? at + INDEX_BLOCK_BYTES : end;
 		line += store_starts(lines->data, at, stop, lines->eol, lines->starts + line + 1);
-		if (job->verify && line > hashed) {
-			uint64_t started = sort_verify_clock();
-			fingerprint_lines(lines, hashed, line, &print);
-			hashed = line;
-			spent += sort_verify_clock() - started;
+		if (line > done) {
+			lines_scanned(job, done, line, &print, &spent);
+			done = line;
 		}
 	}
 	if (job->verify) {
@@ -284,7 +308,8 @@ static void index_slice(void *ctx, size_t slice)
 	}
 }
 
-int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify)
+int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify,
+		     text_lines_visit visit, void *context)
 {
 	int err = text_lines_count(lines, pool);
 	if (err)
@@ -297,17 +322,18 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct 
 	lines->starts[0] = 0;
 	lines->count = count;
 	bool hashed = verify && verify->enabled && !verify->by_position;
-	struct index_job job = { lines, hashed ? verify : NULL };
+	struct index_job job = { lines, hashed ? verify : NULL, visit, context };
 	thread_pool_parallel_for(pool, lines->mark_count, index_slice, &job);
 	struct fingerprint print = {0, 0};
+	uint64_t spent = 0;
+	/* each slice's first line, where one ends in it */
+	for (size_t s = 1; s < lines->mark_count; s++) {
+		size_t first = lines->marks[s].lines;
+		size_t next = s + 1 < lines->mark_count ? lines->marks[s + 1].lines : count;
+		if (next > first)
+			lines_scanned(&job, first, first + 1, &print, &spent);
+	}
 	if (hashed) {
-		/* each slice's first line, where one ends in it */
-		for (size_t s = 1; s < lines->mark_count; s++) {
-			size_t first = lines->marks[s].lines;
-			size_t next = s + 1 < lines->mark_count ? lines->marks[s + 1].lines : count;
-			if (next > first)
-				fingerprint_lines(lines, first, first + 1, &print);
-		}
 		sort_verify_input(verify, &print);
 	} else if (verify && verify->enabled) {
 		/* the lines are their indices: a closed form, nothing to read */

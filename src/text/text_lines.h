@@ -35,18 +35,25 @@ void text_lines_free(struct text_lines *lines);
 
 /* Appends up to `limit` more bytes from file (whole input when it is SIZE_MAX); returns
  * the bytes read (0 at the end of the input) or a negative errno. When the input ends
- * without a terminator, one is added. */
-ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit);
+ * without a terminator, one is added. With a pool, a buffer made anew for the read is
+ * faulted in on it first. */
+ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit, struct thread_pool *pool);
 /* Reserves room for `bytes` more; returns 0 or -ENOMEM. */
 int text_lines_reserve(struct text_lines *lines, size_t bytes);
 
 struct sort_verify;
+/* Called by text_lines_index on lines [first, end), whose starts are in the table, while
+ * their bytes are in cache; on the pool's threads, each line once. */
+typedef void (*text_lines_visit)(void *context, const struct text_lines *lines, size_t first, size_t end);
+
 /* Builds the table of line starts for everything appended (in parallel on pool), counting
  * first what text_lines_count has not. Each line's bytes are added to the self-check's
  * fingerprint of the sort's input (verify.h) while the slice's scan has them in cache;
  * under verify->by_position its index is, in closed form; with verify NULL or
- * disabled, nothing. Returns 0 or -ENOMEM. */
-int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify);
+ * disabled, nothing. Each line is given to visit (when not NULL) the same way. Returns
+ * 0 or -ENOMEM. */
+int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify,
+		     text_lines_visit visit, void *context);
 
 /* How many bytes of data[0, len) are eol (64 bytes per step where SSE2 is there). */
 size_t text_count_terminators(const char *data, size_t len, unsigned char eol);
