@@ -132,7 +132,7 @@ static int lines_verdict(struct thread_pool *pool, struct text_lines *lines, boo
 	sorting_order = &order, sorting_lines = lines;
 	qsort(sorted, lines->count, sizeof *sorted, compare_lines);
 	plant(sorted, sizeof *sorted, at, how);
-	int error = text_lines_emit(&order, lines, sorted, lines->count, pool, &verify, true, discard, NULL, NULL);
+	int error = text_lines_emit(&order, lines, sorted, lines->count, pool, &verify, true, discard, NULL, NULL, NULL);
 	free(sorted);
 	text_order_free(&order);
 	char what[160];

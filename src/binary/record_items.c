@@ -944,26 +944,6 @@ static void unique_gather_slice(void *context, size_t slice)
 		write_at(job->at, job->out + start * size, size, job->out_first + start, put - start);
 }
 
-void emit_scratch_free(struct emit_scratch *scratch)
-{
-	free(scratch->blocks[0]);
-	free(scratch->blocks[1]);
-	*scratch = (struct emit_scratch){{NULL, NULL}, 0};
-}
-
-/* The scratch's two blocks, made or grown to at least bytes each; false where memory
- * is short. */
-static bool emit_scratch_reserve(struct emit_scratch *scratch, size_t bytes)
-{
-	if (scratch->bytes >= bytes)
-		return true;
-	emit_scratch_free(scratch);
-	scratch->blocks[0] = malloc(bytes);
-	scratch->blocks[1] = malloc(bytes);
-	scratch->bytes = scratch->blocks[0] && scratch->blocks[1] ? bytes : 0;
-	return scratch->bytes > 0;
-}
-
 /* Every record in item order (less, with -u, the repeats of the one before it), block
  * by block: the pool gathers each block (with -u, after marking it), which the sink
  * then writes in order on a thread of its own while the pool does the next; or, with a

@@ -79,16 +79,6 @@ void record_items_build(const struct record_layout *layout, enum record_form for
 void record_items_finish_ties(const struct record_layout *layout, enum record_form form,
 			      const unsigned char *records, void *items, size_t n);
 
-/* The two blocks an emit gathers records into, kept by a caller that emits chunk after
- * chunk (NULL: each emit makes and frees its own): each chunk's gather then writes into
- * pages touched before, not fresh ones, which the kernel must fault in and clear (5 GB
- * of 100-byte records spilled in 27 chunks under -S 512M, dev VM: 196,000 page faults
- * a sort without it, 131,000 with it). emit_scratch_free lets them go. */
-struct emit_scratch {
-	unsigned char *blocks[2];
-	size_t bytes; /* each */
-};
-void emit_scratch_free(struct emit_scratch *scratch);
 
 /* Emits the records in item order to the sink, dropping all but the first of equal
  * keys when unique; with sink_at (not NULL) the pool's threads may write them at their

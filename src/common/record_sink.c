@@ -2,6 +2,8 @@
 #include "config.h"
 #include "record_sink.h"
 
+#include <stdlib.h>
+
 static void *sink_call_run(void *argument)
 {
 	struct sink_call *call = argument;
@@ -30,4 +32,22 @@ int sink_call_start(struct sink_call *call, record_sink sink, void *context, con
 	else
 		return sink(context, bytes, len, count);
 	return 0;
+}
+
+void emit_scratch_free(struct emit_scratch *scratch)
+{
+	free(scratch->blocks[0]);
+	free(scratch->blocks[1]);
+	*scratch = (struct emit_scratch){{NULL, NULL}, 0};
+}
+
+bool emit_scratch_reserve(struct emit_scratch *scratch, size_t bytes)
+{
+	if (scratch->bytes >= bytes)
+		return true;
+	emit_scratch_free(scratch);
+	scratch->blocks[0] = malloc(bytes);
+	scratch->blocks[1] = malloc(bytes);
+	scratch->bytes = scratch->blocks[0] && scratch->blocks[1] ? bytes : 0;
+	return scratch->bytes > 0;
 }

@@ -57,6 +57,7 @@ struct text_chunks {
 		size_t read;             /* bytes read into it, the partial line after them included */
 		uint64_t *sorted;
 	} buffers[2];
+	struct emit_scratch emit_scratch; /* the rounds' buffers, chunk after chunk */
 };
 
 /* Reads are sized by the lines' length seen so far and stop when the rest of the
@@ -211,7 +212,7 @@ static int text_emit(void *context, int b, bool to_output, record_sink sink, rec
 	struct text_chunks *chunks = context;
 	struct text_chunk *buffer = &chunks->buffers[b];
 	return text_lines_emit(chunks->order, &buffer->lines, buffer->sorted, buffer->lines.count, chunks->pool,
-			       chunks->verify, to_output, sink, sink_at, sink_context);
+			       chunks->verify, to_output, sink, sink_at, sink_context, &chunks->emit_scratch);
 }
 
 /* The chunk's lines, and a terminator for a last line that has none. */
@@ -240,6 +241,7 @@ static void text_release(void *context)
 		huge_memory_free(chunks->buffers[i].sorted);
 		chunks->buffers[i].sorted = NULL;
 	}
+	emit_scratch_free(&chunks->emit_scratch);
 	if (chunks->engine)
 		sort_engine_host_trim(chunks->engine);
 }

@@ -275,7 +275,7 @@ static size_t round_end(const struct emit_job *job, size_t chunks, size_t first)
 
 int text_lines_emit(const struct text_order *order, const struct text_lines *lines, const uint64_t *sorted,
 		    size_t n, struct thread_pool *pool, struct sort_verify *verify, bool to_output,
-		    record_sink sink, record_sink_at sink_at, void *context)
+		    record_sink sink, record_sink_at sink_at, void *context, struct emit_scratch *scratch)
 {
 	if (n == 0)
 		return 0;
@@ -307,10 +307,12 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 	}
 	/* two round buffers: the sink writes one (on a thread of its own) while the pool
 	 * gathers the next; with sink_at the gathering threads write, and one is enough */
-	char *rounds[2] = {huge_memory_alloc(largest ? largest : 1), NULL};
-	rounds[1] = sink_at ? rounds[0] : huge_memory_alloc(largest ? largest : 1);
+	struct emit_scratch own = {{NULL, NULL}, 0}; /* the caller keeps none: this emit's */
+	if (!scratch)
+		scratch = &own;
+	err = emit_scratch_reserve(scratch, largest ? largest : 1) ? 0 : -ENOMEM;
+	char *rounds[2] = {(char *)scratch->blocks[0], (char *)(sink_at ? scratch->blocks[0] : scratch->blocks[1])};
 	struct sink_call call = {0};
-	err = rounds[0] && rounds[1] ? 0 : -ENOMEM;
 	for (size_t first = 0, c, k = 0; first < chunks && !err; first = c, k++) {
 		c = round_end(&job, chunks, first);
 		job.round = rounds[k & 1];
@@ -331,9 +333,7 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 	int last = sink_call_wait(&call);
 	if (!err)
 		err = last;
-	if (rounds[1] != rounds[0])
-		huge_memory_free(rounds[1]);
-	huge_memory_free(rounds[0]);
+	emit_scratch_free(&own);
 done:
 	huge_memory_free(job.keep);
 	free(job.kept);

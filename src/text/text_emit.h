@@ -18,9 +18,10 @@ struct sort_verify;
  * dropped by -u count as put out; to_output: these lines are the sort's output, so they
  * are counted too (by index when verify->by_position) and checked for order. Returns 0,
  * the sink's error or -ENOMEM. With sink_at, each thread writes the lines it gathered at
- * their offset while they are in cache, and sink is not called. */
+ * their offset while they are in cache, and sink is not called. scratch: the rounds'
+ * buffers (emit_scratch), or NULL. */
 int text_lines_emit(const struct text_order *order, const struct text_lines *lines, const uint64_t *sorted,
 		    size_t n, struct thread_pool *pool, struct sort_verify *verify, bool to_output,
-		    record_sink sink, record_sink_at sink_at, void *context);
+		    record_sink sink, record_sink_at sink_at, void *context, struct emit_scratch *scratch);
 
 #endif
