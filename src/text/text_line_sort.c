@@ -81,10 +81,10 @@ struct tie_run {
 	size_t start, length;
 };
 
-/* After the engine: slices of the sorted items turned into line numbers (first pass),
- * then each slice orders the tie runs that start in it (second pass; a run may reach
- * into the next slice, whose numbers the first pass wrote). Runs too large for one
- * thread are kept per slice and sorted afterwards with the whole pool. */
+/* After the engine: each slice turns the runs of equal prefixes that start in it into
+ * line numbers and orders those that tie (a run may reach into the next slice, which
+ * skips it), in one pass over the sorted items. Runs too large for one thread are kept
+ * per slice and sorted afterwards with the whole pool. */
 struct finish_job {
 	const struct text_order *order;
 	const struct text_lines *lines;
@@ -103,15 +103,6 @@ static void slice_range(size_t n, size_t slice, size_t *begin, size_t *end)
 	*end = *begin + SLICE_LINES < n ? *begin + SLICE_LINES : n;
 }
 
-static void take_line_numbers(void *ctx, size_t slice)
-{
-	struct finish_job *job = ctx;
-	size_t begin, end;
-	slice_range(job->n, slice, &begin, &end);
-	for (size_t i = begin; i < end; i++)
-		job->index[i] = item_line(job->width, job->items, i);
-}
-
 static void finish_slice(void *ctx, size_t slice)
 {
 	struct finish_job *job = ctx;
@@ -126,9 +117,10 @@ static void finish_slice(void *ctx, size_t slice)
 		i++;
 	while (i < end) {
 		uint64_t prefix = item_prefix(width, items, i);
+		job->index[i] = item_line(width, items, i);
 		size_t j = i + 1;
-		while (j < job->n && item_prefix(width, items, j) == prefix)
-			j++;
+		for (; j < job->n && item_prefix(width, items, j) == prefix; j++)
+			job->index[j] = item_line(width, items, j);
 		size_t length = j - i;
 		if (length > LARGE_RUN_LINES) {
 			if (job->large_count[slice] == capacity) {
@@ -215,7 +207,6 @@ int text_line_sort(struct text_line_items *made, const struct text_lines *lines,
 		return -ENOMEM;
 	}
 	struct finish_job job = { order, lines, width, items, index, n, large, large_count, 0 };
-	thread_pool_parallel_for(pool, slices, take_line_numbers, &job);
 	thread_pool_parallel_for(pool, slices, finish_slice, &job);
 	err = job.error;
 	for (size_t slice = 0; slice < slices; slice++) {
