@@ -17,7 +17,11 @@ printf 'no newline at the end' >> "$tmp/ties" &&
 # long: lines longer than a chunk at -S 64K (the chunk grows to hold them) among short
 # ones, the last one without its newline
 { "$TEXTGEN" 20000 9 && awk 'BEGIN { while (n++ < 400000) printf "m"; print "" }' &&
-  "$TEXTGEN" 20000 10 && awk 'BEGIN { while (n++ < 900000) printf "b" }'; } > "$tmp/long" ||
+  "$TEXTGEN" 20000 10 && awk 'BEGIN { while (n++ < 900000) printf "b" }'; } > "$tmp/long" &&
+# short: 200,000 lines of one letter, 400 KB: under a quarter of -S 2M, so the sort plans
+# one chunk and one buffer, but the lines' costs fill six chunks, which then take turns
+# in that buffer (each chunk's unsorted tail moved to its start)
+awk 'BEGIN { srand(3); while (n++ < 200000) printf "%c\n", 97 + int(rand() * 10) }' > "$tmp/short" ||
 	{ echo "Bail out! cannot generate inputs"; exit 99; }
 
 # input | -S (or - for none) | options
@@ -44,6 +48,9 @@ ties|-|-u -t TAB -k2,2V -k1,1V
 random|-|-t TAB -k2,2n
 long|64K|
 long|64K|-u -r
+short|2M|
+short|2M|-r
+short|2M|-s -k1,1
 CASES
 
 count=$(wc -l < "$tmp/cases")

@@ -164,7 +164,8 @@ static int text_carry(void *context, int from, int to)
 {
 	struct text_chunks *chunks = context;
 	struct text_chunk *a = &chunks->buffers[from], *b = &chunks->buffers[to];
-	size_t tail = a->read - a->lines.size;
+	/* read before b is cleared: with one buffer, a is b */
+	size_t kept = a->lines.size, tail = a->read - kept;
 	/* a may be spilling: only b changes */
 	text_lines_clear(&b->lines);
 	int err = a != b ? text_lines_reserve(&b->lines, tail) : 0;
@@ -173,7 +174,7 @@ static int text_carry(void *context, int from, int to)
 		return err;
 	}
 	if (tail)
-		memmove(b->lines.data, a->lines.data + a->lines.size, tail);
+		memmove(b->lines.data, a->lines.data + kept, tail);
 	b->lines.size = b->read = tail;
 	return 0;
 }
