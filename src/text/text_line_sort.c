@@ -1,8 +1,8 @@
-/* Run formation for text: prefixes computed as the lines are indexed, items sorted by the engine,
- * then the runs of equal prefixes ordered by the comparator (in parallel over slices of
- * the sorted array). An item is the line's 8-byte prefix over its number: 12 bytes
- * (ITEM_U96) while the numbers fit 32 bits, as they do in any chunk of fewer than 2^32
- * lines, else 16 (ITEM_U128). */
+/* Run formation for text: prefixes computed as the lines are indexed, items sorted by
+ * the engine, then the runs of equal prefixes ordered by the comparator (in parallel
+ * over slices of the sorted array). An item is the line's 8-byte prefix over its
+ * number: 12 bytes (ITEM_U96) while the numbers fit 32 bits, as they do in any chunk of
+ * fewer than 2^32 lines, else 16 (ITEM_U128). */
 #include "text_line_sort.h"
 
 #include <errno.h>
@@ -55,7 +55,6 @@ int text_line_items_init(struct text_line_items *items, const struct text_order 
 {
 	items->order = order;
 	items->width = items_width(n);
-	items->n = n;
 	items->items = huge_memory_alloc((n ? n : 1) * (size_t)items->width);
 	return items->items ? 0 : -ENOMEM;
 }

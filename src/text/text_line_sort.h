@@ -20,7 +20,6 @@ struct text_line_items {
 	const struct text_order *order;
 	enum item_width width;
 	void *items;
-	size_t n;
 };
 
 /* Room for the items of n lines; returns 0 or -ENOMEM. */
