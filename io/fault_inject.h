@@ -23,6 +23,9 @@
  *        sort_duplicate (SHORT only) its first item overwritten by its second: bugs
  *                      planted after the engine (src/common/verify.c) for the tests
  *                      of the sort's self-check
+ *        text_carry    (SHORT only) the lines read past a text chunk carried into the
+ *                      next from the chunk's start instead of its end: a bug planted
+ *                      for the test of the self-check's words (src/text/text_lines.c)
  *        distributed_cut (SHORT only) a rank's first cut of its sorted share moved to
  *                      the share's start, sending its first range to rank 1: a bug
  *                      planted for the test of the distributed sort's self-check

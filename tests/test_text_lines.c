@@ -6,7 +6,10 @@
  * it gives each line to, once, with the line's bytes. The buffers are
  * built around the 2 MiB slices the count marks (COUNT_SLICE_BYTES) and the 32 KiB blocks
  * the index hashes in: terminators just before, at and after a slice's start, lines that
- * span several slices, empty lines, slices without a terminator. */
+ * span several slices, empty lines, slices without a terminator. After a cut, the rest
+ * is carried into the next chunk, in another buffer or the same one, and indexed there:
+ * every byte's words (stream_words) must then be taken once as read and once as
+ * scanned, and a byte changed after the carry must show. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,20 +98,32 @@ static void visit_lines(void *context, const struct text_lines *lines, size_t fi
 	}
 }
 
+/* What check_case does after a cut: the rest carried to a buffer of its own, or to the
+ * start of the same one; or so, with a byte changed after the carry (the words taken as
+ * read and as scanned must then differ). */
+enum carry { CARRY_OTHER, CARRY_SAME, CARRY_DAMAGED };
+
 /* Reads bytes into lines in pieces of random sizes, counting after each as the text
- * chunks do; cuts at line `cut_line` when it is not (size_t)-1; indexes; checks. */
+ * chunks do; cuts at line `cut_line` when it is not (size_t)-1, and then carries the
+ * rest into a second chunk as `carry` says; indexes; checks. */
 static void check_case(struct thread_pool *pool, const char *name, const char *bytes, size_t size,
-		       unsigned char eol, size_t piece_most, size_t cut_line, bool by_position, uint64_t seed)
+		       unsigned char eol, size_t piece_most, size_t cut_line, bool by_position, enum carry carry,
+		       uint64_t seed)
 {
 	uint64_t *starts = malloc((size + 1) * sizeof *starts);
-	struct text_lines lines;
+	struct text_lines lines, other;
 	text_lines_init(&lines, eol);
+	text_lines_init(&other, eol);
 	if (!starts || text_lines_reserve(&lines, size)) {
 		tap_ok(false, "%s: memory", name);
 		free(starts);
 		return;
 	}
-	size_t count = plain_starts(bytes, size, eol, starts), kept_size = size;
+	struct sort_verify verify;
+	sort_verify_init(&verify, true);
+	verify.by_position = by_position;
+	size_t total = plain_starts(bytes, size, eol, starts), count = total, kept_size = size;
+	bool cut = cut_line != (size_t)-1 && cut_line <= total;
 	uint64_t state = seed;
 	int err = 0;
 	while (lines.size < size && !err) {
@@ -118,19 +133,16 @@ static void check_case(struct thread_pool *pool, const char *name, const char *b
 		memcpy(lines.data + lines.size, bytes + lines.size, piece);
 		lines.size += piece;
 		if (next_random(&state) % 4 != 0) /* some pieces are left for the next count */
-			err = text_lines_count(&lines, pool);
+			err = text_lines_count(&lines, pool, &verify);
 	}
-	if (cut_line != (size_t)-1 && cut_line <= count) {
-		err = err ? err : text_lines_count(&lines, pool);
-		tap_ok(lines.counted_lines == count, "%s: the count before the cut is %zu (%zu)", name, count,
+	if (cut) {
+		err = err ? err : text_lines_count(&lines, pool, &verify);
+		tap_ok(lines.counted_lines == total, "%s: the count before the cut is %zu (%zu)", name, total,
 		       lines.counted_lines);
 		kept_size = starts[cut_line];
 		count = cut_line;
 		text_lines_keep(&lines, kept_size, count);
 	}
-	struct sort_verify verify;
-	sort_verify_init(&verify, true);
-	verify.by_position = by_position;
 	struct visits visits = { bytes, starts, calloc(count + 1, 1), 0 };
 	if (!visits.seen)
 		err = -12;
@@ -147,17 +159,43 @@ static void check_case(struct thread_pool *pool, const char *name, const char *b
 	for (size_t i = 0; same && i <= count; i++)
 		same = lines.starts[i] == starts[i];
 	tap_ok(same, "%s: %zu lines, every start as a plain scan finds it (%zu lines)", name, count, lines.count);
+	if (cut) {
+		/* the next chunk: the lines after the cut, from where the buffer starts */
+		struct text_lines *rest = carry == CARRY_SAME ? &lines : &other;
+		err = text_lines_carry(rest, &lines, size);
+		if (!err && carry == CARRY_DAMAGED && rest->size > 0)
+			rest->data[rest->size / 2] ^= 0x20;
+		err = err ? err : text_lines_index(rest, pool, &verify, NULL, NULL);
+		same = !err && rest->count == total - cut_line;
+		for (size_t i = 0; same && i <= rest->count; i++)
+			same = rest->starts[i] == starts[cut_line + i] - kept_size;
+		if (carry != CARRY_DAMAGED) /* the byte changed may be a terminator */
+			tap_ok(same, "%s: the %zu lines carried, their starts where the buffer starts (%zu lines)",
+			       name, total - cut_line, rest->count);
+		else
+			tap_ok(!err, "%s: indexed after the carry", name);
+	}
 	struct fingerprint expected = {0, 0};
 	if (by_position) {
 		for (size_t i = 0; i < count; i++)
 			fingerprint_add_position(&expected, i);
 	} else {
-		for (size_t i = 0; i < count; i++)
+		for (size_t i = 0; i < (cut ? total : count); i++)
 			fingerprint_add(&expected, bytes + starts[i], (size_t)(starts[i + 1] - starts[i] - 1));
 	}
-	tap_ok(atomic_load(&verify.input_count) == expected.count && atomic_load(&verify.input_sum) == expected.sum,
-	       "%s: the input's fingerprint is every line's, once (%s)", name, by_position ? "by position" : "by bytes");
+	if (carry != CARRY_DAMAGED)
+		tap_ok(atomic_load(&verify.input_count) == expected.count &&
+			       atomic_load(&verify.input_sum) == expected.sum,
+		       "%s: the input's fingerprint is every line's, once (%s)", name,
+		       by_position ? "by position" : "by bytes");
+	uint64_t read = atomic_load(&verify.read_words), scanned = atomic_load(&verify.scanned_words);
+	if (carry == CARRY_DAMAGED)
+		tap_ok(read != scanned, "%s: a byte changed after the carry, the words scanned are not those read", name);
+	else
+		tap_ok(read == scanned && read == stream_words(bytes, size, 0),
+		       "%s: the words of every byte, taken once as read and once as scanned", name);
 	text_lines_free(&lines);
+	text_lines_free(&other);
 	free(starts);
 }
 
@@ -198,15 +236,25 @@ int main(void)
 			free(starts);
 			char name[160];
 			snprintf(name, sizeof name, "%s, %s", cases[c].name, nul ? "NUL-terminated" : "newlines");
-			check_case(pool, name, bytes, cases[c].size, eol, cases[c].piece_most, (size_t)-1, false, 5 + c);
+			check_case(pool, name, bytes, cases[c].size, eol, cases[c].piece_most, (size_t)-1, false, CARRY_OTHER,
+				   5 + c);
 			snprintf(name, sizeof name, "%s, %s, by position", cases[c].name, nul ? "NUL-terminated" : "newlines");
-			check_case(pool, name, bytes, cases[c].size, eol, cases[c].piece_most, (size_t)-1, true, 5 + c);
-			/* cuts: after the first line, in the middle, before the last, after it */
+			check_case(pool, name, bytes, cases[c].size, eol, cases[c].piece_most, (size_t)-1, true, CARRY_OTHER,
+				   5 + c);
+			/* cuts: after the first line, in the middle, before the last, after it; the
+			 * rest carried to another buffer, to the same one, and damaged there */
 			const size_t cuts[] = { 1, count / 2, count > 1 ? count - 1 : 1, count };
+			static const char *const carried[] = { "another buffer", "the same buffer", "damaged" };
 			for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
-				snprintf(name, sizeof name, "%s, %s, cut after line %zu of %zu", cases[c].name,
-					 nul ? "NUL-terminated" : "newlines", cuts[k], count);
-				check_case(pool, name, bytes, cases[c].size, eol, cases[c].piece_most, cuts[k], false, 9 + c);
+				for (enum carry carry = CARRY_OTHER; carry <= CARRY_DAMAGED; carry++) {
+					if (carry == CARRY_DAMAGED && cuts[k] == count)
+						continue; /* nothing carried to damage */
+					snprintf(name, sizeof name, "%s, %s, cut after line %zu of %zu, carried to %s",
+						 cases[c].name, nul ? "NUL-terminated" : "newlines", cuts[k], count,
+						 carried[carry]);
+					check_case(pool, name, bytes, cases[c].size, eol, cases[c].piece_most, cuts[k],
+						   false, carry, 9 + c);
+				}
 			}
 			free(bytes);
 		}

@@ -4,7 +4,9 @@
 # io/fault_inject.h) is caught in memory, spilled, under -u, -r and -z, for bare keys,
 # records and long byte keys: exit 2, "internal error", the old output untouched and no
 # temp file left; --no-verify lets the same bug through (so it is the check that
-# catches it).
+# catches it). Text's bytes are checked from their read on: lines carried from one chunk
+# into the next from the wrong place (GPUSORT_FAULT=text_carry, the bug of ef648ce) are
+# caught by the words taken as read and as scanned.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 mkdir "$WORK/tmp"
@@ -51,6 +53,25 @@ text lines -z|-z $WORK/text0
 short text lines with ties|$WORK/ties
 text lines spilled|-S 100K $WORK/text
 text lines with ties spilled -k2 -u, one thread|-k2 -u -S 100K --parallel=1 $WORK/ties
+LIST
+
+awk 'BEGIN { srand(3); while (n++ < 200000) printf "%c\n", 97 + int(rand() * 10) }' > "$WORK/short"
+# name | options (the input last): sorts of several chunks
+while IFS='|' read -r name args; do
+	"$GPUSORT" $args -o "$WORK/right"
+	echo "old output" > "$WORK/out"
+	GPUSORT_FAULT=text_carry:SHORT expect_status 2 "$name: a misplaced carry is caught" "$GPUSORT" $args -o "$WORK/out"
+	stderr_has "gpusort: internal error: the lines sorted differ from the bytes read" \
+		"$name: a misplaced carry is reported as the bytes read changed"
+	check "$name: a misplaced carry leaves the old output and no temp file" untouched
+	GPUSORT_FAULT=text_carry:SHORT expect_status 0 "$name: --no-verify lets a misplaced carry through" \
+		"$GPUSORT" --no-verify $args -o "$WORK/out"
+	check "$name: and the output it lets through is wrong" test "$(cksum < "$WORK/out")" != "$(cksum < "$WORK/right")"
+done <<LIST
+text lines spilled|-S 100K $WORK/text
+text lines with ties spilled -k2 -u, one thread|-k2 -u -S 100K --parallel=1 $WORK/ties
+text lines -z spilled -r|-z -r -S 100K $WORK/text0
+one-letter lines, chunks in turns in one buffer|-S 2M $WORK/short
 LIST
 
 expect_status 0 "--no-verify: --stats says the check is off" "$GPUSORT" --no-verify --stats -k "$WORK/u32" -o "$WORK/out"

@@ -39,6 +39,11 @@ struct sort_verify {
 	_Atomic uint64_t input_count, input_sum;
 	_Atomic uint64_t output_count, output_sum;
 	_Atomic uint64_t disorder;    /* adjacent output records found out of order */
+	/* Text's bytes from their read to the scan that finds their lines (text_lines.h),
+	 * where the fingerprint of the input is taken: the sums of the inputs' words
+	 * (stream_words) as read and as scanned, apart when bytes were lost, doubled or
+	 * moved on the way, as a chunk's carried lines are. */
+	_Atomic uint64_t read_words, scanned_words;
 	_Atomic uint64_t nanoseconds; /* thread time spent verifying, all threads */
 };
 
@@ -117,6 +122,16 @@ static inline void fingerprint_add_position(struct fingerprint *print, uint64_t 
 
 /* fingerprint_add_position of every position in [begin, end), in closed form. */
 void fingerprint_add_positions(struct fingerprint *print, uint64_t begin, uint64_t end);
+
+/* The sum, modulo 2^64, of the 8-byte words of a stream of bytes (the inputs as read,
+ * one after another) that lie in bytes[0, size), which start at the stream's byte
+ * `offset`: each byte adds itself shifted to its place in its word, so that the sums of
+ * any pieces of the stream add up to the whole's. Equal sums for a stream as read and as
+ * held later mean its bytes stayed where they were, but for changes whose words' sums
+ * cancel: bytes moved by whole words, or text that repeats itself at the distance moved
+ * (which a misplaced piece leaves as it was). */
+uint64_t stream_words(const void *bytes, size_t size, uint64_t offset);
+void sort_verify_words(struct sort_verify *verify, uint64_t read, uint64_t scanned);
 
 /* Adds a thread's fingerprint of records in, or out, and the disorder it found. */
 void sort_verify_input(struct sort_verify *verify, const struct fingerprint *print);

@@ -101,7 +101,7 @@ static int text_fill(void *context, int b)
 		size_t uncounted = lines->size - lines->counted;
 		if (uncounted && (text_input_left(chunks) || cost + uncounted * (1 + TEXT_LINE_COST) > limit)) {
 			size_t from = lines->counted, from_lines = lines->counted_lines;
-			int err = text_lines_count(lines, chunks->pool);
+			int err = text_lines_count(lines, chunks->pool, chunks->verify);
 			if (err) {
 				report("%s", strerror(-err));
 				return err;
@@ -164,19 +164,12 @@ static int text_carry(void *context, int from, int to)
 {
 	struct text_chunks *chunks = context;
 	struct text_chunk *a = &chunks->buffers[from], *b = &chunks->buffers[to];
-	/* read before b is cleared: with one buffer, a is b */
-	size_t kept = a->lines.size, tail = a->read - kept;
 	/* a may be spilling: only b changes */
-	text_lines_clear(&b->lines);
-	int err = a != b ? text_lines_reserve(&b->lines, tail) : 0;
-	if (err) {
+	int err = text_lines_carry(&b->lines, &a->lines, a->read);
+	if (err)
 		report("%s", strerror(-err));
-		return err;
-	}
-	if (tail)
-		memmove(b->lines.data, a->lines.data + kept, tail);
-	b->lines.size = b->read = tail;
-	return 0;
+	b->read = b->lines.size;
+	return err;
 }
 
 static int text_sort(void *context, int b)
@@ -187,7 +180,7 @@ static int text_sort(void *context, int b)
 	double started = stats_now();
 	/* the items are made as the lines are indexed, while their bytes are in cache */
 	struct text_line_items items = {0};
-	int err = text_lines_count(lines, chunks->pool);
+	int err = text_lines_count(lines, chunks->pool, chunks->verify);
 	if (!err)
 		err = text_line_items_init(&items, chunks->order, lines->counted_lines);
 	if (!err)

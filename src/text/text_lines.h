@@ -10,6 +10,7 @@
 #include "../../kernels/thread_pool.h"
 
 struct input_file;
+struct sort_verify;
 
 /* A point of the count: `lines` lines end before data[offset]. */
 struct text_mark {
@@ -28,6 +29,11 @@ struct text_lines {
 	size_t counted, counted_lines;
 	struct text_mark *marks;
 	size_t mark_count, mark_capacity;
+	/* For the self-check's words (verify.h): where data[0] lies in the inputs' stream,
+	 * and how much of data the count has taken as read: data[0, summed), which may run
+	 * past the lines kept, into the bytes to carry. */
+	uint64_t origin;
+	size_t summed;
 };
 
 void text_lines_init(struct text_lines *lines, unsigned char eol);
@@ -41,7 +47,6 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 /* Reserves room for `bytes` more; returns 0 or -ENOMEM. */
 int text_lines_reserve(struct text_lines *lines, size_t bytes);
 
-struct sort_verify;
 /* Called by text_lines_index on lines [first, end), whose starts are in the table, while
  * their bytes are in cache; on the pool's threads, each line once. */
 typedef void (*text_lines_visit)(void *context, const struct text_lines *lines, size_t first, size_t end);
@@ -49,7 +54,8 @@ typedef void (*text_lines_visit)(void *context, const struct text_lines *lines, 
 /* Builds the table of line starts for everything appended (in parallel on pool), counting
  * first what text_lines_count has not. Each line's bytes are added to the self-check's
  * fingerprint of the sort's input (verify.h) while the slice's scan has them in cache;
- * under verify->by_position its index is, in closed form; with verify NULL or
+ * under verify->by_position its index is, in closed form; and the words of the lines'
+ * bytes as scanned, which must add up to those taken as read; with verify NULL or
  * disabled, nothing. Each line is given to visit (when not NULL) the same way. Returns
  * 0 or -ENOMEM. */
 int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify,
@@ -59,14 +65,18 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct 
 size_t text_count_terminators(const char *data, size_t len, unsigned char eol);
 
 /* Counts the lines that end in data[counted, size) (in parallel on pool where that is
- * long), leaving marks; returns 0 or -ENOMEM. */
-int text_lines_count(struct text_lines *lines, struct thread_pool *pool);
+ * long), leaving marks; returns 0 or -ENOMEM. It takes the words of the bytes not seen
+ * before as read (data[summed, size)) for verify (verify.h; NULL or disabled: not), which
+ * text_lines_index's scan takes again: a sort's calls of both give the same verify. */
+int text_lines_count(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify);
 
 /* Keeps data[0, size) as the lines, count of them (a cut found by text_lines_cut within
  * what was counted); the bytes after it stay in data for the caller to carry. */
 void text_lines_keep(struct text_lines *lines, size_t size, size_t count);
-/* No lines: the buffer is kept for the next ones. */
-void text_lines_clear(struct text_lines *lines);
+/* Moves the bytes kept after from's lines, from->data[from->size, end), to the start of
+ * to, which held nothing to keep (to may be from: one buffer taken in turns), its lines
+ * to be counted again; their words were taken as read in from. Returns 0 or -ENOMEM. */
+int text_lines_carry(struct text_lines *to, const struct text_lines *from, size_t end);
 
 /* The longest run of whole lines data[0, p) whose bytes, plus line_cost for each line,
  * stay within limit: 0 when not even the first line does; *count: its lines.
