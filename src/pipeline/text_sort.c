@@ -57,6 +57,7 @@ struct text_chunks {
 		size_t read;             /* bytes read into it, the partial line after them included */
 		uint64_t *sorted;
 	} buffers[2];
+	struct text_line_items items;     /* the sorting chunk's items, chunk after chunk */
 	struct emit_scratch emit_scratch; /* the rounds' buffers, chunk after chunk */
 };
 
@@ -179,18 +180,17 @@ static int text_sort(void *context, int b)
 	struct text_lines *lines = &buffer->lines;
 	double started = stats_now();
 	/* the items are made as the lines are indexed, while their bytes are in cache */
-	struct text_line_items items = {0};
+	struct text_line_items *items = &chunks->items;
 	int err = text_lines_count(lines, chunks->pool, chunks->verify);
 	if (!err)
-		err = text_line_items_init(&items, chunks->order, lines->counted_lines);
+		err = text_line_items_reserve(items, chunks->order, lines->counted_lines, chunks->engine);
 	if (!err)
-		err = text_lines_index(lines, chunks->pool, chunks->verify, text_line_items_make, &items);
+		err = text_lines_index(lines, chunks->pool, chunks->verify, text_line_items_make, items);
 	started = stats_add(chunks->stats, STAGE_PREPARE, started, lines->size);
 	huge_memory_free(buffer->sorted);
 	buffer->sorted = NULL;
 	if (!err)
-		err = text_line_sort(&items, lines, chunks->engine, chunks->pool, &buffer->sorted);
-	text_line_items_free(&items);
+		err = text_line_sort(items, lines, chunks->engine, chunks->pool, &buffer->sorted);
 	if (!err)
 		sort_verify_plant_test_bug(buffer->sorted, lines->count, sizeof *buffer->sorted);
 	stats_add(chunks->stats, STAGE_SORT, started, lines->count * text_line_sort_item_bytes(lines->count));
@@ -236,8 +236,10 @@ static void text_release(void *context)
 		chunks->buffers[i].sorted = NULL;
 	}
 	emit_scratch_free(&chunks->emit_scratch);
-	if (chunks->engine)
+	if (chunks->engine) {
+		text_line_items_free(&chunks->items, chunks->engine);
 		sort_engine_host_trim(chunks->engine);
+	}
 }
 
 /* With --device=auto, inputs below this many bytes are sorted on the CPU threads: the

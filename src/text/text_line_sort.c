@@ -51,18 +51,29 @@ size_t text_line_sort_item_bytes(size_t n)
 	return (size_t)items_width(n);
 }
 
-int text_line_items_init(struct text_line_items *items, const struct text_order *order, size_t n)
+int text_line_items_reserve(struct text_line_items *items, const struct text_order *order, size_t n,
+			    struct sort_engine *engine)
 {
 	items->order = order;
 	items->width = items_width(n);
-	items->items = huge_memory_alloc((n ? n : 1) * (size_t)items->width);
-	return items->items ? 0 : -ENOMEM;
+	size_t bytes = (n ? n : 1) * (size_t)items->width;
+	if (bytes <= items->bytes)
+		return 0;
+	if (items->bytes) /* a chunk with more lines than one before: room for more yet */
+		bytes += bytes / 8;
+	text_line_items_free(items, engine);
+	items->items = sort_engine_host_alloc(engine, bytes);
+	if (!items->items)
+		return -ENOMEM;
+	items->bytes = bytes;
+	return 0;
 }
 
-void text_line_items_free(struct text_line_items *items)
+void text_line_items_free(struct text_line_items *items, struct sort_engine *engine)
 {
-	huge_memory_free(items->items);
+	sort_engine_host_free(engine, items->items, items->bytes);
 	items->items = NULL;
+	items->bytes = 0;
 }
 
 void text_line_items_make(void *context, const struct text_lines *lines, size_t first, size_t end)
@@ -186,13 +197,10 @@ int text_line_sort(struct text_line_items *made, const struct text_lines *lines,
 	size_t n = lines->count;
 	enum item_width width = made->width;
 	void *items = made->items;
-	made->items = NULL;
 	*sorted = NULL;
 	int err = sort_items(engine, width, items, n);
-	if (err) {
-		huge_memory_free(items);
+	if (err)
 		return err;
-	}
 
 	uint64_t *index = huge_memory_alloc((n ? n : 1) * sizeof *index);
 	size_t slices = (n + SLICE_LINES - 1) / SLICE_LINES;
@@ -202,7 +210,6 @@ int text_line_sort(struct text_line_items *made, const struct text_lines *lines,
 		huge_memory_free(index);
 		free(large);
 		free(large_count);
-		huge_memory_free(items);
 		return -ENOMEM;
 	}
 	struct finish_job job = { order, lines, width, items, index, n, large, large_count, 0 };
@@ -222,7 +229,6 @@ int text_line_sort(struct text_line_items *made, const struct text_lines *lines,
 	}
 	free(large);
 	free(large_count);
-	huge_memory_free(items);
 	if (err) {
 		huge_memory_free(index);
 		return err;

@@ -15,20 +15,24 @@ size_t text_line_sort_item_bytes(size_t n);
 
 /* A chunk's items, one a line, made while its lines are indexed: text_line_items_make
  * is text_lines_index's visit, so that each line's prefix is read while the scan has
- * its bytes in cache. */
+ * its bytes in cache. The room is kept from chunk to chunk, as records' items are. */
 struct text_line_items {
 	const struct text_order *order;
 	enum item_width width;
 	void *items;
+	size_t bytes; /* the room in items */
 };
 
-/* Room for the items of n lines; returns 0 or -ENOMEM. */
-int text_line_items_init(struct text_line_items *items, const struct text_order *order, size_t n);
-void text_line_items_free(struct text_line_items *items);
+/* Room for the items of n lines: the room there is, or made anew from the engine's host
+ * memory (page-locked where the engine has a GPU, whose copies then need no staging),
+ * an eighth larger when it grows; returns 0 or -ENOMEM. */
+int text_line_items_reserve(struct text_line_items *items, const struct text_order *order, size_t n,
+			    struct sort_engine *engine);
+void text_line_items_free(struct text_line_items *items, struct sort_engine *engine);
 /* Makes the items of lines [first, end) (a text_lines_visit: context is the items). */
 void text_line_items_make(void *context, const struct text_lines *lines, size_t first, size_t end);
 
-/* Sorts the items of every line of lines, which it frees. On success *sorted holds
+/* Sorts the items of every line of lines. On success *sorted holds
  * lines->count line numbers in output order (huge_memory_free() it). Returns 0 or a
  * negative errno. */
 int text_line_sort(struct text_line_items *items, const struct text_lines *lines, struct sort_engine *engine,

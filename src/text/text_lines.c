@@ -365,10 +365,16 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct 
 	if (err)
 		return err;
 	size_t count = lines->counted_lines;
-	huge_memory_free(lines->starts);
-	lines->starts = huge_memory_alloc((count + 1) * sizeof *lines->starts);
-	if (!lines->starts)
-		return -ENOMEM;
+	if (count + 1 > lines->starts_capacity) {
+		/* kept for the buffer's next lines, an eighth more than these need when it grows */
+		huge_memory_free(lines->starts);
+		lines->starts_capacity = count + 1 + (lines->starts_capacity ? count / 8 : 0);
+		lines->starts = huge_memory_alloc(lines->starts_capacity * sizeof *lines->starts);
+		if (!lines->starts) {
+			lines->starts_capacity = 0;
+			return -ENOMEM;
+		}
+	}
 	lines->starts[0] = 0;
 	lines->count = count;
 	bool checked = verify && verify->enabled, hashed = checked && !verify->by_position;

@@ -21,7 +21,7 @@ struct text_lines {
 	char *data;
 	size_t size, capacity;
 	uint64_t *starts;  /* count + 1 entries once indexed: line i is [starts[i], starts[i+1]-1) */
-	size_t count;
+	size_t count, starts_capacity;
 	unsigned char eol;
 	/* What text_lines_count has counted: counted_lines lines end in data[0, counted).
 	 * Its marks, one every few MiB, are where text_lines_index's slices start, each
