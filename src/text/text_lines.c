@@ -340,13 +340,18 @@ static void index_slice(void *ctx, size_t slice)
 	for (size_t at = mark->offset; at < end; at += SCAN_BLOCK_BYTES) {
 		size_t stop = end - at > SCAN_BLOCK_BYTES ? at + SCAN_BLOCK_BYTES : end;
 		line += store_starts(lines->data, at, stop, lines->eol, lines->starts + line + 1);
+		/* the block's words and the lines that end in it, timed as one (job->verify
+		 * is set only where job->words is) */
 		if (job->words) {
 			uint64_t started = sort_verify_clock();
 			words += stream_words(lines->data + at, stop - at, lines->origin + at);
+			if (job->verify && line > done)
+				fingerprint_lines(lines, done, line, &print);
 			spent += sort_verify_clock() - started;
 		}
 		if (line > done) {
-			lines_scanned(job, done, line, &print, &spent);
+			if (job->visit)
+				job->visit(job->context, lines, done, line);
 			done = line;
 		}
 	}
