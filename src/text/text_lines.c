@@ -3,7 +3,8 @@
  * each slice's lines start, then filled in place, each line hashed for the self-check
  * while the scan has it in cache; within a slice it compares 64 bytes at a time and
  * walks the bits of the terminators found, since memchr per line costs a call per
- * short line. */
+ * short line. Both passes also sum the bytes as words for the self-check (verify.h's
+ * stream_words) from the loads that find the terminators: as read, and as scanned. */
 #include "config.h"
 #include "text_lines.h"
 #include "../common/verify.h"
@@ -105,7 +106,32 @@ static inline uint64_t terminator_mask(const char *p, __m128i eol)
 	uint64_t m3 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), eol));
 	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
 }
+
+/* terminator_mask of p[0, 64), whose loads also add p's bytes to *words as four pairs
+ * of 8-byte words (the self-check's stream_words, where p starts a word). */
+static inline uint64_t terminator_mask_words(const char *p, __m128i eol, __m128i *words)
+{
+	__m128i v0 = _mm_loadu_si128((const __m128i *)p), v1 = _mm_loadu_si128((const __m128i *)(p + 16));
+	__m128i v2 = _mm_loadu_si128((const __m128i *)(p + 32)), v3 = _mm_loadu_si128((const __m128i *)(p + 48));
+	*words = _mm_add_epi64(*words, _mm_add_epi64(_mm_add_epi64(v0, v1), _mm_add_epi64(v2, v3)));
+	uint64_t m0 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, eol));
+	uint64_t m1 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, eol));
+	uint64_t m2 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, eol));
+	uint64_t m3 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, eol));
+	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
+}
+
+static inline uint64_t lanes_sum(__m128i v)
+{
+	return (uint64_t)_mm_cvtsi128_si64(v) + (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+}
 #endif
+
+/* Bytes from the stream's byte `offset` to its next word's start (0 at one). */
+static inline size_t to_word_start(uint64_t offset)
+{
+	return (size_t)((8 - offset % 8) % 8);
+}
 
 size_t text_count_terminators(const char *data, size_t len, unsigned char eol)
 {
@@ -129,13 +155,35 @@ size_t text_count_terminators(const char *data, size_t len, unsigned char eol)
 	return n;
 }
 
+/* text_count_terminators of data[0, len), which starts at the stream's byte offset,
+ * adding its words (stream_words) to *words from the same loads. */
+static size_t count_terminators_words(const char *data, size_t len, unsigned char eol, uint64_t offset,
+				      uint64_t *words)
+{
+	size_t at = to_word_start(offset) < len ? to_word_start(offset) : len;
+	size_t n = text_count_terminators(data, at, eol);
+	uint64_t sum = stream_words(data, at, offset);
+#ifdef __SSE2__
+	/* from a word's start, each 16 bytes are two whole words */
+	__m128i eol_vector = _mm_set1_epi8((char)eol), zero = _mm_setzero_si128(), pairs = zero;
+	while (at + 16 <= len) {
+		size_t steps = (len - at) / 16 < 255 ? (len - at) / 16 : 255;
+		__m128i lanes = zero;
+		for (size_t k = 0; k < steps; k++, at += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(data + at));
+			lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, eol_vector));
+			pairs = _mm_add_epi64(pairs, v);
+		}
+		n += (size_t)lanes_sum(_mm_sad_epu8(lanes, zero));
+	}
+	sum += lanes_sum(pairs);
+#endif
+	*words += sum + stream_words(data + at, len - at, offset + at);
+	return n + text_count_terminators(data + at, len - at, eol);
+}
+
 /* Counting goes in slices of this many bytes, each of which leaves a mark. */
 #define COUNT_SLICE_BYTES ((size_t)2 << 20)
-
-/* Counting and the index's scan go over a slice in blocks of this many bytes, each block
- * counted, or its line starts stored, and then taken again for the self-check while its
- * bytes are in the core's first-level cache. */
-#define SCAN_BLOCK_BYTES ((size_t)32 << 10)
 
 struct count_job {
 	const struct text_lines *lines;
@@ -150,24 +198,14 @@ static void count_slice(void *ctx, size_t slice)
 	const struct text_lines *lines = job->lines;
 	size_t begin = job->marks[slice].offset;
 	size_t end = slice + 1 < job->slices ? job->marks[slice + 1].offset : job->end;
-	size_t ended = 0;
-	uint64_t words = 0, spent = 0;
-	for (size_t at = begin; at < end; at += SCAN_BLOCK_BYTES) {
-		size_t stop = end - at > SCAN_BLOCK_BYTES ? at + SCAN_BLOCK_BYTES : end;
-		ended += text_count_terminators(lines->data + at, stop - at, lines->eol);
-		/* bytes carried from an earlier chunk were taken as read there */
-		size_t from = at > lines->summed ? at : lines->summed;
-		if (job->verify && from < stop) {
-			uint64_t started = sort_verify_clock();
-			words += stream_words(lines->data + from, stop - from, lines->origin + from);
-			spent += sort_verify_clock() - started;
-		}
-	}
+	/* bytes carried from an earlier chunk were taken as read there */
+	size_t from = !job->verify ? end : begin > lines->summed ? begin : lines->summed < end ? lines->summed : end;
+	uint64_t words = 0;
+	size_t ended = text_count_terminators(lines->data + begin, from - begin, lines->eol);
+	ended += count_terminators_words(lines->data + from, end - from, lines->eol, lines->origin + from, &words);
 	job->marks[slice].lines = ended;
-	if (job->verify) {
+	if (job->verify)
 		sort_verify_words(job->verify, words, 0);
-		sort_verify_time(job->verify, sort_verify_clock() - spent);
-	}
 }
 
 int text_lines_count(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify)
@@ -275,21 +313,29 @@ size_t text_lines_cut(const struct text_lines *lines, size_t begin, size_t begin
 }
 
 /* Stores the start of the line after each terminator in data[begin, end) at out[0...];
- * returns how many it stored. */
-static size_t store_starts(const char *data, size_t begin, size_t end, unsigned char eol, uint64_t *out)
+ * returns how many it stored. Adds the words of those bytes (stream_words, data[0]
+ * being the stream's byte origin) to *words from the same loads. */
+static size_t store_starts(const char *data, size_t begin, size_t end, unsigned char eol, uint64_t *out,
+			   uint64_t origin, uint64_t *words)
 {
 	uint64_t *first = out;
-	size_t at = begin;
+	size_t at = begin + to_word_start(origin + begin) < end ? begin + to_word_start(origin + begin) : end;
+	uint64_t sum = stream_words(data + begin, at - begin, origin + begin);
+	for (size_t i = begin; i < at; i++)
+		if ((unsigned char)data[i] == eol)
+			*out++ = (uint64_t)i + 1;
 #ifdef __SSE2__
-	__m128i eol_vector = _mm_set1_epi8((char)eol);
+	__m128i eol_vector = _mm_set1_epi8((char)eol), pairs = _mm_setzero_si128();
 	for (; at + 64 <= end; at += 64) {
-		uint64_t mask = terminator_mask(data + at, eol_vector);
+		uint64_t mask = terminator_mask_words(data + at, eol_vector, &pairs);
 		while (mask) {
 			*out++ = (uint64_t)(at + (size_t)__builtin_ctzll(mask)) + 1;
 			mask &= mask - 1;
 		}
 	}
+	sum += lanes_sum(pairs);
 #endif
+	*words += sum + stream_words(data + at, end - at, origin + at);
 	for (; at < end; at++)
 		if ((unsigned char)data[at] == eol)
 			*out++ = (uint64_t)at + 1;
@@ -304,6 +350,10 @@ static void fingerprint_lines(const struct text_lines *lines, size_t first, size
 		fingerprint_add(print, line, len);
 	}
 }
+
+/* A slice is scanned in blocks of this many bytes, the lines that end in each hashed
+ * right after it, while its bytes are in the core's first-level cache. */
+#define INDEX_BLOCK_BYTES ((size_t)32 << 10)
 
 struct index_job {
 	struct text_lines *lines;
@@ -337,30 +387,20 @@ static void index_slice(void *ctx, size_t slice)
 	size_t line = mark->lines, done = slice == 0 ? 0 : line + 1;
 	struct fingerprint print = {0, 0};
 	uint64_t spent = 0, words = 0;
-	for (size_t at = mark->offset; at < end; at += SCAN_BLOCK_BYTES) {
-		size_t stop = end - at > SCAN_BLOCK_BYTES ? at + SCAN_BLOCK_BYTES : end;
-		line += store_starts(lines->data, at, stop, lines->eol, lines->starts + line + 1);
-		/* the block's words and the lines that end in it, timed as one (job->verify
-		 * is set only where job->words is) */
-		if (job->words) {
-			uint64_t started = sort_verify_clock();
-			words += stream_words(lines->data + at, stop - at, lines->origin + at);
-			if (job->verify && line > done)
-				fingerprint_lines(lines, done, line, &print);
-			spent += sort_verify_clock() - started;
-		}
+	for (size_t at = mark->offset; at < end; at += INDEX_BLOCK_BYTES) {
+		size_t stop = end - at > INDEX_BLOCK_BYTES ? at + INDEX_BLOCK_BYTES : end;
+		line += store_starts(lines->data, at, stop, lines->eol, lines->starts + line + 1, lines->origin, &words);
 		if (line > done) {
-			if (job->visit)
-				job->visit(job->context, lines, done, line);
+			lines_scanned(job, done, line, &print, &spent);
 			done = line;
 		}
 	}
-	if (job->verify)
+	if (job->verify) {
 		sort_verify_input(job->verify, &print);
-	if (job->words) {
-		sort_verify_words(job->words, 0, words);
-		sort_verify_time(job->words, sort_verify_clock() - spent);
+		sort_verify_time(job->verify, sort_verify_clock() - spent);
 	}
+	if (job->words)
+		sort_verify_words(job->words, 0, words);
 }
 
 int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify,
