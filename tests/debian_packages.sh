@@ -1,10 +1,13 @@
 #!/bin/sh
-# The Debian packages, end to end: builds gpusort, libgpusort0 and libgpusort-dev with
+# SPDX-License-Identifier: MIT
+# The Debian packages, end to end: builds gpusort, gpusort-mpi, libgpusort0 and libgpusort-dev with
 # dpkg-buildpackage -us -uc -b from this checkout, in a scratch directory (its tracked
 # files, with uncommitted changes to them: git stash create; untracked files are left
 # out), runs lintian on them (errors fail, warnings are listed), unpacks the .debs with
 # dpkg-deb -x into a scratch root, runs the packaged gpusort there, and builds and runs
-# tests/client against the packaged header, pkg-config file and libraries.
+# tests/client against the packaged header, pkg-config file and libraries. The scratch
+# directory is removed at the end in every case; OUT_DIR gets copies of the .debs and
+# the logs.
 #
 #   tests/debian_packages.sh [OUT_DIR]     # OUT_DIR keeps the .debs and the logs
 #
@@ -18,7 +21,7 @@ set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-deb.XXXXXX") || exit 1
-[ -n "$out" ] || trap 'rm -rf "$scratch"' EXIT
+trap 'rm -rf "$scratch"' EXIT
 count=0 failed=0
 
 result() {
@@ -51,10 +54,19 @@ status=$?
 result $status "dpkg-buildpackage -us -uc -b (DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS-parallel=$(nproc)})"
 [ $status -eq 0 ] || { tail -40 "$scratch/build.log" | sed 's/^/# /'; finish; }
 cd "$scratch" || finish
-for package in gpusort libgpusort0 libgpusort-dev; do
+for package in gpusort gpusort-mpi libgpusort0 libgpusort-dev; do
 	deb=$(ls "${package}_${version}_"*.deb 2>/dev/null)
 	result "$(test -n "$deb"; echo $?)" "built $package: $deb"
 done
+
+! grep -q 'dpkg-gensymbols: warning' build.log
+result $? "debian/libgpusort0.symbols lists every exported symbol (dpkg-gensymbols warns of none)"
+grep 'dpkg-gensymbols: warning' -A12 build.log | sed 's/^/# /'
+depends=$(dpkg-deb -f gpusort_"$version"_*.deb Depends)
+case $depends in *mpi*) false ;; *) true ;; esac
+result $? "the gpusort package needs no MPI library (Depends: $depends)"
+dpkg-deb -c gpusort-mpi_"$version"_*.deb | grep -q 'gpusort/gpusort-mpi\.so$'
+result $? "the MPI module is in gpusort-mpi"
 
 changes=$(ls gpusort_"$version"_*.changes)
 lintian --info "$changes" >lintian.log 2>&1
@@ -71,6 +83,7 @@ for file in usr/bin/gpusort usr/share/man/man1/gpusort.1.gz usr/include/gpusort.
 	"usr/lib/$multiarch/libgpusort.so.0" "usr/lib/$multiarch/libgpusort.so" \
 	"usr/lib/$multiarch/libgpusort.a" "usr/lib/$multiarch/pkgconfig/gpusort.pc" \
 	usr/share/man/man3/gpusort.3.gz usr/share/man/man3/gpusort_run.3.gz \
+	usr/share/bash-completion/completions/gpusort "usr/lib/$multiarch/gpusort/gpusort-mpi.so" \
 	usr/share/man/man3/gpusort_sort_records.3.gz; do
 	result "$(test -e "root/$file"; echo $?)" "unpacked: /$file"
 done

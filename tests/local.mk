@@ -27,3 +27,6 @@ endif
 # The rooms' layering (src/README.md): no #include of a room above or beside.
 TESTS += tests/test_layering.sh
 EXTRA_DIST += tests/test_layering.sh
+# The bash completion offers --help's options and the words of options that take one.
+TESTS += tests/test_completion.sh
+EXTRA_DIST += tests/test_completion.sh
