@@ -449,15 +449,29 @@ static const char *gnu_count(const char *text, uintmax_t *value, bool *overflow)
 	return end;
 }
 
-/* What is wrong with a SIZE that gpusort_parse_size() refused, in xstrtoumax()'s
- * terms: no number at all, a number with a bad suffix, or one past SIZE_MAX. */
+/* What xstrtol_fatal() says of a SIZE that gpusort_parse_size() refused, by GNU sort
+ * 9.1's rules (xstrtoumax with the suffixes below, then specify_sort_size's b and %):
+ * no number at all, a number followed by something else, or a size too large. */
 static enum number_trouble size_trouble(const char *text)
 {
-	uintmax_t value;
-	bool overflow;
-	if (!gnu_count(text, &value, &overflow))
+	const char *start = text;
+	while (isspace((unsigned char)*start))
+		start++;
+	if (*start == '-')
 		return NUMBER_INVALID;
-	return overflow || value > SIZE_MAX ? NUMBER_TOO_LARGE : NUMBER_BAD_SUFFIX;
+	char *end;
+	errno = 0;
+	(void)strtoumax(text, &end, 10);
+	bool overflow = errno == ERANGE;
+	bool scaled = *end && strchr("EgGkKmMPtTYZ", *end);
+	if (end == text && !scaled)
+		return NUMBER_INVALID; /* a suffix alone counts one of it */
+	if (*end == '\0')
+		return NUMBER_TOO_LARGE;
+	if (scaled)
+		return end[1] ? NUMBER_BAD_SUFFIX : NUMBER_TOO_LARGE;
+	/* b or % that end the text after a digit fail by their size alone */
+	return !overflow && !end[1] && (*end == 'b' || *end == '%') ? NUMBER_TOO_LARGE : NUMBER_BAD_SUFFIX;
 }
 
 /* --parallel=N as GNU's specify_nthreads() reads it: a count past SIZE_MAX is SIZE_MAX,
@@ -894,10 +908,18 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 				return option_error("%s", "multiple output files specified");
 			job->output = optarg;
 			break;
-		case 'S':
-			if (gpusort_parse_size(optarg, &job->memory_budget) != GPUSORT_OK)
+		case 'S': {
+			size_t bytes;
+			if (gpusort_parse_size(optarg, &bytes) != GPUSORT_OK)
 				return number_error(size_trouble(optarg), long_index >= 0 ? "--buffer-size" : "-S", optarg);
+			/* as GNU: several sizes are the largest, whatever their order; and 0 is
+			 * the smallest budget (the job's 0 would be the default) */
+			if (bytes == 0)
+				bytes = 1;
+			if (bytes > job->memory_budget)
+				job->memory_budget = bytes;
 			break;
+		}
 		case 'T':
 			if (push_string(&line->temp_dirs, &job->temp_dir_count, optarg) < 0)
 				return usage_error("%s", "out of memory");
