@@ -48,7 +48,7 @@ enum long_only_option {
 
 /* '-' first: operands come back in their place among the options (as 1), so that the
  * obsolete +POS1 [-POS2] key is read where it stands, as GNU sort reads it. */
-static const char short_options[] = "-bcCdfghik:mMno:rRsS:t:T:uVz";
+static const char short_options[] = "-bcCdfghik:mMno:rRsS:t:T:uVy:z";
 
 /* GNU sort 9.x's long options, in the order of its table (coreutils src/sort.c), which
  * is the order getopt_long lists the possibilities of an ambiguous abbreviation in. */
@@ -920,6 +920,13 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 				job->memory_budget = bytes;
 			break;
 		}
+		case 'y':
+			/* GNU's hidden -y, for old Solaris scripts: ignored with its argument,
+			 * but a separate argument that is not all digits (none at all is) is
+			 * read again, as an operand or an option, as GNU sort reads it */
+			if (optarg == argv[optind - 1] && optarg[strspn(optarg, "0123456789")] != '\0')
+				optind--;
+			break;
 		case 'T':
 			if (push_string(&line->temp_dirs, &job->temp_dir_count, optarg) < 0)
 				return usage_error("%s", "out of memory");
