@@ -514,7 +514,6 @@ known_differences() {
 	cat <<'KNOWN'
 sort-word-bad|*|GNU sort exits 1 (argmatch's usage status, the status -c gives disorder) for a bad word; gpusort keeps 2 for trouble, on purpose
 check-word-bad|*|GNU sort exits 1 (argmatch's usage status, the status -c gives disorder) for a bad word; gpusort keeps 2 for trouble, on purpose
-key-letter|*|the -k rule (DESIGN.md): a -k argument that is no KEYDEF and does not start like a count names a binary input file
 KNOWN
 }
 

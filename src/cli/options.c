@@ -840,18 +840,14 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			job->reverse = 1;
 			break;
 		case 'k': {
-			char message[256];
-			const char *digits = optarg + strspn(optarg, " +");
+			char message[1024];
 			if (gpusort_keydef_check(optarg, message, sizeof message) == GPUSORT_OK) {
 				if (push_keydef(line, optarg) < 0)
 					return usage_error("%s", "out of memory");
 				given.text_key = true;
-			} else if ((isdigit((unsigned char)*digits) || *digits == '\0' ||
-				    (*digits == '-' && isdigit((unsigned char)digits[1]))) &&
-				   access(optarg, F_OK) != 0) {
-				/* Not a file and shaped like a KEYDEF (or a count, even a negative
-				 * one, or nothing at all): the user meant a text key, so say what is
-				 * wrong with it, as GNU sort does (no pointer to --help). */
+			} else if (strcmp(optarg, "-") != 0 && access(optarg, F_OK) != 0) {
+				/* Neither a KEYDEF nor a file (nor standard input): GNU sort's
+				 * words on what is wrong with it as a key (no pointer to --help). */
 				return option_error("%s", message);
 			} else {
 				if (push_input(line, optarg) < 0)
