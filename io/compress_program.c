@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,4 +137,23 @@ int compress_child_finish(struct compress_child *child)
 	if (got < 0)
 		return -errno;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : COMPRESS_CHILD_FAILED;
+}
+
+int compress_child_drain(struct compress_child *child, uint64_t most)
+{
+	char buffer[16384];
+	uint64_t drained = 0;
+	while (child->pipe_fd >= 0) {
+		ssize_t got = read(child->pipe_fd, buffer, sizeof buffer);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return 0;
+		drained += (uint64_t)got;
+		if (drained > most)
+			return -EFBIG;
+	}
+	return 0;
 }

@@ -8,6 +8,7 @@
 #define GPUSORT_COMPRESS_PROGRAM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* What compress_child_finish returns for a child that exited with a status other than
@@ -34,5 +35,12 @@ int compress_child_start(const char *program, bool decompress, int file_fd, stru
  * child stopped early (our end closed before it was done) may end by SIGPIPE, which
  * counts as failed too. No-op (0) when none is running. */
 int compress_child_finish(struct compress_child *child);
+
+/* Reads and drops what `PROG -d` still writes, at most `most` bytes, so that a reader
+ * that gave up before the end (the bytes were damaged) lets PROG end on its own, and
+ * PROG's end then says whether PROG failed rather than how it took the pipe's closing.
+ * Returns 0 at the pipe's end (or with none open), -EFBIG past most, or a negative
+ * errno. */
+int compress_child_drain(struct compress_child *child, uint64_t most);
 
 #endif

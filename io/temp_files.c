@@ -46,12 +46,22 @@ static atomic_bool temp_dying;
 static atomic_bool temp_deferring;
 static atomic_int temp_deferred_signal;
 
+/* A thread that has work to do while a signal is ending the process waits to be ended
+ * with it: an error it returned instead would be reported by a process the user has
+ * stopped. pause() returns only for a caught signal, and by now ours end the process. */
+static void temp_wait_for_the_end(void)
+{
+	for (;;)
+		pause();
+}
+
+/* Returns 0; while the process is dying, never returns. */
 static int temp_file_creation_begin(void)
 {
 	atomic_fetch_add(&temp_creating, 1);
 	if (atomic_load(&temp_dying)) {
 		atomic_fetch_sub(&temp_creating, 1);
-		return -EINTR;
+		temp_wait_for_the_end();
 	}
 	return 0;
 }
@@ -61,9 +71,24 @@ static void temp_file_creation_end(void)
 	atomic_fetch_sub(&temp_creating, 1);
 }
 
+/* From the moment a signal is acted on the process says nothing more, as GNU sort says
+ * nothing once its handler runs: what other threads meet while it dies (a run file just
+ * removed, a read cut short) is no error of the user's to read. Async-signal-safe. */
+static void temp_stderr_silence(void)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null < 0)
+		return;
+	if (null != STDERR_FILENO) {
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+}
+
 static void temp_creations_wait(void)
 {
 	atomic_store(&temp_dying, true);
+	temp_stderr_silence();
 	struct timespec pause = {0, 1000000};
 	for (int i = 0; i < 2000 && atomic_load(&temp_creating) > 0; i++)
 		nanosleep(&pause, NULL);
@@ -122,6 +147,16 @@ static int temp_dirs_set(const char *const *dirs, size_t count)
 	return 0;
 }
 
+/* exit() while a signal is ending the process (a thread that finished, or failed on a
+ * file the handler removed) waits for the signal, so that the process ends as the
+ * signal meant and with its status, not with one of its own. */
+static void temp_files_at_exit(void)
+{
+	if (atomic_load(&temp_dying))
+		temp_wait_for_the_end();
+	temp_files_remove_all();
+}
+
 int temp_files_init(const char *const *dirs, size_t count)
 {
 	static bool handlers_installed;
@@ -131,10 +166,10 @@ int temp_files_init(const char *const *dirs, size_t count)
 	if (handlers_installed)
 		return 0;
 	handlers_installed = true;
-	atexit(temp_files_remove_all);
+	atexit(temp_files_at_exit);
 	for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++) {
 		struct sigaction old, action = { .sa_handler = temp_files_on_signal,
-						 .sa_flags = SA_RESETHAND };
+						 .sa_flags = SA_RESETHAND | SA_RESTART };
 		sigemptyset(&action.sa_mask);
 		/* A signal ignored by whoever started us (nohup) stays ignored, as in GNU sort. */
 		if (sigaction(temp_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)

@@ -5,7 +5,8 @@ TESTS += \
 	tests/test_cli_errors.sh \
 	tests/test_name_quoting.sh \
 	tests/test_cli_usage.sh \
-	tests/test_cli_abbreviations.sh
+	tests/test_cli_abbreviations.sh \
+	tests/test_gnu_words.sh
 EXTRA_DIST += \
 	tests/test_cli_options.sh \
 	tests/test_cli_binary.sh \
@@ -13,6 +14,7 @@ EXTRA_DIST += \
 	tests/test_name_quoting.sh \
 	tests/test_cli_usage.sh \
 	tests/test_cli_abbreviations.sh \
+	tests/test_gnu_words.sh \
 	tests/binary_oracle.py
 # --key-field: composite keys against the Python oracle, every distribution.
 TESTS += tests/test_composite_keys.sh

@@ -48,7 +48,7 @@ enum long_only_option {
 
 /* '-' first: operands come back in their place among the options (as 1), so that the
  * obsolete +POS1 [-POS2] key is read where it stands, as GNU sort reads it. */
-static const char short_options[] = "-bcCdfghik:mMno:rRsS:t:T:uVz";
+static const char short_options[] = "-bcCdfghik:mMno:rRsS:t:T:uVy:z";
 
 /* GNU sort 9.x's long options, in the order of its table (coreutils src/sort.c), which
  * is the order getopt_long lists the possibilities of an ambiguous abbreviation in. */
@@ -449,15 +449,29 @@ static const char *gnu_count(const char *text, uintmax_t *value, bool *overflow)
 	return end;
 }
 
-/* What is wrong with a SIZE that gpusort_parse_size() refused, in xstrtoumax()'s
- * terms: no number at all, a number with a bad suffix, or one past SIZE_MAX. */
+/* What xstrtol_fatal() says of a SIZE that gpusort_parse_size() refused, by GNU sort
+ * 9.1's rules (xstrtoumax with the suffixes below, then specify_sort_size's b and %):
+ * no number at all, a number followed by something else, or a size too large. */
 static enum number_trouble size_trouble(const char *text)
 {
-	uintmax_t value;
-	bool overflow;
-	if (!gnu_count(text, &value, &overflow))
+	const char *start = text;
+	while (isspace((unsigned char)*start))
+		start++;
+	if (*start == '-')
 		return NUMBER_INVALID;
-	return overflow || value > SIZE_MAX ? NUMBER_TOO_LARGE : NUMBER_BAD_SUFFIX;
+	char *end;
+	errno = 0;
+	(void)strtoumax(text, &end, 10);
+	bool overflow = errno == ERANGE;
+	bool scaled = *end && strchr("EgGkKmMPtTYZ", *end);
+	if (end == text && !scaled)
+		return NUMBER_INVALID; /* a suffix alone counts one of it */
+	if (*end == '\0')
+		return NUMBER_TOO_LARGE;
+	if (scaled)
+		return end[1] ? NUMBER_BAD_SUFFIX : NUMBER_TOO_LARGE;
+	/* b or % that end the text after a digit fail by their size alone */
+	return !overflow && !end[1] && (*end == 'b' || *end == '%') ? NUMBER_TOO_LARGE : NUMBER_BAD_SUFFIX;
 }
 
 /* --parallel=N as GNU's specify_nthreads() reads it: a count past SIZE_MAX is SIZE_MAX,
@@ -826,18 +840,14 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 			job->reverse = 1;
 			break;
 		case 'k': {
-			char message[256];
-			const char *digits = optarg + strspn(optarg, " +");
+			char message[1024];
 			if (gpusort_keydef_check(optarg, message, sizeof message) == GPUSORT_OK) {
 				if (push_keydef(line, optarg) < 0)
 					return usage_error("%s", "out of memory");
 				given.text_key = true;
-			} else if ((isdigit((unsigned char)*digits) || *digits == '\0' ||
-				    (*digits == '-' && isdigit((unsigned char)digits[1]))) &&
-				   access(optarg, F_OK) != 0) {
-				/* Not a file and shaped like a KEYDEF (or a count, even a negative
-				 * one, or nothing at all): the user meant a text key, so say what is
-				 * wrong with it, as GNU sort does (no pointer to --help). */
+			} else if (strcmp(optarg, "-") != 0 && access(optarg, F_OK) != 0) {
+				/* Neither a KEYDEF nor a file (nor standard input): GNU sort's
+				 * words on what is wrong with it as a key (no pointer to --help). */
 				return option_error("%s", message);
 			} else {
 				if (push_input(line, optarg) < 0)
@@ -894,9 +904,24 @@ static int parse_arguments(int argc, char **argv, struct command_line *line)
 				return option_error("%s", "multiple output files specified");
 			job->output = optarg;
 			break;
-		case 'S':
-			if (gpusort_parse_size(optarg, &job->memory_budget) != GPUSORT_OK)
+		case 'S': {
+			size_t bytes;
+			if (gpusort_parse_size(optarg, &bytes) != GPUSORT_OK)
 				return number_error(size_trouble(optarg), long_index >= 0 ? "--buffer-size" : "-S", optarg);
+			/* as GNU: several sizes are the largest, whatever their order; and 0 is
+			 * the smallest budget (the job's 0 would be the default) */
+			if (bytes == 0)
+				bytes = 1;
+			if (bytes > job->memory_budget)
+				job->memory_budget = bytes;
+			break;
+		}
+		case 'y':
+			/* GNU's hidden -y, for old Solaris scripts: ignored with its argument,
+			 * but a separate argument that is not all digits (none at all is) is
+			 * read again, as an operand or an option, as GNU sort reads it */
+			if (optarg == argv[optind - 1] && optarg[strspn(optarg, "0123456789")] != '\0')
+				optind--;
 			break;
 		case 'T':
 			if (push_string(&line->temp_dirs, &job->temp_dir_count, optarg) < 0)

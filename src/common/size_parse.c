@@ -1,9 +1,13 @@
-/* Sizes as GNU sort reads them (see size_parse.h). */
+/* Sizes as GNU sort 9.1 reads them (see size_parse.h): gnulib's xstrtoumax with the
+ * suffixes "EgGkKmMPtTYZ", then sort's specify_sort_size for a bare number, b and %. */
 #include "config.h"
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "size_parse.h"
 
@@ -15,47 +19,84 @@ size_t physical_memory_bytes(void)
 	return (size_t)pages * (size_t)page;
 }
 
+/* The power of 1024 a suffix letter scales by (xstrtoumax's), or 0 for none. */
+static int suffix_power(char letter)
+{
+	static const char letters[] = "KMGTPEZY";
+	if (letter == 'k' || letter == 'm' || letter == 'g' || letter == 't')
+		letter = (char)toupper((unsigned char)letter);
+	const char *found = letter ? strchr(letters, letter) : NULL;
+	return found ? (int)(found - letters) + 1 : 0;
+}
+
+/* value times 1024^power, or false (value saturated) past UINTMAX_MAX. */
+static bool scale(uintmax_t *value, int power)
+{
+	for (int i = 0; i < power; i++) {
+		if (*value > UINTMAX_MAX / 1024) {
+			*value = UINTMAX_MAX;
+			return false;
+		}
+		*value *= 1024;
+	}
+	return true;
+}
+
+/* b (bytes) or % (of physical memory) after a number's last digit, ending the text. */
+static int bytes_or_percent(const char *suffix, uintmax_t *value)
+{
+	if (!isdigit((unsigned char)suffix[-1]) || suffix[1] != '\0')
+		return -EILSEQ;
+	if (suffix[0] == 'b')
+		return 0;
+	if (suffix[0] != '%')
+		return -EILSEQ;
+	/* "<", not "<=", as GNU: UINTMAX_MAX rounds up as a double */
+	double memory = (double)physical_memory_bytes() * (double)*value / 100;
+	if (!(memory < (double)UINTMAX_MAX))
+		return -ERANGE;
+	*value = (uintmax_t)memory;
+	return 0;
+}
+
 int size_parse(const char *text, size_t default_unit, size_t *bytes)
 {
+	const char *start = text;
+	while (isspace((unsigned char)*start))
+		start++;
+	if (*start == '-')
+		return -EINVAL;
 	char *end;
-	if (!isdigit((unsigned char)text[0]))
-		return -EINVAL;
 	errno = 0;
-	unsigned long long value = strtoull(text, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (end == text)
-		return -EINVAL;
+	uintmax_t value = strtoumax(text, &end, 10);
+	bool overflow = errno == ERANGE;
+	if (end == text) {
+		/* no number: a suffix alone means one of it, as in xstrtoumax */
+		if (!suffix_power(*end))
+			return -EINVAL;
+		value = 1;
+	}
+	int error = 0;
 	if (*end == '\0') {
-		if (value > SIZE_MAX / default_unit)
+		if (overflow || value > UINTMAX_MAX / default_unit)
 			return -ERANGE;
-		*bytes = (size_t)value * default_unit;
-		return 0;
-	}
-	if (end[1] != '\0')
-		return -EINVAL;
-	if (*end == '%') {
-		if (value > 100)
+		value *= default_unit;
+	} else if (suffix_power(*end)) {
+		overflow |= !scale(&value, suffix_power(*end));
+		if (end[1] != '\0')
+			return -EILSEQ; /* with an overflow too, as xstrtol_fatal words it */
+		if (overflow)
 			return -ERANGE;
-		*bytes = (size_t)((double)physical_memory_bytes() * (double)value / 100.0);
-		return 0;
+	} else {
+		/* an overflow with a bad suffix is a bad suffix, as specify_sort_size says */
+		if (overflow)
+			return -EILSEQ;
+		error = bytes_or_percent(end, &value);
 	}
-	const char *units = "BKMGTPEZY";
-	int power = -1;
-	for (int i = 0; units[i]; i++)
-		if (toupper((unsigned char)*end) == units[i])
-			power = i;
-	if (power < 0)
-		return -EINVAL;
-	/* Scaled one 1024 at a time, as GNU's xstrtoumax: 0Y is 0, not an overflow. */
+	if (error)
+		return error;
 	if (value > SIZE_MAX)
 		return -ERANGE;
-	size_t scaled = (size_t)value;
-	for (int i = 0; i < power; i++) {
-		if (scaled > SIZE_MAX / 1024)
-			return -ERANGE;
-		scaled *= 1024;
-	}
-	*bytes = scaled;
+	*bytes = (size_t)value;
 	return 0;
 }

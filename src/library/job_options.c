@@ -4,6 +4,7 @@
  * only fills a job, says exactly what it said when it built its option set itself. */
 #include "config.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,17 +432,18 @@ int job_options_build(const struct gpusort_job *given, struct job_options *built
 		code = usage("options '-%s --debug' are incompatible", letters);
 	}
 	/* named by the check's letter, -c or -C, as GNU sort names them */
+	char quoted[4 * PATH_MAX + 64]; /* a name quoted as GNU's quoteaf() does */
 	if (code == GPUSORT_OK && options->check && options->inputs.count > 1) {
-		char format[] = "extra operand '%s' not allowed with -?";
+		char format[] = "extra operand %s not allowed with -?";
 		format[sizeof format - 2] = (char)options->check;
-		code = usage(format, options->inputs.names[1]);
+		code = usage(format, report_shell_quote(options->inputs.names[1], true, quoted, sizeof quoted));
 	}
 	if (code == GPUSORT_OK && options->check && job.output) {
 		char letters[] = {(char)options->check, 'o', '\0'};
 		code = usage("options '-%s' are incompatible", letters);
 	}
 	if (code == GPUSORT_OK && options->inputs.files0_from && options->inputs.count > 0) {
-		code = usage("extra operand '%s'", options->inputs.names[0]);
+		code = usage("extra operand %s", report_shell_quote(options->inputs.names[0], true, quoted, sizeof quoted));
 		/* GNU's second line, without the program's name */
 		fputs("file operands cannot be combined with --files0-from\n", stderr);
 	}

@@ -1,9 +1,11 @@
-/* --files0-from: every name must be non-empty, and "-" cannot name stdin when the list
- * itself came from stdin. With no operands the input is stdin. The list is read as
+/* --files0-from: every name must be non-empty and none may be "-", as GNU sort 9.1
+ * refuses them, in its words. With no operands the input is stdin. The list is read as
  * NUL-terminated text lines. */
 #include "input_list.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../common/report.h"
@@ -12,6 +14,37 @@
 #include "../../kernels/huge_memory.h"
 
 static const char *const standard_input[] = { "-" };
+/* Room for a quoted name: a byte may take four ("\\ooo"), and the quotes. */
+#define QUOTED_SIZE (4 * PATH_MAX + 64)
+
+/* "cannot read file names from 'LIST'", GNU's words for a list that opened but could
+ * not be read (a directory, a closed or unreadable standard input), without a reason. */
+static int report_unreadable_list(const char *list)
+{
+	char quoted[QUOTED_SIZE];
+	report("cannot read file names from %s", report_shell_quote(list, true, quoted, sizeof quoted));
+	return 2;
+}
+
+/* The names of the list, as GNU sort 9.1 checks them, in order: none is "-" (which
+ * GNU refuses whether or not the list came from stdin) and none is empty. */
+static int check_names(const char *list, const char *const *names, size_t count)
+{
+	char quoted[QUOTED_SIZE];
+	for (size_t i = 0; i < count; i++) {
+		if (strcmp(names[i], "-") == 0) {
+			report("when reading file names from stdin, no file name of %s allowed",
+			       report_shell_quote(names[i], true, quoted, sizeof quoted));
+			return 2;
+		}
+		if (names[i][0] == '\0') {
+			report("%s:%zu: invalid zero-length file name", report_shell_quote(list, false, quoted, sizeof quoted),
+			       i + 1);
+			return 2;
+		}
+	}
+	return 0;
+}
 
 int input_list_resolve(const struct input_spec *spec, int check, struct input_list *inputs)
 {
@@ -23,8 +56,12 @@ int input_list_resolve(const struct input_spec *spec, int check, struct input_li
 		return 0;
 	}
 	const char *list = spec->files0_from;
+	bool from_stdin = strcmp(list, "-") == 0;
 	struct input_file *file;
 	int err = input_file_open(list, &file);
+	/* open(2) opens a directory; GNU's fopen does too, and its read is what fails */
+	if (err && (from_stdin || err == -EISDIR))
+		return report_unreadable_list(list);
 	if (err) {
 		report_file_failure("open failed", list, err);
 		return 2;
@@ -34,9 +71,8 @@ int input_list_resolve(const struct input_spec *spec, int check, struct input_li
 	ssize_t got = text_lines_append(&text, file, SIZE_MAX, NULL);
 	input_file_close(file);
 	if (got < 0) {
-		report_file_error(list, (int)got);
 		text_lines_free(&text);
-		return 2;
+		return report_unreadable_list(list);
 	}
 	size_t count = 0;
 	for (size_t i = 0; i < text.size; i++)
@@ -49,35 +85,28 @@ int input_list_resolve(const struct input_spec *spec, int check, struct input_li
 	}
 	inputs->storage = text.data;
 	huge_memory_free(text.starts);
-	bool from_stdin = strcmp(list, "-") == 0;
 	const char *name = text.data;
 	for (size_t i = 0; i < count; i++) {
-		size_t len = strlen(name);
-		if (len == 0) {
-			report("%s:%zu: invalid zero-length file name", list, i + 1);
-			input_list_free(inputs);
-			return 2;
-		}
-		if (from_stdin && strcmp(name, "-") == 0) {
-			report("when reading file names from stdin, no file name of '-' allowed");
-			input_list_free(inputs);
-			return 2;
-		}
 		inputs->names[i] = name;
-		name += len + 1;
+		name += strlen(name) + 1;
 	}
 	inputs->count = count;
+	char quoted[QUOTED_SIZE];
+	int status = 0;
 	if (count == 0) {
-		report("no input from '%s'", list);
-		input_list_free(inputs);
-		return 2;
+		report("no input from %s", report_shell_quote(list, true, quoted, sizeof quoted));
+		status = 2;
 	}
-	if (check && count > 1) {
-		report("extra operand '%s' not allowed with -%c", inputs->names[1], check);
-		input_list_free(inputs);
-		return 2;
+	if (!status)
+		status = check_names(list, inputs->names, count);
+	if (!status && check && count > 1) {
+		report("extra operand %s not allowed with -%c",
+		       report_shell_quote(inputs->names[1], true, quoted, sizeof quoted), check);
+		status = 2;
 	}
-	return 0;
+	if (status)
+		input_list_free(inputs);
+	return status;
 }
 
 void input_list_free(struct input_list *inputs)

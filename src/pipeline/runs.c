@@ -432,13 +432,18 @@ static int run_source_start(struct run_source *source)
 
 /* A piped run's stream is over (error: how reading it failed, or 0 at its end): `PROG
  * -d` waited for, and what went wrong reported, PROG's failure first (it explains the
- * rest). */
+ * rest). Damaged bytes stop the reading before PROG is done: PROG is let finish first,
+ * or it would die of the pipe closed on it and be blamed for what its bytes showed. */
 static int run_source_stop(struct run_source *source, int error)
 {
+	struct run *run = source->run;
 	if (!error)
-		error = run_reader_stream_end(source->run->reader);
-	int ended = compress_child_finish(&source->run->child);
-	if (ended == COMPRESS_CHILD_FAILED) {
+		error = run_reader_stream_end(run->reader);
+	/* a stream holds the records and a checksum a block: far less than this */
+	uint64_t stream_most = 2 * run->bytes + ((uint64_t)1 << 20);
+	bool ran_to_its_end = error != -EBADMSG || compress_child_drain(&run->child, stream_most) == 0;
+	int ended = compress_child_finish(&run->child);
+	if (ended == COMPRESS_CHILD_FAILED && ran_to_its_end) {
 		report_program_failure(source->program);
 		return ended;
 	}

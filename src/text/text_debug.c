@@ -288,7 +288,7 @@ static bool is_digit(char c)
 /* The end of the number -n or -h reads at p (GNU's traverse_raw_number, after an
  * optional '-'): digits, each followed by at most one thousands separator, a decimal
  * point and digits; a separator no digit follows is not part of it. beginning when
- * there is no digit; -h takes the unit letter after the number too. */
+ * there is no digit; -h takes the unit letter after the number too (9.1's: no R, Q). */
 static const char *number_end(const struct text_numbers *numbers, const char *beginning, const char *end,
 			      bool human)
 {
@@ -309,7 +309,7 @@ static const char *number_end(const struct text_numbers *numbers, const char *be
 	}
 	if (!digits)
 		return beginning;
-	if (human && p < end && strchr("KMGTPEZYRQk", *p) && *p)
+	if (human && p < end && strchr("KMGTPEZYk", *p) && *p)
 		p++;
 	return p;
 }

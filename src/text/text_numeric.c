@@ -158,7 +158,8 @@ static int unit_order(const struct text_numbers *n, const struct decimal *d, con
 		p = unit_position(n, key, end, &negative, &nonzero);
 	if (!nonzero || p == end)
 		return 0;
-	static const char units[] = "KMGTPEZYRQ"; /* R and Q: GNU sort since coreutils 9.2 */
+	/* sort 9.1's unit_order: k or K up to Y. (9.2 added R and Q; gpusort follows 9.1.) */
+	static const char units[] = "KMGTPEZY";
 	int order = 0;
 	if (*p == 'k')
 		order = 1;

@@ -211,12 +211,12 @@ static void check_against_strtod(const struct number *a, const struct number *b,
 }
 
 /* -h: the unit right after the number orders first (nonzero numbers only), as
- * coreutils 9.2 and later (K k M G T P E Z Y R Q). */
+ * coreutils 9.1, which gpusort follows (K k M G T P E Z Y; 9.2 added R Q). */
 static int reference_unit(const struct number *n, const char *s, size_t len)
 {
 	if (n->sign == 0 || n->end >= len)
 		return 0;
-	static const char units[] = "KMGTPEZYRQ";
+	static const char units[] = "KMGTPEZY";
 	const char *u = s[n->end] ? strchr(units, s[n->end]) : NULL;
 	int order = s[n->end] == 'k' ? 1 : u ? (int)(u - units) + 1 : 0;
 	return n->sign < 0 ? -order : order;
