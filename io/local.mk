@@ -3,6 +3,7 @@
 noinst_LTLIBRARIES += libio.la
 libio_la_SOURCES = \
 	io/fault_inject.h io/fault_inject.c \
+	io/safe_fd.h io/safe_fd.c \
 	io/io_ring.h io/io_ring.c \
 	io/write_queue.h io/write_queue.c \
 	io/input_file.h io/input_file.c \

@@ -25,6 +25,7 @@
 #include "file_move.h"
 #include "output_file.h"
 #include "parallel_io.h"
+#include "safe_fd.h"
 #include "temp_files.h"
 #include "write_queue.h"
 
@@ -110,7 +111,7 @@ static int output_twin_create(struct output_file *file, const char *path)
 	int fault = fault_inject("output_open");
 	if (fault < 0)
 		return fault;
-	file->original_fd = open(file->final_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	file->original_fd = fd_safer(open(file->final_path, O_WRONLY | O_CLOEXEC | O_NOCTTY));
 	if (file->original_fd < 0 && errno != ENOENT)
 		return -errno;
 	error = output_twin_beside(file);
@@ -191,8 +192,9 @@ int output_file_open_fd(int fd, struct output_file **file)
 
 int output_file_open(const char *path, struct output_file **result)
 {
+	/* a closed stdout (or the command's stand-in) is -1 here: its writes fail, EBADF */
 	if (!path || strcmp(path, "-") == 0)
-		return output_open_descriptor(STDOUT_FILENO, result);
+		return output_open_descriptor(fd_standard(STDOUT_FILENO), result);
 	struct output_file *file = calloc(1, sizeof *file);
 	if (!file)
 		return -ENOMEM;
@@ -202,7 +204,7 @@ int output_file_open(const char *path, struct output_file **result)
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* /dev/null, a FIFO, a terminal: nothing to rename, write in place. */
 		error = fault_inject("output_open");
-		file->fd = error ? -1 : open(path, O_WRONLY | O_CLOEXEC);
+		file->fd = error ? -1 : fd_safer(open(path, O_WRONLY | O_CLOEXEC));
 		if (!error && file->fd < 0)
 			error = -errno;
 		file->owns_fd = file->fd >= 0;
@@ -385,7 +387,7 @@ int output_file_cut(struct output_file *file, uint64_t bytes)
 
 void output_file_uncached(struct output_file *file, struct write_queue *queue)
 {
-	int fd = open(file->temp_path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	int fd = fd_safer(open(file->temp_path, O_WRONLY | O_DIRECT | O_CLOEXEC));
 	if (fd >= 0)
 		write_queue_direct(queue, fd); /* it closes fd where it cannot */
 }
