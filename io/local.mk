@@ -7,6 +7,7 @@ libio_la_SOURCES = \
 	io/io_ring.h io/io_ring.c \
 	io/write_queue.h io/write_queue.c \
 	io/input_file.h io/input_file.c \
+	io/output_path.h io/output_path.c \
 	io/output_file.h io/output_file.c \
 	io/file_map.h io/file_map.c \
 	io/file_attributes.h io/file_attributes.c \
