@@ -404,12 +404,17 @@ static void output_file_free(struct output_file *file)
 	free(file);
 }
 
-/* Copies the finished twin into the original; a signal meanwhile waits for the end. */
+/* Copies the finished twin into the original, which no other gpusort copies into
+ * meanwhile (the lock: one whole output wins, not a mix of two); a signal during the
+ * copy waits for its end. */
 static int output_copy_into_original(struct output_file *file)
 {
+	int error = file_copy_lock(file->original_fd);
+	if (error)
+		return error;
 	temp_signals_defer();
-	int error = file_copy_contents(file->fd, file->original_fd);
-	if (close(file->original_fd) != 0 && !error)
+	error = file_copy_contents(file->fd, file->original_fd);
+	if (close(file->original_fd) != 0 && !error) /* the lock goes with it */
 		error = -errno;
 	file->original_fd = -1;
 	temp_signals_resume();
