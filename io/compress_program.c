@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "compress_program.h"
 #include "fault_inject.h"
+#include "safe_fd.h"
 
 extern char **environ;
 
@@ -75,7 +76,7 @@ int compress_child_start(const char *program, bool decompress, int file_fd, stru
 	child->pid = 0;
 	child->pipe_fd = -1;
 	int ends[2];
-	if (pipe2(ends, O_CLOEXEC) != 0)
+	if (pipe_safer(ends, O_CLOEXEC) != 0)
 		return -errno;
 	/* compressing: we write ends[1], the child reads ends[0]; decompressing the reverse */
 	int ours = decompress ? ends[0] : ends[1], theirs = decompress ? ends[1] : ends[0];

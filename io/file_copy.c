@@ -2,12 +2,15 @@
  * (or share the blocks) without a trip through user memory; where it cannot (another file
  * system, an old kernel) pread and pwrite do. Old bytes are overwritten, and only the
  * tail beyond the new length is cut at the end, so the copy asks for no more space than
- * the new content needs beyond the old. */
+ * the new content needs beyond the old; that room is reserved before the first write. */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include "fault_inject.h"
 #include "file_copy.h"
@@ -59,13 +62,65 @@ static int copy_by_buffer(int from_fd, int to_fd, off_t offset, off_t length)
 	return error;
 }
 
+int file_copy_lock(int fd)
+{
+	struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	int command = F_OFD_SETLKW;
+	for (;;) {
+		if (fcntl(fd, command, &lock) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno == EINVAL && command == F_OFD_SETLKW) {
+			command = F_SETLKW; /* a kernel before open file description locks */
+			continue;
+		}
+		return errno == ENOLCK ? 0 : -errno;
+	}
+}
+
+/* fallocate, again where a signal cut it short. */
+static int allocate(int fd, int mode, off_t offset, off_t length)
+{
+	int result;
+	while ((result = fallocate(fd, mode, offset, length)) != 0 && errno == EINTR)
+		;
+	return result == 0 ? 0 : -errno;
+}
+
+/* Room for length bytes in to_fd (of old_size now) before an old byte is overwritten:
+ * FALLOC_FL_KEEP_SIZE allocates [0, length) without changing the size or a byte (the
+ * old file's holes read as zeros still), and fails with ENOSPC or EDQUOT when the room
+ * is not there, giving back what it took past the end. Where the file system cannot
+ * allocate so, its free space must hold what the file grows by. */
+static int copy_reserve(int to_fd, off_t old_size, off_t length)
+{
+	int error = fault_inject("output_copy");
+	if (error > 0)
+		error = 0; /* a short transfer means nothing here */
+	if (!error && length > 0)
+		error = allocate(to_fd, FALLOC_FL_KEEP_SIZE, 0, length);
+	if (error == -EOPNOTSUPP || error == -ENOSYS) {
+		struct statvfs room;
+		if (length > old_size && fstatvfs(to_fd, &room) == 0 &&
+		    (uint64_t)room.f_bavail * room.f_frsize < (uint64_t)(length - old_size))
+			return -ENOSPC;
+		return 0;
+	}
+	if (error && length > old_size)
+		allocate(to_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, old_size, length - old_size);
+	return error;
+}
+
 int file_copy_contents(int from_fd, int to_fd)
 {
-	struct stat st;
-	if (fstat(from_fd, &st) != 0)
+	struct stat st, old;
+	if (fstat(from_fd, &st) != 0 || fstat(to_fd, &old) != 0)
 		return -errno;
 	off_t length = st.st_size, offset = 0;
-	int error = 0;
+	int error = copy_reserve(to_fd, old.st_size, length);
+	if (error)
+		return error;
 	while (offset < length) {
 		int fault = fault_inject("output_copy");
 		if (fault < 0)

@@ -12,6 +12,7 @@
 #include <linux/magic.h>
 #include "fault_inject.h"
 #include "file_map.h"
+#include "safe_fd.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -75,7 +76,7 @@ int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const ch
 void file_map_read(const char *path, uint64_t offset, uint64_t length, struct file_map *map)
 {
 	*map = (struct file_map){NULL, 0, 0, false};
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = fd_safer(open(path, O_RDONLY | O_CLOEXEC));
 	if (fd < 0)
 		return;
 	struct stat st;

@@ -14,6 +14,7 @@
 #include "fault_inject.h"
 #include "input_file.h"
 #include "parallel_io.h"
+#include "safe_fd.h"
 #include "io_ring.h"
 
 /* The read-ahead window is INPUT_DEPTH x INPUT_BLOCK = 64 MiB. Measured on the 2-core
@@ -234,9 +235,9 @@ int input_file_open(const char *path, struct input_file **result)
 	if (!file)
 		return -ENOMEM;
 	if (strcmp(path, "-") == 0) {
-		file->fd = STDIN_FILENO;
+		file->fd = fd_standard(STDIN_FILENO); /* closed: fstat says EBADF */
 	} else {
-		file->fd = open(path, O_RDONLY | O_CLOEXEC);
+		file->fd = fd_safer(open(path, O_RDONLY | O_CLOEXEC));
 		if (file->fd < 0) {
 			int error = -errno;
 			free(file);
@@ -244,7 +245,7 @@ int input_file_open(const char *path, struct input_file **result)
 		}
 		file->owns_fd = true;
 	}
-	struct stat st;
+	struct stat st = {0}; /* read below also when fstat fails */
 	if (fstat(file->fd, &st) != 0 || S_ISDIR(st.st_mode)) {
 		int error = S_ISDIR(st.st_mode) ? -EISDIR : -errno;
 		input_file_close(file);

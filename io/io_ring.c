@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "io_ring.h"
+#include "safe_fd.h"
 
 static bool io_ring_allowed;
 static pthread_once_t io_ring_once = PTHREAD_ONCE_INIT;
@@ -16,7 +17,7 @@ static void io_ring_decide(void)
 {
 	const char *mode = getenv("GPUSORT_IO");
 	io_ring_allowed = !(mode && strcmp(mode, "sync") == 0);
-	int fd = open("/proc/sys/kernel/io_uring_disabled", O_RDONLY | O_CLOEXEC);
+	int fd = fd_safer(open("/proc/sys/kernel/io_uring_disabled", O_RDONLY | O_CLOEXEC));
 	if (fd >= 0) {
 		char value[8] = "";
 		if (read(fd, value, sizeof value - 1) > 0 && value[0] != '0')
@@ -35,5 +36,5 @@ int io_ring_init(struct io_uring *ring, unsigned entries)
 {
 	if (!io_ring_wanted())
 		return -ENOTSUP;
-	return io_uring_queue_init(entries, ring, 0);
+	return ring_init_safer(ring, entries);
 }

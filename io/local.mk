@@ -3,9 +3,11 @@
 noinst_LTLIBRARIES += libio.la
 libio_la_SOURCES = \
 	io/fault_inject.h io/fault_inject.c \
+	io/safe_fd.h io/safe_fd.c \
 	io/io_ring.h io/io_ring.c \
 	io/write_queue.h io/write_queue.c \
 	io/input_file.h io/input_file.c \
+	io/output_path.h io/output_path.c \
 	io/output_file.h io/output_file.c \
 	io/file_map.h io/file_map.c \
 	io/file_attributes.h io/file_attributes.c \

@@ -24,7 +24,9 @@
 #include "file_map.h"
 #include "file_move.h"
 #include "output_file.h"
+#include "output_path.h"
 #include "parallel_io.h"
+#include "safe_fd.h"
 #include "temp_files.h"
 #include "write_queue.h"
 
@@ -51,18 +53,6 @@ struct output_file {
 	struct file_prefault prefault; /* threads faulting the map's pages in */
 	_Atomic uint64_t written_end;
 };
-
-/* A symbolic link is followed, as writing through it would: the link stays, its target
- * gets the new content. */
-static int output_final_path(struct output_file *file, const char *path)
-{
-	char *target = NULL;
-	struct stat st;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		target = realpath(path, NULL);
-	file->final_path = target ? target : strdup(path);
-	return file->final_path ? 0 : -ENOMEM;
-}
 
 /* The temp twin in the final file's directory, so that rename is atomic. */
 static int output_twin_beside(struct output_file *file)
@@ -100,20 +90,18 @@ static int output_twin_in_temp_dir(struct output_file *file)
 	return 0;
 }
 
-/* Opens an existing output for writing (it is not changed until commit) and makes the
- * twin; keeps the original open only when a rename would lose one of its properties. */
-static int output_twin_create(struct output_file *file, const char *path)
+/* Opens an existing output (final_path, no symbolic link) for writing (it is not changed
+ * until commit) and makes the twin; keeps the original open only when a rename would
+ * lose one of its properties. */
+static int output_twin_create(struct output_file *file)
 {
-	int error = output_final_path(file, path);
-	if (error)
-		return error;
 	int fault = fault_inject("output_open");
 	if (fault < 0)
 		return fault;
-	file->original_fd = open(file->final_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	file->original_fd = fd_safer(open(file->final_path, O_WRONLY | O_CLOEXEC | O_NOCTTY));
 	if (file->original_fd < 0 && errno != ENOENT)
 		return -errno;
-	error = output_twin_beside(file);
+	int error = output_twin_beside(file);
 	if (file->original_fd < 0) {
 		if (error)
 			return error;
@@ -137,22 +125,9 @@ static int output_twin_create(struct output_file *file, const char *path)
 	return 0;
 }
 
-int output_file_check(const char *path)
+/* A new file's directory must let us create it. */
+static int output_creatable(const char *path)
 {
-	if (!path || strcmp(path, "-") == 0)
-		return 0;
-	struct stat st;
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		/* AT_EACCESS: the effective IDs decide, as they do for open. */
-		return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 ? 0 : -errno;
-	}
-	if (errno != ENOENT)
-		return -errno;
-	if (!*path || lstat(path, &st) == 0)
-		return 0; /* "" or a dangling symbolic link: the open at the output tells */
-	/* A new file: its directory must let us create it. */
 	char *dir = strdup(path);
 	if (!dir)
 		return -ENOMEM;
@@ -161,9 +136,25 @@ int output_file_check(const char *path)
 		dir[1] = '\0'; /* "/name": the root directory */
 	else if (slash)
 		*slash = '\0';
-	/* A directory that is missing fails here too, and that is the file's error. */
 	int error = faccessat(AT_FDCWD, slash ? dir : ".", W_OK | X_OK, AT_EACCESS) == 0 ? 0 : -errno;
 	free(dir);
+	return error;
+}
+
+int output_file_check(const char *path)
+{
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	struct output_path target;
+	int error = output_path_resolve(path, &target);
+	if (error || target.descriptor >= 0)
+		return error;
+	/* AT_EACCESS: the effective IDs decide, as they do for open. */
+	if (target.exists)
+		error = faccessat(AT_FDCWD, target.path, W_OK, AT_EACCESS) == 0 ? 0 : -errno;
+	else
+		error = output_creatable(target.path);
+	output_path_free(&target);
 	return error;
 }
 
@@ -191,23 +182,32 @@ int output_file_open_fd(int fd, struct output_file **file)
 
 int output_file_open(const char *path, struct output_file **result)
 {
+	/* a closed stdout (or the command's stand-in) is -1 here: its writes fail, EBADF */
 	if (!path || strcmp(path, "-") == 0)
-		return output_open_descriptor(STDOUT_FILENO, result);
+		return output_open_descriptor(fd_standard(STDOUT_FILENO), result);
+	struct output_path target;
+	int error = output_path_resolve(path, &target);
+	if (error)
+		return error;
+	if (target.descriptor >= 0) /* /dev/stdout, /dev/fd/N: that descriptor, in place */
+		return output_open_descriptor(target.descriptor, result);
 	struct output_file *file = calloc(1, sizeof *file);
-	if (!file)
+	if (!file) {
+		output_path_free(&target);
 		return -ENOMEM;
+	}
 	file->original_fd = -1;
-	int error = 0;
+	file->final_path = target.path;
 	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (target.exists && stat(file->final_path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* /dev/null, a FIFO, a terminal: nothing to rename, write in place. */
 		error = fault_inject("output_open");
-		file->fd = error ? -1 : open(path, O_WRONLY | O_CLOEXEC);
+		file->fd = error ? -1 : fd_safer(open(file->final_path, O_WRONLY | O_CLOEXEC));
 		if (!error && file->fd < 0)
 			error = -errno;
 		file->owns_fd = file->fd >= 0;
 	} else {
-		error = output_twin_create(file, path);
+		error = output_twin_create(file);
 	}
 	if (!error)
 		error = write_queue_open(file->fd, OUTPUT_DEPTH, OUTPUT_BLOCK, "output_write",
@@ -385,7 +385,7 @@ int output_file_cut(struct output_file *file, uint64_t bytes)
 
 void output_file_uncached(struct output_file *file, struct write_queue *queue)
 {
-	int fd = open(file->temp_path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	int fd = fd_safer(open(file->temp_path, O_WRONLY | O_DIRECT | O_CLOEXEC));
 	if (fd >= 0)
 		write_queue_direct(queue, fd); /* it closes fd where it cannot */
 }
@@ -404,12 +404,17 @@ static void output_file_free(struct output_file *file)
 	free(file);
 }
 
-/* Copies the finished twin into the original; a signal meanwhile waits for the end. */
+/* Copies the finished twin into the original, which no other gpusort copies into
+ * meanwhile (the lock: one whole output wins, not a mix of two); a signal during the
+ * copy waits for its end. */
 static int output_copy_into_original(struct output_file *file)
 {
+	int error = file_copy_lock(file->original_fd);
+	if (error)
+		return error;
 	temp_signals_defer();
-	int error = file_copy_contents(file->fd, file->original_fd);
-	if (close(file->original_fd) != 0 && !error)
+	error = file_copy_contents(file->fd, file->original_fd);
+	if (close(file->original_fd) != 0 && !error) /* the lock goes with it */
 		error = -errno;
 	file->original_fd = -1;
 	temp_signals_resume();

@@ -1,6 +1,7 @@
 /* The salt of a random order: a file's first bytes, or the kernel's random bytes. */
 #include "config.h"
 #include "random_source.h"
+#include "safe_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,7 @@ int random_source_read(const char *name, void *bytes, size_t size, bool *open_fa
 	*open_failed = false;
 	if (!name)
 		return read_fully(-1, bytes, size, true);
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	int fd = fd_safer(open(name, O_RDONLY | O_CLOEXEC));
 	if (fd < 0) {
 		*open_failed = true;
 		return -errno;

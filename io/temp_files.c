@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include "fault_inject.h"
+#include "safe_fd.h"
 #include "temp_files.h"
 
 enum { ENTRY_FREE, ENTRY_BUSY, ENTRY_LIVE };
@@ -221,7 +222,7 @@ static int temp_create_registered(char *path, int flags, bool first)
 	int error = temp_file_creation_begin();
 	int fd = -1;
 	if (!error) {
-		fd = mkostemp(path, flags);
+		fd = fd_safer(mkostemp(path, flags));
 		error = fd < 0 ? -errno : temp_register_unblocked(path, first);
 		if (fd >= 0 && error) {
 			unlink(path);

@@ -49,8 +49,8 @@ TESTS += tests/test_order_check.sh
 TESTS += tests/test_unique_merge.sh
 EXTRA_DIST += tests/test_unique_merge.sh
 EXTRA_DIST += tests/test_order_check.sh
-TESTS += tests/test_output_file.sh tests/test_output_uncached.sh
-EXTRA_DIST += tests/test_output_file.sh tests/test_output_uncached.sh
+TESTS += tests/test_output_file.sh tests/test_output_uncached.sh tests/test_output_targets.sh
+EXTRA_DIST += tests/test_output_file.sh tests/test_output_uncached.sh tests/test_output_targets.sh
 # An in-memory sort's output through a mapping (GPUSORT_OUTPUT_MAP), against pwrite.
 TESTS += tests/test_output_map.sh
 EXTRA_DIST += tests/test_output_map.sh

@@ -2,14 +2,31 @@
  * its result turned into GNU sort's exit status (0 done, 1 disorder under -c/-C,
  * 2 trouble). */
 #include "config.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <gpusort.h>
 #include "close_stdout.h"
 #include "command_line.h"
 
+/* A closed standard descriptor gets a stand-in that can be neither read nor written
+ * (O_PATH), before anything is opened, so that no file of ours or of a library (CUDA's)
+ * becomes stdin, stdout or stderr: the output written into a temp run, a message into
+ * the output. The sort takes the stand-in for the closed descriptor it is (EBADF, as
+ * GNU sort meets it). Kept across exec, so that a --compress-program child has none
+ * of its three free either. */
+static void standard_descriptors_hold(void)
+{
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			open("/", O_PATH); /* the lowest free descriptor: this one */
+}
+
 int main(int argc, char **argv)
 {
+	standard_descriptors_hold();
 	/* LC_ALL, LC_COLLATE, LANG choose the text order (and LC_NUMERIC -g's numbers), as
 	 * for GNU sort; a locale that is not installed leaves the C locale. */
 	setlocale(LC_ALL, "");

@@ -127,6 +127,8 @@ void report_file_failure(const char *what, const char *name, int error)
 void report_input_open_error(const char *name, int error, bool checking_order)
 {
 	const char *what = error == -EISDIR ? "read failed" : checking_order ? "open failed" : "cannot read";
+	if (error == -EBADF && strcmp(name, "-") == 0) /* a closed stdin, as GNU sort meets it */
+		what = checking_order ? "read failed" : "stat failed";
 	report_file_failure(what, name, error);
 }
 

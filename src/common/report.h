@@ -25,7 +25,8 @@ void report_file_failure(const char *what, const char *name, int error);
 /* An input that would not open, in GNU sort's words for the moment it finds that out:
  * "cannot read: NAME: why" before a sort or merge (checking), "open failed" when it
  * opens the file to check its order, and "read failed" for a directory, which opens
- * and then cannot be read. */
+ * and then cannot be read; for a closed stdin ("-", EBADF) "stat failed", or "read
+ * failed" when checking. */
 void report_input_open_error(const char *name, int error, bool checking_order);
 /* "gpusort: <name>: size <bytes> bytes is not a multiple of the record size <size>";
  * the name as report_input_name shows it. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "../../io/cache_budget.h"
 #include "../../io/input_file.h"
+#include "../../io/safe_fd.h"
 #include "../../io/temp_files.h"
 #include "runs.h"
 #include "merge.h"
@@ -407,7 +408,7 @@ struct run_source {
 static int run_source_start(struct run_source *source)
 {
 	struct run *run = source->run;
-	int fd = open(run->path, O_RDONLY | O_CLOEXEC);
+	int fd = fd_safer(open(run->path, O_RDONLY | O_CLOEXEC));
 	if (fd < 0) {
 		int error = -errno;
 		report_file_failure("open failed", run->path, error);

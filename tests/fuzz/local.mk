@@ -28,7 +28,7 @@ FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text/text_compare.c src/text/text_fi
 	src/text/text_numeric.c src/text/text_general.c src/text/text_month.c \
 	src/text/text_version.c src/text/text_prefix.c src/text/text_random.c
 FUZZ_RUN_FILE_FILES = io/run_file.c io/block_transform.c io/block_checksum.c io/write_queue.c \
-	io/io_ring.c io/fault_inject.c
+	io/io_ring.c io/safe_fd.c io/fault_inject.c
 
 tests/fuzz/fuzz_options$(EXEEXT): tests/fuzz/fuzz_options.c $(FUZZ_SHARED_INCLUDES) $(FUZZ_OPTIONS_FILES) \
 		$(FUZZ_ENGINE_OBJECTS) config.h
