@@ -1,5 +1,6 @@
 /* Positional transfers split over threads (see parallel_io.h). Each thread moves one
- * contiguous piece with pread/pwrite, carrying on after short transfers. */
+ * contiguous piece with pread/pwrite calls of at most IO_CALL_MAX bytes, carrying on
+ * after short transfers. */
 #include "config.h"
 #include <errno.h>
 #include <pthread.h>
@@ -26,7 +27,7 @@ static void *piece_run(void *context)
 {
 	struct piece *piece = context;
 	while (piece->done < piece->len) {
-		size_t want = piece->len - piece->done;
+		size_t want = piece->len - piece->done < IO_CALL_MAX ? piece->len - piece->done : IO_CALL_MAX;
 		int fault = fault_inject(piece->fault_op);
 		if (fault < 0) {
 			piece->error = fault;

@@ -13,6 +13,7 @@
 #include "../../io/fault_inject.h"
 #include "../../io/file_map.h"
 #include "../../io/output_file.h"
+#include "../../io/parallel_io.h"
 
 int distributed_output_open(const struct cluster *cluster, const struct output_target *target,
 			    struct distributed_output *output)
@@ -106,7 +107,9 @@ int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset, co
 		int fault = fault_inject(fault_op);
 		if (fault < 0)
 			return fault;
-		size_t want = fault == FAULT_SHORT && length > 1 ? length / 2 : length;
+		size_t want = length < IO_CALL_MAX ? length : IO_CALL_MAX; /* a signal waits for one call */
+		if (fault == FAULT_SHORT && want > 1)
+			want /= 2;
 		ssize_t wrote = pwrite(fd, from, want, (off_t)offset);
 		if (wrote < 0 && errno == EINTR)
 			continue;
@@ -122,7 +125,7 @@ int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset, co
 static int read_at(int fd, unsigned char *buffer, size_t length, uint64_t offset)
 {
 	while (length) {
-		ssize_t got = pread(fd, buffer, length, (off_t)offset);
+		ssize_t got = pread(fd, buffer, length < IO_CALL_MAX ? length : IO_CALL_MAX, (off_t)offset);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
