@@ -295,9 +295,10 @@ else
 			"$GPUSORT" -T "$TMP" "$@" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/many" \
 			2>/dev/null && cmp -s "$WORK/many" "$WORK/records.sorted" && [ -z "$(leftovers)" ] &&
 			{ for dir in "$MEM" "$TMP"; do
-				grep -c "\"$dir/gpusort\.[^\"]*\", O_RDWR|O_CREAT|O_EXCL" "$WORK/trace"
+				grep -c "\"$dir/gpusort-job\.[^/\"]*/gpusort\.[^\"]*\", O_RDWR|O_CREAT|O_EXCL" "$WORK/trace"
 			done; grep -c " fallocate([0-9]*<$WORK/\.gpusort-out\." "$WORK/trace"
-			grep -c "mmap(.*PROT_READ, MAP_SHARED, [0-9]*<\($MEM\|$TMP\)/gpusort\." "$WORK/trace"; } | paste -s -d ' '
+			grep -c "mmap(.*PROT_READ, MAP_SHARED, [0-9]*<\($MEM\|$TMP\)/gpusort-job\.[^/]*/gpusort\." "$WORK/trace"; } |
+				paste -s -d ' '
 	}
 	"$GPUSORT" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/records.sorted"
 	# each rank makes its run, which the other reads in place (shared runs), or with
