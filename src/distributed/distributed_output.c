@@ -14,6 +14,7 @@
 #include "../../io/file_map.h"
 #include "../../io/output_file.h"
 #include "../../io/parallel_io.h"
+#include "../../io/temp_files.h"
 
 int distributed_output_open(const struct cluster *cluster, const struct output_target *target,
 			    struct distributed_output *output)
@@ -39,6 +40,12 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 		output->fd = open(twin, O_RDWR | O_CLOEXEC);
 		if (output->fd < 0 && errno == EACCES)
 			output->fd = open(twin, O_WRONLY | O_CLOEXEC);
+	}
+	/* the other ranks remove the twin too on signals: rank 0 may be killed outright */
+	if (cluster->rank != 0 && output->fd >= 0 && (output->twin = strdup(twin)) != NULL &&
+	    temp_file_register(output->twin) != 0) {
+		free(output->twin);
+		output->twin = NULL;
 	}
 	output->positional = cluster_agree(cluster, twin[0] && output->fd >= 0 ? 0 : -ENOENT) == 0;
 	if (!output->positional && output->fd >= 0) {
@@ -230,5 +237,11 @@ int distributed_output_finish(const struct cluster *cluster, struct distributed_
 		output->file = NULL;
 	}
 	cluster_broadcast(cluster, &committed, sizeof committed, 0);
+	/* renamed into place or removed by rank 0 */
+	if (output->twin) {
+		temp_file_forget(output->twin);
+		free(output->twin);
+		output->twin = NULL;
+	}
 	return committed;
 }

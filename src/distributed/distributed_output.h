@@ -21,6 +21,7 @@ struct distributed_output {
 	int fd;                   /* this rank's descriptor of the twin, or -1 */
 	bool positional;          /* every rank writes at its offset */
 	const char *name;         /* for messages */
+	char *twin;               /* the twin's path where this rank (not rank 0) registered it */
 	struct file_map mapping;  /* this rank's range of the twin, when mapped */
 	struct file_map ahead;    /* where its range will about be, faulted in ahead */
 	struct file_prefault prefault;
