@@ -236,16 +236,21 @@ static int merge_range(const struct cluster *cluster, const struct record_order 
 {
 	int size = cluster->size;
 	struct merge_input *inputs = calloc(size, sizeof *inputs);
-	if (!inputs) {
+	char (*opened)[32] = calloc(size, sizeof *opened);
+	if (!inputs || !opened) {
+		free(inputs);
+		free(opened);
 		report("%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	for (int s = 0; s < size; s++)
-		inputs[s] = (struct merge_input){exchange->paths[s], exchange->bases[s], exchange->received[s]};
+		inputs[s] = (struct merge_input){exchange_open_path(exchange, s, opened[s], sizeof opened[s]),
+						 exchange->paths[s], exchange->bases[s], exchange->received[s]};
 	size_t block = budget / (4 * (size_t)size * (threads ? threads : 1));
 	block = block < BATCH_MIN ? BATCH_MIN : block > MERGE_BLOCK ? MERGE_BLOCK : block;
 	int error = rank_merge(order, inputs, (size_t)size, threads, block, verify, sink);
 	free(inputs);
+	free(opened);
 	return error;
 }
 
@@ -396,6 +401,12 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	figures.exchange_seconds = exchange.seconds;
 	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
+	/* every rank holds every run open now: the run's name goes, so that whatever ends
+	 * the job, even SIGKILL of every rank, its bytes go with the last descriptor */
+	if (exchange.by_descriptor) {
+		temp_file_remove(local_path);
+		local_path[0] = '\0';
+	}
 
 	/* 4. the merge of this rank's range: straight into the output at its offset when
 	 * the range's size is known (without -u, every record received is written) and the
@@ -435,7 +446,8 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	exchange_free(cluster, &exchange);
 	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
-	temp_file_remove(local_path);
+	if (local_path[0])
+		temp_file_remove(local_path);
 	local_path[0] = '\0';
 	if (!job->no_verify &&
 	    (error = distributed_verify(cluster, &built.order, &ends, atomic_load(&verify.disorder), figures.share_bytes,
