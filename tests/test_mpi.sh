@@ -410,7 +410,7 @@ fi
 
 # A rank killed mid-sort (SIGKILL once the ranks' temp files show the sort under way)
 # ends the job: no output file, no output twin; the other ranks, stopped by mpirun,
-# remove their temp files (the killed one cannot).
+# remove their temp files and the killed one's (in the job's directory of -T).
 "$TESTS_BUILDDIR/textgen" 300000 12 >"$WORK/big"
 rm -f "$WORK/killed" "$WORK"/pid.*
 timeout 120 mpirun --oversubscribe -np 3 sh -c '
@@ -419,7 +419,8 @@ timeout 120 mpirun --oversubscribe -np 3 sh -c '
 	exec "$@"' sh "$WORK" "$GPUSORT" -T "$TMP" -S 64K "$WORK/big" -o "$WORK/killed" >/dev/null 2>&1 &
 launcher=$!
 tries=0
-while [ -z "$(ls "$TMP")" ] && [ $tries -lt 400 ] && kill -0 $launcher 2>/dev/null; do
+while [ -z "$(ls -A "$TMP"/gpusort-job.* 2>/dev/null | grep '^gpusort\.')" ] && [ $tries -lt 400 ] &&
+	kill -0 $launcher 2>/dev/null; do
 	sleep 0.05
 	tries=$((tries + 1))
 done
@@ -427,8 +428,9 @@ done
 killed=$?
 wait $launcher
 status=$?
-[ $killed -eq 0 ] && [ $status -ne 0 ] && [ ! -e "$WORK/killed" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
-tap_result $? "a rank killed mid-sort: the job ends (exit $status) without an output file"
+[ $killed -eq 0 ] && [ $status -ne 0 ] && [ ! -e "$WORK/killed" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ] &&
+	[ -z "$(leftovers)" ]
+tap_result $? "a rank killed mid-sort: the job ends (exit $status) without an output file, no temp file left"
 rm -rf "$TMP"/*
 
 done_testing
