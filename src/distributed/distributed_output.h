@@ -3,7 +3,8 @@
  * rank writes its key range into it at its offset, else the ranges travel to rank 0 in
  * rank order and it writes them (standard output, a pipe, a twin the others cannot
  * reach). The twin is put in place by rank 0 only when every rank succeeded; otherwise
- * it is removed and the old output stays as it was. */
+ * it is removed and the old output stays as it was. Every rank that opens the twin
+ * registers it for removal on signals, so that it goes with rank 0 killed outright. */
 #ifndef GPUSORT_DISTRIBUTED_OUTPUT_H
 #define GPUSORT_DISTRIBUTED_OUTPUT_H
 

@@ -2,7 +2,8 @@
  * goes to the rank of that range. Where every rank can open every other rank's run by
  * its name (the ranks of one machine, or a file system they all share: checked by
  * device and inode), nothing is sent: each rank's merge reads its range straight from
- * the others' runs, which stay until every merge is done. Otherwise the ranges go
+ * the others' runs, which every rank holds open until its merge is done (their names
+ * may go before: exchange_open_path). Otherwise the ranges go
  * through MPI in rounds of at most batch bytes per pair of ranks (so that -S bounds the
  * buffers), each into a temp file per sender, still sorted, for the merge.
  * GPUSORT_SHARED_RUNS=0 sends them even where the runs are shared (tests, comparing). */
