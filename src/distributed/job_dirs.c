@@ -91,6 +91,7 @@ int job_dirs_make(const struct cluster *cluster, const char *const *temp_dirs, s
 	dirs->temp = calloc(temp_dir_count, sizeof *dirs->temp);
 	dirs->made = calloc(count, sizeof *dirs->made);
 	error = dirs->temp && dirs->made ? 0 : -ENOMEM;
+	dirs->made_count = dirs->made ? count : 0;
 	/* every name registered by every rank before the first directory is made */
 	char **names = dirs->made;
 	for (size_t i = 0; !error && i < count; i++)
@@ -114,7 +115,6 @@ int job_dirs_make(const struct cluster *cluster, const char *const *temp_dirs, s
 			dirs->memory = made ? names[i] : base;
 	}
 	dirs->temp_count = temp_dir_count;
-	dirs->made_count = count;
 	if ((error = temp_files_init(dirs->temp, dirs->temp_count)) != 0)
 		report("temporary directory: %s", strerror(-error));
 	if ((error = cluster_agree(cluster, error)) != 0)
