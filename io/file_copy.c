@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "fault_inject.h"
 #include "file_copy.h"
+#include "parallel_io.h"
 
 #define COPY_BUFFER (1u << 20)
 
@@ -125,7 +126,8 @@ int file_copy_contents(int from_fd, int to_fd)
 		int fault = fault_inject("output_copy");
 		if (fault < 0)
 			return fault;
-		size_t want = (size_t)(length - offset);
+		/* in pieces, as parallel_io's calls: a signal waits for one piece at most */
+		size_t want = length - offset < (off_t)IO_CALL_MAX ? (size_t)(length - offset) : IO_CALL_MAX;
 		if (fault == FAULT_SHORT && want > 1)
 			want /= 2;
 		off_t in = offset, out = offset;

@@ -306,6 +306,8 @@ static ssize_t input_read_sync(struct input_file *file, unsigned char *buffer, s
 			file->ended = true;
 			break;
 		}
+		if (want > IO_CALL_MAX)
+			want = IO_CALL_MAX; /* a signal waits for one call at most */
 		int fault = fault_inject("input_read");
 		if (fault < 0)
 			return fault;

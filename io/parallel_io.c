@@ -1,8 +1,10 @@
 /* Positional transfers split over threads (see parallel_io.h). Each thread moves one
- * contiguous piece with pread/pwrite, carrying on after short transfers. */
+ * contiguous piece with pread/pwrite calls of at most IO_CALL_MAX bytes, carrying on
+ * after short transfers. */
 #include "config.h"
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <unistd.h>
 #include "fault_inject.h"
@@ -26,7 +28,7 @@ static void *piece_run(void *context)
 {
 	struct piece *piece = context;
 	while (piece->done < piece->len) {
-		size_t want = piece->len - piece->done;
+		size_t want = piece->len - piece->done < IO_CALL_MAX ? piece->len - piece->done : IO_CALL_MAX;
 		int fault = fault_inject(piece->fault_op);
 		if (fault < 0) {
 			piece->error = fault;
@@ -74,8 +76,8 @@ void parallel_io_piece(size_t len, unsigned count, unsigned i, size_t *begin, si
 	*end = *begin + share < len ? *begin + share : len;
 }
 
-/* Runs the pieces, the caller taking the first; returns the contiguous bytes moved from
- * the start, or the first error. */
+/* Runs the pieces; returns the contiguous bytes moved from the start, or the first
+ * error. */
 static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool write, const char *fault_op)
 {
 	struct piece pieces[THREADS_MAXIMUM];
@@ -88,14 +90,28 @@ static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool wri
 		pieces[i] = (struct piece){fd, (unsigned char *)buffer + begin, end - begin,
 					  offset + (off_t)begin, write, fault_op, 0, 0};
 	}
-	for (unsigned i = 1; i < count; i++)
-		started[i] = pthread_create(&threads[i], NULL, piece_run, &pieces[i]) == 0;
-	piece_run(&pieces[0]);
-	for (unsigned i = 1; i < count; i++) {
+	/* Several pieces go to threads of their own, which start with the signals that end
+	 * a process blocked, while the caller waits for them in pthread_join: the kernel
+	 * gives such a signal to the caller (the main thread first), where the handler runs
+	 * at once, and not to a thread in pwrite asleep past signals, waiting for the file's
+	 * lock that another piece's write holds or held back while the page cache writes
+	 * back. */
+	if (count > 1) {
+		sigset_t ending, old;
+		sigemptyset(&ending);
+		sigaddset(&ending, SIGINT);
+		sigaddset(&ending, SIGTERM);
+		sigaddset(&ending, SIGHUP);
+		pthread_sigmask(SIG_BLOCK, &ending, &old);
+		for (unsigned i = 0; i < count; i++)
+			started[i] = pthread_create(&threads[i], NULL, piece_run, &pieces[i]) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	for (unsigned i = 0; i < count; i++) {
 		if (started[i])
 			pthread_join(threads[i], NULL);
 		else
-			piece_run(&pieces[i]); /* no thread to be had: move it here */
+			piece_run(&pieces[i]); /* one piece, or no thread to be had: moved here */
 	}
 	size_t moved = 0;
 	for (unsigned i = 0; i < count; i++) {

@@ -9,6 +9,10 @@
 
 /* Transfers of at least this many bytes are worth splitting. */
 #define PARALLEL_IO_MINIMUM ((size_t)32 << 20)
+/* The most bytes one read or write call of a large transfer moves: a signal that comes
+ * while a thread is in such a call is acted on only when the call returns, so that its
+ * handler (temp files removed, the process ended) runs within one piece's time. */
+#define IO_CALL_MAX ((size_t)4 << 20)
 
 /* Reads up to len bytes at offset; returns the bytes read (fewer only at the end of
  * the file) or a negative errno. fault_op names the operation for fault_inject. */

@@ -3,6 +3,7 @@
  * nothing behind. Registry entries are never freed, only reused: the handler may run on
  * any thread at any moment and must never read freed memory. */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +28,7 @@ struct temp_entry {
 	_Atomic(struct temp_entry *) next;
 	atomic_int state;
 	atomic_bool first; /* an output's twin: removed before the other files */
+	atomic_bool directory; /* a directory of files that others make too: emptied, removed */
 	char path[PATH_MAX];
 };
 
@@ -180,7 +182,7 @@ int temp_files_init(const char *const *dirs, size_t count)
 	return 0;
 }
 
-static int temp_register_unblocked(const char *path, bool first)
+static int temp_register_unblocked(const char *path, bool first, bool directory)
 {
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
@@ -189,6 +191,7 @@ static int temp_register_unblocked(const char *path, bool first)
 		if (atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
 			strcpy(e->path, path);
 			atomic_store(&e->first, first);
+			atomic_store(&e->directory, directory);
 			atomic_store(&e->state, ENTRY_LIVE);
 			return 0;
 		}
@@ -198,6 +201,7 @@ static int temp_register_unblocked(const char *path, bool first)
 		return -ENOMEM;
 	strcpy(e->path, path);
 	atomic_store(&e->first, first);
+	atomic_store(&e->directory, directory);
 	atomic_store(&e->state, ENTRY_LIVE);
 	struct temp_entry *head = atomic_load(&temp_registry);
 	do
@@ -210,7 +214,16 @@ int temp_file_register(const char *path)
 {
 	sigset_t old;
 	temp_signals_block(&old);
-	int error = temp_register_unblocked(path, false);
+	int error = temp_register_unblocked(path, false, false);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return error;
+}
+
+int temp_dir_register(const char *path)
+{
+	sigset_t old;
+	temp_signals_block(&old);
+	int error = temp_register_unblocked(path, false, true);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return error;
 }
@@ -223,7 +236,7 @@ static int temp_create_registered(char *path, int flags, bool first)
 	int fd = -1;
 	if (!error) {
 		fd = fd_safer(mkostemp(path, flags));
-		error = fd < 0 ? -errno : temp_register_unblocked(path, first);
+		error = fd < 0 ? -errno : temp_register_unblocked(path, first, false);
 		if (fd >= 0 && error) {
 			unlink(path);
 			close(fd);
@@ -317,15 +330,44 @@ void temp_signals_resume(void)
 	}
 }
 
-/* Unlinks the remembered files that are (first) or are not an output's twin. */
-static void temp_files_remove(bool first)
+/* Unlinks every file in the directory at path, then the directory; with system calls
+ * alone, for the signal handler. A pass over the names may miss some that its own
+ * unlinks moved: passes are made until one finds nothing to remove. */
+static void temp_dir_empty_remove(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	for (int pass = 0; fd >= 0 && pass < 16; pass++) {
+		_Alignas(struct dirent64) char names[4096];
+		bool removed = false;
+		ssize_t got;
+		lseek(fd, 0, SEEK_SET);
+		while ((got = getdents64(fd, names, sizeof names)) > 0)
+			for (ssize_t at = 0; at < got; at += ((struct dirent64 *)(names + at))->d_reclen) {
+				const char *name = ((struct dirent64 *)(names + at))->d_name;
+				if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && unlinkat(fd, name, 0) == 0)
+					removed = true;
+			}
+		if (!removed)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	rmdir(path);
+}
+
+/* Removes the remembered files that are (first) or are not an output's twin, or the
+ * remembered directories with what they hold. */
+static void temp_files_remove(bool first, bool directory)
 {
 	for (struct temp_entry *e = atomic_load(&temp_registry); e; e = atomic_load(&e->next)) {
-		if (atomic_load(&e->first) != first)
+		if (atomic_load(&e->first) != first || atomic_load(&e->directory) != directory)
 			continue;
 		int expected = ENTRY_LIVE;
 		if (atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
-			unlink(e->path);
+			if (directory)
+				temp_dir_empty_remove(e->path);
+			else
+				unlink(e->path);
 			atomic_store(&e->state, ENTRY_FREE);
 		}
 	}
@@ -337,8 +379,9 @@ void temp_files_remove_all(void)
 	/* the outputs' twins first: a process killed outright while it cleans up (an MPI
 	 * rank that its launcher stops after a grace period) leaves temp files behind at
 	 * worst, never a half-written output beside the user's file */
-	temp_files_remove(true);
-	temp_files_remove(false);
+	temp_files_remove(true, false);
+	temp_files_remove(false, false);
+	temp_files_remove(false, true);
 	errno = saved_errno;
 }
 

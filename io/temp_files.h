@@ -29,6 +29,11 @@ int temp_file_create_registered(char *path, int flags);
 int temp_output_create_registered(char *path, int flags);
 /* Registers a path created elsewhere for removal on signals. */
 int temp_file_register(const char *path);
+/* Registers a directory (made or not yet) whose files other processes make too (the
+ * ranks of one distributed sort): temp_files_remove_all empties and removes it, after
+ * the files, so that what a rank killed outright made goes with the others. */
+int temp_dir_register(const char *path);
+/* Forgets a file or directory registered (a directory's files are left). */
 void temp_file_forget(const char *path);
 /* Unlinks and forgets. */
 void temp_file_remove(const char *path);
@@ -38,7 +43,8 @@ void temp_file_remove(const char *path);
  * such step at a time. */
 void temp_signals_defer(void);
 void temp_signals_resume(void);
-/* Removes every remembered file; async-signal-safe. */
+/* Removes every remembered file, then every remembered directory with its files;
+ * async-signal-safe. */
 void temp_files_remove_all(void);
 
 #endif

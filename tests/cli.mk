@@ -21,6 +21,9 @@ TESTS += tests/test_composite_keys.sh
 EXTRA_DIST += tests/test_composite_keys.sh
 TESTS += tests/test_external.sh tests/test_faults.sh tests/test_mpi.sh tests/test_spill_pipeline.sh
 EXTRA_DIST += tests/test_external.sh tests/test_faults.sh tests/test_mpi.sh tests/test_spill_pipeline.sh
+# Under mpirun: SIGTERM and SIGKILL mid-run leave no file of the job (issue 44 part 3).
+TESTS += tests/test_mpi_signals.sh
+EXTRA_DIST += tests/test_mpi_signals.sh
 TESTS += tests/test_memory.sh
 EXTRA_DIST += tests/test_memory.sh
 TESTS += tests/test_verify.sh

@@ -295,9 +295,10 @@ else
 			"$GPUSORT" -T "$TMP" "$@" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/many" \
 			2>/dev/null && cmp -s "$WORK/many" "$WORK/records.sorted" && [ -z "$(leftovers)" ] &&
 			{ for dir in "$MEM" "$TMP"; do
-				grep -c "\"$dir/gpusort\.[^\"]*\", O_RDWR|O_CREAT|O_EXCL" "$WORK/trace"
+				grep -c "\"$dir/gpusort-job\.[^/\"]*/gpusort\.[^\"]*\", O_RDWR|O_CREAT|O_EXCL" "$WORK/trace"
 			done; grep -c " fallocate([0-9]*<$WORK/\.gpusort-out\." "$WORK/trace"
-			grep -c "mmap(.*PROT_READ, MAP_SHARED, [0-9]*<\($MEM\|$TMP\)/gpusort\." "$WORK/trace"; } | paste -s -d ' '
+			grep -c "mmap(.*PROT_READ, MAP_SHARED, [0-9]*<\($MEM\|$TMP\)/gpusort-job\.[^/]*/gpusort\." "$WORK/trace"; } |
+				paste -s -d ' '
 	}
 	"$GPUSORT" --record-size=100 --key-size=10 "$WORK/records" -o "$WORK/records.sorted"
 	# each rank makes its run, which the other reads in place (shared runs), or with
@@ -409,7 +410,7 @@ fi
 
 # A rank killed mid-sort (SIGKILL once the ranks' temp files show the sort under way)
 # ends the job: no output file, no output twin; the other ranks, stopped by mpirun,
-# remove their temp files (the killed one cannot).
+# remove their temp files and the killed one's (in the job's directory of -T).
 "$TESTS_BUILDDIR/textgen" 300000 12 >"$WORK/big"
 rm -f "$WORK/killed" "$WORK"/pid.*
 timeout 120 mpirun --oversubscribe -np 3 sh -c '
@@ -418,7 +419,8 @@ timeout 120 mpirun --oversubscribe -np 3 sh -c '
 	exec "$@"' sh "$WORK" "$GPUSORT" -T "$TMP" -S 64K "$WORK/big" -o "$WORK/killed" >/dev/null 2>&1 &
 launcher=$!
 tries=0
-while [ -z "$(ls "$TMP")" ] && [ $tries -lt 400 ] && kill -0 $launcher 2>/dev/null; do
+while [ -z "$(ls -A "$TMP"/gpusort-job.* 2>/dev/null | grep '^gpusort\.')" ] && [ $tries -lt 400 ] &&
+	kill -0 $launcher 2>/dev/null; do
 	sleep 0.05
 	tries=$((tries + 1))
 done
@@ -426,8 +428,9 @@ done
 killed=$?
 wait $launcher
 status=$?
-[ $killed -eq 0 ] && [ $status -ne 0 ] && [ ! -e "$WORK/killed" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
-tap_result $? "a rank killed mid-sort: the job ends (exit $status) without an output file"
+[ $killed -eq 0 ] && [ $status -ne 0 ] && [ ! -e "$WORK/killed" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ] &&
+	[ -z "$(leftovers)" ]
+tap_result $? "a rank killed mid-sort: the job ends (exit $status) without an output file, no temp file left"
 rm -rf "$TMP"/*
 
 done_testing

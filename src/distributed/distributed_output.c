@@ -13,6 +13,8 @@
 #include "../../io/fault_inject.h"
 #include "../../io/file_map.h"
 #include "../../io/output_file.h"
+#include "../../io/parallel_io.h"
+#include "../../io/temp_files.h"
 
 int distributed_output_open(const struct cluster *cluster, const struct output_target *target,
 			    struct distributed_output *output)
@@ -38,6 +40,12 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 		output->fd = open(twin, O_RDWR | O_CLOEXEC);
 		if (output->fd < 0 && errno == EACCES)
 			output->fd = open(twin, O_WRONLY | O_CLOEXEC);
+	}
+	/* the other ranks remove the twin too on signals: rank 0 may be killed outright */
+	if (cluster->rank != 0 && output->fd >= 0 && (output->twin = strdup(twin)) != NULL &&
+	    temp_file_register(output->twin) != 0) {
+		free(output->twin);
+		output->twin = NULL;
 	}
 	output->positional = cluster_agree(cluster, twin[0] && output->fd >= 0 ? 0 : -ENOENT) == 0;
 	if (!output->positional && output->fd >= 0) {
@@ -106,7 +114,9 @@ int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset, co
 		int fault = fault_inject(fault_op);
 		if (fault < 0)
 			return fault;
-		size_t want = fault == FAULT_SHORT && length > 1 ? length / 2 : length;
+		size_t want = length < IO_CALL_MAX ? length : IO_CALL_MAX; /* a signal waits for one call */
+		if (fault == FAULT_SHORT && want > 1)
+			want /= 2;
 		ssize_t wrote = pwrite(fd, from, want, (off_t)offset);
 		if (wrote < 0 && errno == EINTR)
 			continue;
@@ -122,7 +132,7 @@ int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset, co
 static int read_at(int fd, unsigned char *buffer, size_t length, uint64_t offset)
 {
 	while (length) {
-		ssize_t got = pread(fd, buffer, length, (off_t)offset);
+		ssize_t got = pread(fd, buffer, length < IO_CALL_MAX ? length : IO_CALL_MAX, (off_t)offset);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -227,5 +237,11 @@ int distributed_output_finish(const struct cluster *cluster, struct distributed_
 		output->file = NULL;
 	}
 	cluster_broadcast(cluster, &committed, sizeof committed, 0);
+	/* renamed into place or removed by rank 0 */
+	if (output->twin) {
+		temp_file_forget(output->twin);
+		free(output->twin);
+		output->twin = NULL;
+	}
 	return committed;
 }

@@ -3,7 +3,8 @@
  * rank writes its key range into it at its offset, else the ranges travel to rank 0 in
  * rank order and it writes them (standard output, a pipe, a twin the others cannot
  * reach). The twin is put in place by rank 0 only when every rank succeeded; otherwise
- * it is removed and the old output stays as it was. */
+ * it is removed and the old output stays as it was. Every rank that opens the twin
+ * registers it for removal on signals, so that it goes with rank 0 killed outright. */
 #ifndef GPUSORT_DISTRIBUTED_OUTPUT_H
 #define GPUSORT_DISTRIBUTED_OUTPUT_H
 
@@ -21,6 +22,7 @@ struct distributed_output {
 	int fd;                   /* this rank's descriptor of the twin, or -1 */
 	bool positional;          /* every rank writes at its offset */
 	const char *name;         /* for messages */
+	char *twin;               /* the twin's path where this rank (not rank 0) registered it */
 	struct file_map mapping;  /* this rank's range of the twin, when mapped */
 	struct file_map ahead;    /* where its range will about be, faulted in ahead */
 	struct file_prefault prefault;

@@ -19,6 +19,7 @@
 #include "distributed_verify.h"
 #include "exchange.h"
 #include "input_share.h"
+#include "job_dirs.h"
 #include "local_run.h"
 #include "rank_merge.h"
 #include "resident_sort.h"
@@ -166,14 +167,17 @@ static unsigned rank_threads(const struct cluster *cluster, const struct sort_jo
 	return each > 0 ? (unsigned)each : 1;
 }
 
-/* Sorts this rank's share with the ordinary pipeline into the temp file path. */
+/* Sorts this rank's share with the ordinary pipeline into the temp file path, its
+ * spilled runs in the job's directories. */
 static int local_sort(const struct cluster *cluster, const struct sort_job *job, const struct input_share *share,
-		      const struct distributed_order *built, const char *path)
+		      const struct distributed_order *built, const struct job_dirs *dirs, const char *path)
 {
 	if (share->count == 0)
 		return 0; /* an empty share: the empty temp file is its run */
 	struct sort_job local = *job;
 	local.inputs = (struct input_spec){.names = share->names, .count = share->count, .ranges = share->ranges};
+	local.runs.temp_dirs = dirs->temp;
+	local.runs.temp_dir_count = dirs->temp_count;
 	if (built->salted)
 		local.random_salt = built->salt;
 	local.output = (struct output_target){.name = path};
@@ -232,16 +236,21 @@ static int merge_range(const struct cluster *cluster, const struct record_order 
 {
 	int size = cluster->size;
 	struct merge_input *inputs = calloc(size, sizeof *inputs);
-	if (!inputs) {
+	char (*opened)[32] = calloc(size, sizeof *opened);
+	if (!inputs || !opened) {
+		free(inputs);
+		free(opened);
 		report("%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	for (int s = 0; s < size; s++)
-		inputs[s] = (struct merge_input){exchange->paths[s], exchange->bases[s], exchange->received[s]};
+		inputs[s] = (struct merge_input){exchange_open_path(exchange, s, opened[s], sizeof opened[s]),
+						 exchange->paths[s], exchange->bases[s], exchange->received[s]};
 	size_t block = budget / (4 * (size_t)size * (threads ? threads : 1));
 	block = block < BATCH_MIN ? BATCH_MIN : block > MERGE_BLOCK ? MERGE_BLOCK : block;
 	int error = rank_merge(order, inputs, (size_t)size, threads, block, verify, sink);
 	free(inputs);
+	free(opened);
 	return error;
 }
 
@@ -267,6 +276,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	struct local_run run = {.fd = -1};
 	struct exchange exchange = {0};
 	struct distributed_output output = {.fd = -1};
+	struct job_dirs dirs = {0};
 	struct range_ends ends = {0};
 	char local_path[PATH_MAX] = "", piece_path[PATH_MAX] = "";
 	int piece_fd = -1;
@@ -289,7 +299,11 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	}
 	if (!error && (error = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count)) != 0)
 		report("temporary directory: %s", strerror(-error));
-	if (!error && root && output_check(&job->output))
+	/* every rank's files in the job's directories, which the others remove on signals */
+	if ((error = cluster_agree(cluster, error)) != 0 ||
+	    (error = job_dirs_make(cluster, job->runs.temp_dirs, job->runs.temp_dir_count, &dirs)) != 0)
+		goto out;
+	if (root && output_check(&job->output))
 		error = -EACCES;
 	if ((error = cluster_agree(cluster, error)) != 0 || (error = inputs_resolve(cluster, job, &inputs)) != 0)
 		goto out;
@@ -312,8 +326,8 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	 * which every rank of the machine shares (on 4 GPUs of one machine,
 	 * bench/RESULTS.md, the ranks' writes of their runs took turns). */
 	const char *rank_dir = NULL;
-	if (share.bytes && share.bytes <= budget / 4)
-		rank_dir = temp_memory_dir(3 * share.bytes + ((uint64_t)64 << 20));
+	if (share.bytes && share.bytes <= budget / 4 && temp_memory_dir(3 * share.bytes + ((uint64_t)64 << 20)))
+		rank_dir = dirs.memory;
 
 	/* The output, opened before the sort: a rank whose range will be mapped faults in,
 	 * on threads of its own while it sorts, about where that range will be (its share's
@@ -355,7 +369,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 		local_path[0] = '\0';
 	} else {
 		close(fd);
-		error = local_sort(cluster, job, &share, &built, local_path);
+		error = local_sort(cluster, job, &share, &built, &dirs, local_path);
 	}
 	if (!error && (error = local_run_open(&run, local_path, &built.order)) != 0)
 		report_file_error(local_path, error);
@@ -387,6 +401,12 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	figures.exchange_seconds = exchange.seconds;
 	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
+	/* every rank holds every run open now: the run's name goes, so that whatever ends
+	 * the job, even SIGKILL of every rank, its bytes go with the last descriptor */
+	if (exchange.by_descriptor) {
+		temp_file_remove(local_path);
+		local_path[0] = '\0';
+	}
 
 	/* 4. the merge of this rank's range: straight into the output at its offset when
 	 * the range's size is known (without -u, every record received is written) and the
@@ -426,7 +446,8 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	exchange_free(cluster, &exchange);
 	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
-	temp_file_remove(local_path);
+	if (local_path[0])
+		temp_file_remove(local_path);
 	local_path[0] = '\0';
 	if (!job->no_verify &&
 	    (error = distributed_verify(cluster, &built.order, &ends, atomic_load(&verify.disorder), figures.share_bytes,
@@ -452,6 +473,7 @@ out:
 		temp_file_remove(piece_path);
 	if (local_path[0])
 		temp_file_remove(local_path);
+	job_dirs_remove(&dirs);
 	free(cuts);
 	range_ends_free(&ends);
 	input_share_free(&share);

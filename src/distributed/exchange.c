@@ -2,6 +2,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include "exchange.h"
 #include "../common/report.h"
 #include "../../io/fault_inject.h"
+#include "../../io/parallel_io.h"
 #include "../../io/temp_files.h"
 
 static double seconds_now(void)
@@ -26,7 +28,9 @@ static int append(int fd, const unsigned char *bytes, size_t length)
 		int fault = fault_inject("temp_write");
 		if (fault < 0)
 			return fault;
-		size_t want = fault == FAULT_SHORT && length > 1 ? length / 2 : length;
+		size_t want = length < IO_CALL_MAX ? length : IO_CALL_MAX; /* a signal waits for one call */
+		if (fault == FAULT_SHORT && want > 1)
+			want /= 2;
 		ssize_t wrote = write(fd, bytes, want);
 		if (wrote < 0 && errno == EINTR)
 			continue;
@@ -49,26 +53,48 @@ struct run_identity {
 	uint64_t device, inode, size;
 };
 
-/* Whether the file at path is the run described (the same device, inode and size). */
-static bool run_reachable(const struct run_identity *identity, const char *path)
+/* The file at path opened, where it is the run described (the same device, inode and
+ * size), else -1. */
+static int run_open_shared(const struct run_identity *identity, const char *path)
 {
 	if (fault_inject("run_share") != 0)
-		return false;
+		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return -1;
 	struct stat st;
 	bool same = fstat(fd, &st) == 0 && (uint64_t)st.st_dev == identity->device &&
 		    (uint64_t)st.st_ino == identity->inode && (uint64_t)st.st_size == identity->size;
-	close(fd);
+	if (!same) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether this process can open the file of fd again through /proc/self/fd. */
+static bool descriptor_reopens(int fd)
+{
+	char path[32];
+	struct stat st, again_st;
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	int again = open(path, O_RDONLY | O_CLOEXEC);
+	bool same = again >= 0 && fstat(fd, &st) == 0 && fstat(again, &again_st) == 0 &&
+		    st.st_dev == again_st.st_dev && st.st_ino == again_st.st_ino;
+	if (again >= 0)
+		close(again);
 	return same;
 }
 
 /* Whether every rank can open every other rank's run by its name; if so, paths[s] is
- * rank s's. Collective. */
+ * rank s's and fds[s] this rank's descriptor of it, and exchange->by_descriptor says
+ * whether every rank can open its descriptors again (the runs' names may then go).
+ * Collective. */
 static int runs_shared(const struct cluster *cluster, const struct local_run *run, char (*paths)[PATH_MAX],
-		       bool *shared)
+		       struct exchange *exchange)
 {
+	int *fds = exchange->fds;
+	bool *shared = &exchange->shared;
 	const char *wanted = getenv("GPUSORT_SHARED_RUNS");
 	bool refuse = wanted && strcmp(wanted, "0") == 0;
 	size_t name = strlen(run->path) + 1, length = sizeof(struct run_identity) + name;
@@ -98,7 +124,8 @@ static int runs_shared(const struct cluster *cluster, const struct local_run *ru
 		struct run_identity theirs;
 		const char *path = (const char *)all + offsets[s] + sizeof theirs;
 		memcpy(&theirs, all + offsets[s], sizeof theirs);
-		refuse = path[bytes - sizeof theirs - 1] != '\0' || (s != cluster->rank && !run_reachable(&theirs, path));
+		refuse = path[bytes - sizeof theirs - 1] != '\0' ||
+			 (s != cluster->rank && (fds[s] = run_open_shared(&theirs, path)) < 0);
 		if (!refuse)
 			memcpy(paths[s], path, bytes - sizeof theirs);
 	}
@@ -106,7 +133,15 @@ static int runs_shared(const struct cluster *cluster, const struct local_run *ru
 		report("%s", strerror(-error));
 	if ((error = cluster_agree(cluster, error)) == 0)
 		*shared = cluster_max(cluster, refuse) == 0;
+	/* every run open on every rank: the merges may read them through the descriptors */
+	if (!error && *shared)
+		exchange->by_descriptor = cluster_max(cluster, !descriptor_reopens(run->fd)) == 0;
 out:
+	for (int s = 0; !*shared && s < cluster->size; s++)
+		if (s != cluster->rank && fds[s] >= 0) {
+			close(fds[s]);
+			fds[s] = -1;
+		}
 	free(mine);
 	free(all);
 	free(offsets);
@@ -203,7 +238,10 @@ int exchange_run(const struct cluster *cluster, const struct local_run *run, con
 	exchange->paths = calloc(size, sizeof *exchange->paths);
 	exchange->bases = calloc(size, sizeof *exchange->bases);
 	exchange->received = calloc(size, sizeof *exchange->received);
-	bool ready = lengths && exchange->paths && exchange->bases && exchange->received;
+	exchange->fds = malloc(size * sizeof *exchange->fds);
+	for (int s = 0; exchange->fds && s < size; s++)
+		exchange->fds[s] = s == me ? run->fd : -1;
+	bool ready = lengths && exchange->paths && exchange->bases && exchange->received && exchange->fds;
 	if (!ready)
 		report("%s", strerror(ENOMEM));
 	if ((error = cluster_agree(cluster, ready ? 0 : -ENOMEM)) != 0)
@@ -213,7 +251,7 @@ int exchange_run(const struct cluster *cluster, const struct local_run *run, con
 	/* what each rank gives this one, and where that starts in its run */
 	if ((error = cluster_alltoall(cluster, lengths, exchange->received)) != 0 ||
 	    (error = cluster_alltoall(cluster, cuts, exchange->bases)) != 0 ||
-	    (error = runs_shared(cluster, run, exchange->paths, &exchange->shared)) != 0)
+	    (error = runs_shared(cluster, run, exchange->paths, exchange)) != 0)
 		goto out;
 	if (exchange->shared) {
 		for (int s = 0; s < size; s++)
@@ -240,8 +278,20 @@ void exchange_free(const struct cluster *cluster, struct exchange *exchange)
 		for (int s = 0; s < cluster->size; s++)
 			if (s != cluster->rank && exchange->paths[s][0])
 				temp_file_remove(exchange->paths[s]);
+	for (int s = 0; exchange->fds && s < cluster->size; s++)
+		if (s != cluster->rank && exchange->fds[s] >= 0)
+			close(exchange->fds[s]);
+	free(exchange->fds);
 	free(exchange->paths);
 	free(exchange->bases);
 	free(exchange->received);
 	memset(exchange, 0, sizeof *exchange);
+}
+
+const char *exchange_open_path(const struct exchange *exchange, int s, char *buffer, size_t size)
+{
+	if (!exchange->by_descriptor || exchange->fds[s] < 0)
+		return exchange->paths[s];
+	snprintf(buffer, size, "/proc/self/fd/%d", exchange->fds[s]);
+	return buffer;
 }

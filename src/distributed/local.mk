@@ -11,6 +11,7 @@ libpipeline_la_SOURCES += \
 	src/distributed/distributed_sort.c \
 	src/distributed/cluster_calls.h src/distributed/cluster_load.c \
 	src/distributed/input_share.h src/distributed/input_share.c \
+	src/distributed/job_dirs.h src/distributed/job_dirs.c \
 	src/distributed/local_run.h src/distributed/local_run.c \
 	src/distributed/splitters.h src/distributed/splitters.c \
 	src/distributed/agreed_splitters.h src/distributed/agreed_splitters.c \

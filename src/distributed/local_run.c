@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "local_run.h"
+#include "../../io/parallel_io.h"
 
 int local_run_open(struct local_run *run, const char *path, const struct record_order *order)
 {
@@ -53,7 +54,9 @@ int local_run_read(const struct local_run *run, void *buffer, size_t length, uin
 {
 	unsigned char *to = buffer;
 	while (length) {
-		ssize_t got = pread(run->fd, to, length, (off_t)(run->base + offset));
+		/* in pieces: a signal waits for one call at most */
+		size_t want = length < IO_CALL_MAX ? length : IO_CALL_MAX;
+		ssize_t got = pread(run->fd, to, want, (off_t)(run->base + offset));
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)

@@ -112,13 +112,13 @@ static int merge_in_one(const struct record_order *order, const struct merge_inp
 			continue;
 		struct range_source *source = &ranges[used];
 		struct input_file *file;
-		source->name = inputs[i].path;
+		source->name = inputs[i].name;
 		range_map(source, order, &inputs[i]);
 		if (source->map.bytes) {
 			sources[used++] = (struct merge_source){range_next, source};
 			continue;
 		}
-		error = input_file_open_range(source->name, (off_t)inputs[i].base, (off_t)inputs[i].length, &file);
+		error = input_file_open_range(inputs[i].path, (off_t)inputs[i].base, (off_t)inputs[i].length, &file);
 		if (!error && (error = record_stream_init(&source->stream, file, order->record_size, order->eol)) != 0)
 			input_file_close(file);
 		if (error) {
@@ -180,7 +180,7 @@ static int cut_parts(const struct record_order *order, const struct merge_input 
 	for (size_t i = 0; i < count && !error; i++)
 		if (inputs[i].length &&
 		    (error = local_run_open_range(&runs[i], inputs[i].path, inputs[i].base, inputs[i].length, order)) != 0)
-			report_file_error(inputs[i].path, error);
+			report_file_error(inputs[i].name, error);
 	for (size_t i = 0; i < count && !error; i++) {
 		cuts[i * (parts + 1)] = 0;
 		cuts[i * (parts + 1) + parts] = inputs[i].length;
@@ -192,7 +192,7 @@ static int cut_parts(const struct record_order *order, const struct merge_input 
 		size_t len;
 		if ((error = local_run_next_start(from, at, &start)) != 0 ||
 		    (start < from->size && (error = local_run_record(from, start, &record, &len, &next)) != 0)) {
-			report_file_error(from->path, error);
+			report_file_error(inputs[largest].name, error);
 			break;
 		}
 		if (start < from->size) {
@@ -212,7 +212,7 @@ static int cut_parts(const struct record_order *order, const struct merge_input 
 			if (start >= from->size || inputs[i].length == 0)
 				*cut = inputs[i].length;
 			else if ((error = splitters_cut(&runs[i], false, (int)i, &sample, cut)) != 0)
-				report_file_error(inputs[i].path, error);
+				report_file_error(inputs[i].name, error);
 		}
 	}
 	for (size_t i = 0; i < count && !error; i++)
@@ -294,7 +294,8 @@ int rank_merge(const struct record_order *order, const struct merge_input *input
 		part[t].sink.ends = sink->ends ? &part[t].ends : NULL;
 		for (size_t i = 0; i < count; i++) {
 			uint64_t from = cuts[i * (parts + 1) + t], to = cuts[i * (parts + 1) + t + 1];
-			part[t].inputs[i] = (struct merge_input){inputs[i].path, inputs[i].base + from, to - from};
+			part[t].inputs[i] = (struct merge_input){inputs[i].path, inputs[i].name, inputs[i].base + from,
+								    to - from};
 			offset += to - from;
 		}
 	}

@@ -16,9 +16,12 @@
 
 struct sort_verify;
 
-/* A sorted input of the merge: bytes [base, base + length) of the file at path. */
+/* A sorted input of the merge: bytes [base, base + length) of the file at path (which
+ * may be a descriptor's, /proc/self/fd/N, where the file's name is gone), named name in
+ * messages. */
 struct merge_input {
 	const char *path;
+	const char *name;
 	uint64_t base, length;
 };
 
