@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define HUGE_PAGE_BYTES ((size_t)2 << 20)
@@ -52,6 +53,52 @@ void huge_memory_free(void *memory)
 		munmap(header->base, header->mapped);
 	else
 		free(header->base);
+}
+
+/* Moves the mapping under memory (its header's) to one of total bytes at a place where
+ * memory's offset in it is huge-page aligned again, so that its huge pages move whole:
+ * a reservation a huge page larger gives the place, the move takes its part, the rest
+ * is let go. The move takes one mapping, not the pieces huge_memory_alloc's advice cut
+ * it into: the advice is widened to all of it first. Returns the memory's new place, or
+ * NULL. */
+static void *mapping_grow(void *memory, size_t total)
+{
+	struct huge_header *header = (struct huge_header *)memory - 1;
+	size_t offset = (size_t)((char *)memory - (char *)header->base), reserved = total + HUGE_PAGE_BYTES;
+	char *place = mmap(NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (place == MAP_FAILED)
+		return NULL;
+	char *aligned = (char *)(((uintptr_t)place + offset + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1));
+	char *base = aligned - offset;
+	madvise(header->base, header->mapped, MADV_HUGEPAGE);
+	void *moved = mremap(header->base, header->mapped, total, MREMAP_MAYMOVE | MREMAP_FIXED, base);
+	if (moved == MAP_FAILED) {
+		munmap(place, reserved);
+		return NULL;
+	}
+	if (base > place)
+		munmap(place, (size_t)(base - place));
+	if (base + total < place + reserved)
+		munmap(base + total, (size_t)(place + reserved - (base + total)));
+	header = (struct huge_header *)aligned - 1;
+	header->base = base;
+	header->mapped = total;
+	return aligned;
+}
+
+void *huge_memory_grow(void *memory, size_t old_bytes, size_t bytes)
+{
+	if (memory && bytes <= old_bytes)
+		return memory;
+	bool mapped = memory && ((struct huge_header *)memory - 1)->mapped;
+	if (mapped && bytes + HUGE_PAGE_BYTES > bytes)
+		return mapping_grow(memory, bytes + HUGE_PAGE_BYTES);
+	void *grown = huge_memory_alloc(bytes);
+	if (grown && memory) {
+		memcpy(grown, memory, old_bytes);
+		huge_memory_free(memory);
+	}
+	return grown;
 }
 
 /* Each array populated in pieces of this many bytes, a pool index each. */

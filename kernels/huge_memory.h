@@ -14,6 +14,11 @@
 void *huge_memory_alloc(size_t bytes);
 /* Releases what huge_memory_alloc returned (NULL: nothing). */
 void huge_memory_free(void *memory);
+/* Grows what huge_memory_alloc returned for old_bytes (NULL: nothing yet) to bytes, its
+ * first old_bytes kept, as realloc does: a mapping moves whole to a new huge-page
+ * aligned place (mremap: no copy, the pages it holds stay in memory), a small one is
+ * copied. Returns the memory's new place, or NULL with the old one untouched. */
+void *huge_memory_grow(void *memory, size_t old_bytes, size_t bytes);
 
 struct thread_pool;
 /* Faults in the pages of count arrays from huge_memory_alloc now, in pieces on the

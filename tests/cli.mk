@@ -26,6 +26,10 @@ TESTS += tests/test_mpi_signals.sh
 EXTRA_DIST += tests/test_mpi_signals.sh
 TESTS += tests/test_memory.sh
 EXTRA_DIST += tests/test_memory.sh
+# Binary records from a pipe, a FIFO, a socket and /dev/stdin: the file's bytes at the
+# sizes where buffers grow and around the chunk, and memory that follows the input.
+TESTS += tests/test_binary_pipe.sh
+EXTRA_DIST += tests/test_binary_pipe.sh
 TESTS += tests/test_verify.sh
 EXTRA_DIST += tests/test_verify.sh
 # The self-check of in-memory output, piece by piece: bugs planted at every boundary.

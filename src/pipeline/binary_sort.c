@@ -23,6 +23,7 @@
 #include "../common/report.h"
 #include "../common/stats.h"
 #include "../common/verify.h"
+#include "../../kernels/huge_memory.h"
 
 /* Sorts one chunk of n records in place of its item array; returns the form used. */
 int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *layout,
@@ -55,22 +56,110 @@ bool binary_record_fits(const struct memory_limits *limits, const char *record_s
 }
 
 /* Binary chunks (sort_chunks.h): records read chunk + 1 at a time, one read past the
- * chunk telling without a second read whether the input goes on. */
+ * chunk telling without a second read whether the input goes on. An input of unknown
+ * size (a pipe) holds only what has arrived: its first buffer starts at
+ * BINARY_FIRST_BYTES and doubles as records arrive, up to the chunk, and the arrays a
+ * spill needs (the items beside both chunks, the second buffer) are made once the input
+ * turns out larger than one chunk; a chunk's items are made when it sorts. Such records
+ * are on mappings of their own (huge_memory), which grow without a copy, where the
+ * engine's host memory may be page-locked. */
 struct binary_chunks {
 	const struct record_layout *layout;
 	struct sort_engine *engine;
 	struct record_reader *reader;
-	const struct memory_plan *plan;
+	struct memory_plan *plan; /* overlap cleared by the first fill if a second buffer fails */
 	bool unique;
+	bool records_grow;        /* the size unknown: records in huge_memory, grown */
+	bool spill_ready;         /* the spill's arrays are made */
 	struct sort_stats *stats;
 	struct emit_scratch emit_scratch; /* the gather's blocks, chunk after chunk */
 	struct binary_chunk {
-		unsigned char *records; /* (chunk + 1) records */
+		unsigned char *records; /* capacity records, at most chunk + 1 */
 		void *items;
+		size_t capacity;        /* records the buffer holds */
+		size_t items_bytes;     /* of items */
 		size_t have, n;         /* records read, and in the chunk */
 		enum record_form form;
 	} buffers[2];
 };
+
+/* The first buffer of an input of unknown size, before it grows. */
+#define BINARY_FIRST_BYTES ((size_t)1 << 20)
+
+static void report_no_memory(const struct memory_plan *plan)
+{
+	report("%s (memory budget %zu bytes)", strerror(ENOMEM), plan->budget);
+}
+
+/* Makes buffer's records room for capacity records, its records kept: grown where the
+ * size is unknown, else made once, whole, from the engine. Returns 0 or -ENOMEM (the
+ * buffer as it was). */
+static int binary_records_reserve(struct binary_chunks *chunks, struct binary_chunk *buffer, size_t capacity)
+{
+	size_t size = chunks->layout->record_size;
+	if (buffer->records && buffer->capacity >= capacity)
+		return 0;
+	unsigned char *records = chunks->records_grow
+				 ? huge_memory_grow(buffer->records, buffer->capacity * size, capacity * size)
+				 : sort_engine_host_alloc(chunks->engine, capacity * size);
+	if (!records)
+		return -ENOMEM;
+	buffer->records = records;
+	buffer->capacity = capacity;
+	return 0;
+}
+
+static void binary_records_free(struct binary_chunks *chunks, struct binary_chunk *buffer)
+{
+	if (chunks->records_grow)
+		huge_memory_free(buffer->records);
+	else
+		sort_engine_host_free(chunks->engine, buffer->records, buffer->capacity * chunks->layout->record_size);
+	buffer->records = NULL;
+	buffer->capacity = 0;
+}
+
+/* Makes buffer's item array at least bytes long (0: none needed). Returns 0 or -ENOMEM. */
+static int binary_items_reserve(struct binary_chunks *chunks, struct binary_chunk *buffer, size_t bytes)
+{
+	if (bytes == 0 || buffer->items_bytes >= bytes)
+		return 0;
+	void *items = sort_engine_host_alloc(chunks->engine, bytes);
+	if (!items)
+		return -ENOMEM;
+	sort_engine_host_free(chunks->engine, buffer->items, buffer->items_bytes);
+	buffer->items = items;
+	buffer->items_bytes = bytes;
+	return 0;
+}
+
+/* The arrays of an input larger than one chunk: the items beside the first buffer, and
+ * the second buffer when the plan overlaps spilling with sorting and memory allows
+ * (else the chunks take turns in one), faulted in now, not beside the first spill's
+ * threads, and with them the first buffer's records when they are fresh (first_fresh).
+ * Returns false after reporting. */
+static bool binary_spill_buffers(struct binary_chunks *chunks, bool first_fresh)
+{
+	struct memory_plan *plan = chunks->plan;
+	struct binary_chunk *first = &chunks->buffers[0], *second = &chunks->buffers[1];
+	if (binary_items_reserve(chunks, first, plan->items_bytes) != 0) {
+		report_no_memory(plan);
+		return false;
+	}
+	chunks->spill_ready = true;
+	if (plan->overlap && (binary_records_reserve(chunks, second, plan->chunk_records + 1) != 0 ||
+			      binary_items_reserve(chunks, second, plan->items_bytes) != 0)) {
+		binary_records_free(chunks, second);
+		plan->overlap = false;
+	}
+	if (plan->overlap) {
+		size_t record_bytes = (plan->chunk_records + 1) * chunks->layout->record_size;
+		void *arrays[4] = {first_fresh ? first->records : NULL, first->items, second->records, second->items};
+		size_t bytes[4] = {record_bytes, first->items_bytes, record_bytes, second->items_bytes};
+		sort_engine_host_populate(chunks->engine, arrays, bytes, 4);
+	}
+	return true;
+}
 
 static int binary_fill(void *context, int b)
 {
@@ -78,14 +167,31 @@ static int binary_fill(void *context, int b)
 	struct binary_chunk *buffer = &chunks->buffers[b];
 	size_t size = chunks->layout->record_size, chunk = chunks->plan->chunk_records;
 	double started = stats_now();
-	int64_t got = record_reader_read(chunks->reader, buffer->records + buffer->have * size,
-					 chunk + 1 - buffer->have);
-	if (got < 0)
-		return (int)got;
-	stats_add(chunks->stats, STAGE_READ, started, (uint64_t)got * size);
-	chunks->stats->records += (uint64_t)got;
-	buffer->have += (size_t)got;
+	uint64_t records_read = 0;
+	for (;;) {
+		/* full short of the chunk: twice the room, the records kept */
+		if (buffer->have == buffer->capacity) {
+			size_t grown = buffer->capacity < (chunk + 1) / 2 ? 2 * buffer->capacity : chunk + 1;
+			if (binary_records_reserve(chunks, buffer, grown) != 0) {
+				report_no_memory(chunks->plan);
+				return -ENOMEM;
+			}
+		}
+		size_t want = buffer->capacity - buffer->have;
+		int64_t got = record_reader_read(chunks->reader, buffer->records + buffer->have * size, want);
+		if (got < 0)
+			return (int)got;
+		records_read += (uint64_t)got;
+		buffer->have += (size_t)got;
+		/* fewer than asked: the input ended */
+		if ((size_t)got < want || buffer->have > chunk)
+			break;
+	}
+	stats_add(chunks->stats, STAGE_READ, started, records_read * size);
+	chunks->stats->records += records_read;
 	buffer->n = buffer->have < chunk ? buffer->have : chunk;
+	if (buffer->have > chunk && !chunks->spill_ready && !binary_spill_buffers(chunks, false))
+		return -ENOMEM;
 	return buffer->have > chunk;
 }
 
@@ -105,6 +211,13 @@ static int binary_sort(void *context, int b)
 {
 	struct binary_chunks *chunks = context;
 	struct binary_chunk *buffer = &chunks->buffers[b];
+	/* a chunk of an input that fits one has its items made now, for what it holds */
+	enum record_form form = record_form_choose(chunks->layout, buffer->n);
+	size_t items_bytes = record_form_in_place(form) ? 0 : buffer->n * (size_t)record_form_width(form);
+	if (binary_items_reserve(chunks, buffer, items_bytes) != 0) {
+		report_no_memory(chunks->plan);
+		return -ENOMEM;
+	}
 	int error = binary_sort_chunk(chunks->engine, chunks->layout, buffer->records, buffer->n, buffer->items,
 				      &buffer->form, chunks->stats);
 	if (error)
@@ -131,44 +244,34 @@ static uint64_t binary_output_bound(void *context, int b)
 static void binary_release(void *context)
 {
 	struct binary_chunks *chunks = context;
-	size_t record_bytes = (chunks->plan->chunk_records + 1) * chunks->layout->record_size;
 	for (int i = 0; i < 2; i++) {
 		struct binary_chunk *buffer = &chunks->buffers[i];
-		if (buffer->records)
-			sort_engine_host_free(chunks->engine, buffer->records, record_bytes);
-		if (buffer->items)
-			sort_engine_host_free(chunks->engine, buffer->items, chunks->plan->items_bytes);
-		buffer->records = buffer->items = NULL;
+		binary_records_free(chunks, buffer);
+		sort_engine_host_free(chunks->engine, buffer->items, buffer->items_bytes);
+		buffer->items = NULL;
+		buffer->items_bytes = 0;
 	}
 	sort_engine_host_trim(chunks->engine);
 	emit_scratch_free(&chunks->emit_scratch);
 }
 
-/* The chunks' buffers: one, or two when the plan overlaps spilling with sorting and
- * memory allows. Returns false after reporting. */
-static bool binary_buffers(struct binary_chunks *chunks, struct memory_plan *plan)
+/* The first buffer: the whole chunk and, for an input known to take more than one,
+ * the spill's arrays; for an input of unknown size, BINARY_FIRST_BYTES of records (the
+ * chunk at most), the rest as the input shows it is needed. Returns false after
+ * reporting. */
+static bool binary_buffers(struct binary_chunks *chunks)
 {
-	size_t record_bytes = (plan->chunk_records + 1) * chunks->layout->record_size;
-	for (int i = 0; i < (plan->overlap ? 2 : 1); i++) {
-		struct binary_chunk *buffer = &chunks->buffers[i];
-		buffer->records = sort_engine_host_alloc(chunks->engine, record_bytes);
-		buffer->items = plan->items_bytes ? sort_engine_host_alloc(chunks->engine, plan->items_bytes) : NULL;
-		if (buffer->records && (!plan->items_bytes || buffer->items))
-			continue;
-		if (i == 0) {
-			report("%s (memory budget %zu bytes)", strerror(ENOMEM), plan->budget);
-			return false;
-		}
-		plan->overlap = false; /* the chunks take turns in one buffer */
+	struct memory_plan *plan = chunks->plan;
+	bool size_known = !chunks->records_grow;
+	size_t capacity = plan->chunk_records + 1, first = BINARY_FIRST_BYTES / chunks->layout->record_size;
+	if (!size_known && capacity > first)
+		capacity = first > 0 ? first : 1;
+	if (binary_records_reserve(chunks, &chunks->buffers[0], capacity) != 0 ||
+	    (size_known && binary_items_reserve(chunks, &chunks->buffers[0], plan->items_bytes) != 0)) {
+		report_no_memory(plan);
+		return false;
 	}
-	if (plan->overlap) {
-		/* a spill: faulted in now, not beside the first spill's threads */
-		void *arrays[4] = {chunks->buffers[0].records, chunks->buffers[0].items, chunks->buffers[1].records,
-				   chunks->buffers[1].items};
-		size_t bytes[4] = {record_bytes, plan->items_bytes, record_bytes, plan->items_bytes};
-		sort_engine_host_populate(chunks->engine, arrays, bytes, 4);
-	}
-	return true;
+	return !size_known || !plan->overlap || binary_spill_buffers(chunks, true);
 }
 
 /* The record size against -S, judged by the sort, -c and -m alike: when an input holds
@@ -254,8 +357,8 @@ int binary_sort_run(const struct sort_job *job)
 	verify.expected = total_bytes >= 0 ? total_bytes / (int64_t)layout.record_size : -1;
 	memory_plan_binary(&job->memory, &asked, &layout, engine, total_bytes, &plan);
 	struct binary_chunks chunks = {.layout = &layout, .engine = engine, .reader = reader, .plan = &plan,
-				       .unique = job->unique, .stats = &stats};
-	if (binary_buffers(&chunks, &plan)) {
+				       .unique = job->unique, .records_grow = total_bytes < 0, .stats = &stats};
+	if (binary_buffers(&chunks)) {
 		stats_progress_start(&stats, job->progress, total_bytes);
 		size_t runs = total_bytes > 0 ? (size_t)total_bytes / layout.record_size / plan.chunk_records + 1 : 0;
 		const struct chunk_mode mode = {&chunks, binary_fill, binary_carry, binary_sort, binary_emit,

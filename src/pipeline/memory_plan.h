@@ -50,7 +50,9 @@ size_t memory_plan_record_limit(const struct memory_limits *limits, size_t *budg
 
 /* Plans run formation for total_bytes of input (-1 when unknown) within the limits, on
  * the engine opened with the config asked (its --parallel and --gpu-memory), and sets
- * the input read-ahead for inputs read from now on. */
+ * the input read-ahead for inputs read from now on. For an unknown size the plan is
+ * the most the chunks may take (two, overlapping): their buffers grow to it only as
+ * records arrive (binary_sort.c). */
 void memory_plan_binary(const struct memory_limits *limits, const struct sort_engine_config *asked,
 			const struct record_layout *layout, const struct sort_engine *engine, int64_t total_bytes,
 			struct memory_plan *plan);
