@@ -937,6 +937,20 @@ int run_reader_open(int fd, struct run_reader **result)
 	return 0;
 }
 
+int run_reader_detach(struct run_reader *reader)
+{
+	int fd = reader->stream ? -1 : reader->fd;
+	if (!reader->stream)
+		reader->fd = -1;
+	return fd;
+}
+
+void run_reader_attach(struct run_reader *reader, int fd)
+{
+	if (!reader->stream)
+		reader->fd = fd;
+}
+
 static int run_reader_adopt_index(unsigned char *index, size_t index_bytes, size_t count, uint64_t stream_bytes,
 				  struct run_reader **result)
 {
@@ -1025,6 +1039,8 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
 		return -ENOBUFS;
 	if (reader->stream)
 		return run_read_streamed(reader, index, block, buffer);
+	if (reader->fd < 0)
+		return -EBADF;
 	if (block->stored)
 		return run_read_stored(reader, block, block->info.offset, buffer);
 	struct run_thread_scratch *scratch = run_scratch();
@@ -1058,7 +1074,7 @@ ssize_t run_reader_read_block(struct run_reader *reader, size_t index, void *buf
 
 void run_reader_prefetch(struct run_reader *reader, size_t first, size_t count)
 {
-	if (reader->stream || first >= reader->count || count == 0)
+	if (reader->stream || reader->fd < 0 || first >= reader->count || count == 0)
 		return;
 	size_t last = count > reader->count - first ? reader->count - 1 : first + count - 1;
 	uint64_t begin = reader->blocks[first].info.offset;

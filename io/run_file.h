@@ -167,8 +167,15 @@ int run_writer_finish_stream(struct run_writer *writer, struct run_file_stats *s
 /* Stops the threads and frees without finishing (the caller removes the file). */
 void run_writer_abort(struct run_writer *writer);
 
-/* Reads the footer and index. The fd stays the caller's and must stay open. */
+/* Reads the footer and index. The fd stays the caller's and must stay open until
+ * run_reader_detach (or run_reader_close). */
 int run_reader_open(int fd, struct run_reader **reader);
+/* A run's reader holds its index in memory and its file only while a merge reads it:
+ * run_reader_detach forgets the fd (the caller closes it) and returns it, -1 if none;
+ * run_reader_attach hands it the same run file opened again. Reading a block with no
+ * file attached fails with -EBADF. Not for a stream's reader. */
+int run_reader_detach(struct run_reader *reader);
+void run_reader_attach(struct run_reader *reader, int fd);
 size_t run_reader_block_count(const struct run_reader *reader);
 uint64_t run_reader_records(const struct run_reader *reader);
 /* The largest uncompressed block: a buffer this big fits any block. */

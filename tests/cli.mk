@@ -85,3 +85,7 @@ EXTRA_DIST += tests/test_compress_program.sh
 # PROG -d's failure in GNU's words; fault points, and a real RLIMIT_NPROC where root.
 TESTS += tests/test_compress_fallback.sh
 EXTRA_DIST += tests/test_compress_fallback.sh
+# Open-file limits: spilled sorts of hundreds of runs and -m of 40 inputs under ulimit
+# -n 8 to 1024 (runs hold no descriptor between merges), and GNU sort's failures below.
+TESTS += tests/test_descriptors.sh
+EXTRA_DIST += tests/test_descriptors.sh

@@ -244,6 +244,8 @@ static uint64_t binary_output_bound(void *context, int b)
 static void binary_release(void *context)
 {
 	struct binary_chunks *chunks = context;
+	record_reader_close(chunks->reader);
+	chunks->reader = NULL;
 	for (int i = 0; i < 2; i++) {
 		struct binary_chunk *buffer = &chunks->buffers[i];
 		binary_records_free(chunks, buffer);
@@ -327,7 +329,9 @@ int binary_sort_run(const struct sort_job *job)
 		input_list_free(&inputs);
 		return status;
 	}
-	if (record_reader_open(inputs.names, inputs.ranges, inputs.count, layout.record_size, &reader) < 0)
+	/* -m opens its inputs itself, as many at a time as descriptors allow */
+	if (!job->merge_only && record_reader_open(inputs.names, inputs.ranges, inputs.count, layout.record_size,
+						   &reader) < 0)
 		goto out;
 	/* Sizes are judged against the input before anything is planned, and no input
 	 * costs nothing whatever the sizes. (-m judges each of its inputs itself.) */
@@ -338,7 +342,7 @@ int binary_sort_run(const struct sort_job *job)
 		status = record_output_empty(&job->output, &stats) ? 2 : 0;
 		goto out;
 	}
-	int64_t total_bytes = record_reader_total_bytes(reader), item_bytes = -1;
+	int64_t total_bytes = reader ? record_reader_total_bytes(reader) : -1, item_bytes = -1;
 	if (total_bytes >= 0) {
 		size_t n = (size_t)total_bytes / layout.record_size;
 		item_bytes = (int64_t)n * record_form_width(record_form_choose(&layout, n));
@@ -358,6 +362,7 @@ int binary_sort_run(const struct sort_job *job)
 	memory_plan_binary(&job->memory, &asked, &layout, engine, total_bytes, &plan);
 	struct binary_chunks chunks = {.layout = &layout, .engine = engine, .reader = reader, .plan = &plan,
 				       .unique = job->unique, .records_grow = total_bytes < 0, .stats = &stats};
+	reader = NULL; /* the chunks' now: closed with them, its descriptors the merge's */
 	if (binary_buffers(&chunks)) {
 		stats_progress_start(&stats, job->progress, total_bytes);
 		size_t runs = total_bytes > 0 ? (size_t)total_bytes / layout.record_size / plan.chunk_records + 1 : 0;

@@ -39,13 +39,24 @@ static int input_failed(struct input_source *source, int error)
 	return error;
 }
 
-/* Opens source's input (not open yet) as a stream of block_bytes blocks. */
+/* Opens source's input (not open yet) as a stream of block_bytes blocks. Reports a
+ * failure, but for want of descriptors (-EMFILE, -ENFILE), which the caller may take
+ * as the sign to open fewer at a time. A file of part of a record is one. */
 static int input_open(struct input_source *source, const struct record_order *order, size_t block_bytes)
 {
 	struct input_file *file;
 	int error = input_file_open(source->name, &file);
-	if (error)
+	if (error) {
+		if (error != -EMFILE && error != -ENFILE)
+			report_input_open_error(source->name, error, false);
 		return error;
+	}
+	off_t size = input_file_size(file);
+	if (order->record_size && size > 0 && (uint64_t)size % order->record_size) {
+		report_partial_record(source->name, (uint64_t)size, order->record_size);
+		input_file_close(file);
+		return -EINVAL;
+	}
 	record_stream_init(&source->stream, file, order->record_size, order->eol);
 	record_stream_set_block(&source->stream, block_bytes);
 	source->open = true;
@@ -102,69 +113,54 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 			error = run_end(runs, &sink, error);
 	}
 	stats->merge_passes++;
-	unsigned one = 1; /* -m's passes run one after another */
+	/* -m's passes run one after another; the output is open already */
+	unsigned one = 1;
+	size_t last, fan_in = run_list_fan_in(runs, batch, 0, &one, &last);
 	if (!error)
-		error = merge_passes(order, NULL, runs, run_list_fan_in(runs, batch, &one), block_bytes, 1, stats);
+		error = merge_passes(order, NULL, runs, fan_in, last, block_bytes, 1, stats);
 	if (!error)
 		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output,
 				   NULL);
 	return error;
 }
 
-/* Merges every run of the list into one, which replaces them: room for one more run
- * is all it takes. */
-static int merge_runs_into_one(const struct record_order *order, struct run_list *runs, size_t block_bytes,
-			       struct sort_stats *stats)
+/* An input that cannot be opened for want of descriptors: GNU sort's words. */
+static void report_open_failure(const char *name, int error)
 {
-	struct run_list merged = {NULL, 0, runs->writer_threads, runs->writer_depth, runs->level, runs->settings, runs->cached_bytes};
-	struct run_sink sink;
-	double started = stats_now();
-	uint64_t bytes = run_list_bytes(runs);
-	int error = run_begin(&merged, order, block_bytes, &sink, stats);
-	if (!error) {
-		size_t failed;
-		error = merge_runs(order, NULL, false, runs, 0, runs->count, block_bytes, run_sink_write, &sink, &failed);
-		if (error && failed < runs->count)
-			run_abandon(&sink); /* the run that failed has said why */
-		else
-			error = run_end(&merged, &sink, error);
-	}
-	run_list_remove_all(runs, stats);
-	*runs = merged;
-	stats->merge_passes++;
-	stats_add(stats, STAGE_MERGE, started, bytes);
-	return error;
+	report_file_failure("open failed", name, error);
 }
+
+/* Descriptors a group's merge may hold beside its inputs: the run it writes, and while
+ * they are free the rings of the run and of the inputs (which do without). */
+#define GROUP_RUN_DESCRIPTORS 1
+#define GROUP_SPARE_DESCRIPTORS 2
 
 /* The first part of the merge when the descriptors ran out before every input was
  * open, as GNU sort merges then: groups of consecutive inputs, as many as the
- * descriptors left allow (room: what the process may still open), each opened for its
- * merge into a run and closed after it; a run holds its descriptor, so when the runs
- * leave no room for a group of two, they are merged into one first. At the end the
- * runs leave two descriptors for the output (the file and its temp twin), which is
- * opened only then, and the runs go into it. Order is kept as in one merge. Failures
- * are reported. */
+ * descriptors free allow, each opened for its merge into a run and closed after it
+ * (runs hold none between merges). The runs are then merged in passes down to what
+ * the last merge can open beside the output (which holds output_descriptors), opened
+ * only then. Order is kept as in one merge. Failures are reported. */
 static int merge_inputs_into_runs(const struct record_order *order, struct input_source *inputs,
-				  struct merge_source *sources, size_t count, size_t room, size_t batch,
+				  struct merge_source *sources, size_t count, size_t batch, size_t output_descriptors,
 				  size_t block_bytes, struct run_list *runs, struct sort_stats *stats)
 {
 	int error = 0;
 	for (size_t first = 0; first < count && !error;) {
-		/* the group's inputs, and the run it makes, beside the runs held */
-		size_t k = room > runs->count + 1 ? room - runs->count - 1 : 0;
+		size_t room = run_descriptors_free(), beside = GROUP_RUN_DESCRIPTORS + GROUP_SPARE_DESCRIPTORS;
+		if (room < beside + 2)
+			beside = GROUP_RUN_DESCRIPTORS;
+		size_t k = room > beside ? room - beside : 0;
 		k = batch && batch < k ? batch : k;
 		k = count - first < k ? count - first : k;
-		if ((k == 0 || (k < 2 && count - first >= 2)) && runs->count >= 2) {
-			error = merge_runs_into_one(order, runs, block_bytes, stats);
-			continue;
-		}
-		if (k == 0) {
-			report_input_open_error(inputs[first].name, -EMFILE, false);
+		if (k == 0 || (k < 2 && count - first >= 2)) {
+			report_open_failure(inputs[first + k].name, -EMFILE);
 			return -EMFILE;
 		}
 		for (size_t i = first; i < first + k && !error; i++)
-			if (!inputs[i].open && (error = input_open(&inputs[i], order, block_bytes)) != 0)
-				report_input_open_error(inputs[i].name, error, false);
+			if (!inputs[i].open && (error = input_open(&inputs[i], order, block_bytes)) != 0 &&
+			    (error == -EMFILE || error == -ENFILE))
+				report_open_failure(inputs[i].name, error);
 		struct run_sink sink;
 		size_t failed = k;
 		if (!error && (error = run_begin(runs, order, block_bytes, &sink, stats)) == 0) {
@@ -181,8 +177,10 @@ static int merge_inputs_into_runs(const struct record_order *order, struct input
 		first += k;
 	}
 	stats->merge_passes++;
-	if (!error && runs->count >= 2 && runs->count + 2 > room)
-		error = merge_runs_into_one(order, runs, block_bytes, stats);
+	unsigned one = 1;
+	size_t last, fan_in = run_list_fan_in(runs, batch ? batch : runs->count, output_descriptors, &one, &last);
+	if (!error)
+		error = merge_passes(order, NULL, runs, fan_in, last, block_bytes, 1, stats);
 	return error;
 }
 
@@ -220,7 +218,8 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 						report_input_open_error(names[j], error, false);
 				break;
 			}
-			report_input_open_error(names[i], error, false);
+			if (error == -EMFILE || error == -ENFILE)
+				report_open_failure(names[i], error);
 			break;
 		}
 		int empty = record_stream_empty(&inputs[i].stream);
@@ -235,14 +234,21 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 	any_record |= lazily;
 	if (!error && any_record && admit && !admit(arg))
 		error = -EFBIG;
+	/* -o: the file and its temp twin, made at once beside the runs */
+	size_t output_descriptors = target->name && strcmp(target->name, "-") != 0 && !target->to_fd ? 2 : 0;
 	if (!error && lazily)
-		error = merge_inputs_into_runs(order, inputs, sources, count, input_file_descriptors_free(count + 2),
-					       limits->batch_size, block_bytes, &runs, stats);
+		error = merge_inputs_into_runs(order, inputs, sources, count, limits->batch_size, output_descriptors,
+					       block_bytes, &runs, stats);
 	if (!error && !any_record) /* nothing to merge: nor memory to take */
 		error = record_output_empty(target, stats);
 	else if (!error) {
+		/* the runs are opened before the output, which takes what they leave */
+		struct run_merge *merge = NULL;
+		if (lazily)
+			error = merge_runs_begin(&runs, 0, runs.count, &merge, NULL);
 		struct record_output output;
-		error = record_output_open(&output, order, target, stats);
+		if (!error)
+			error = record_output_open(&output, order, target, stats);
 		if (!error) {
 			double started = stats_now(), recorded = stats_seconds_recorded(stats);
 			uint64_t read_before = stats->bytes[STAGE_READ];
@@ -250,8 +256,8 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 			size_t failed = 0;
 			bool in_passes = lazily || (limits->batch_size && count > limits->batch_size);
 			if (lazily)
-				error = merge_runs(order, NULL, true, &runs, 0, runs.count, block_bytes,
-						   record_output_write, &output, NULL);
+				error = merge_runs_into(merge, order, NULL, true, block_bytes, record_output_write, &output,
+							NULL);
 			else if (in_passes)
 				error = merge_inputs_in_passes(order, sources, count, limits->batch_size, block_bytes,
 							       &runs, &output, stats);
@@ -267,8 +273,11 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 			stats_add_enclosing(stats, STAGE_MERGE, started, recorded, stats->bytes[STAGE_READ] - read_before);
 			if (error == -ENOMEM && !in_passes && failed == count && !output.reported)
 				report("%s", strerror(ENOMEM)); /* the merge's own memory */
+			merge_runs_end(merge);
+			merge = NULL;
 			error = record_output_finish(&output, error);
 		}
+		merge_runs_end(merge);
 	}
 	run_list_remove_all(&runs, stats);
 	for (size_t i = 0; inputs && i < count; i++)

@@ -18,7 +18,10 @@
 /* Merges every run of list (records of either mode, record_order.h) into the output
  * file (named name in messages) over key ranges in plan->threads threads, keeping the
  * first of equal records under -u; verify: the sort's self-check, or NULL. -ENOTSUP
- * (nothing written, nothing reported) when no thread can be started. */
+ * (nothing written, nothing reported) when no thread can be started. The runs' files
+ * are the caller's to open (run_list_attach): the threads share one descriptor per run
+ * (their reads are positional), and each thread writing at offsets holds a write queue,
+ * with an io_uring ring where a descriptor is left for one. */
 int range_merge_into(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
 		     const struct memory_plan *plan, struct output_file *file, const char *name,
 		     struct sort_stats *stats);

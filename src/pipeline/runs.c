@@ -2,11 +2,13 @@
  * reading a run's blocks back in order, and merging runs with the loser tree, into a
  * sink or pass by pass into fewer, longer runs. */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../../io/cache_budget.h"
@@ -33,22 +35,131 @@ static void report_program_failure(const char *program)
 	report("%s [-d] terminated abnormally", report_shell_quote(program, true, quoted, sizeof quoted));
 }
 
-size_t run_list_fan_in(const struct run_list *list, size_t fan_in, unsigned *threads)
+/* The most descriptors counted free: more than any merge takes. */
+#define DESCRIPTORS_COUNTED_MAX ((uint64_t)1 << 20)
+
+size_t run_descriptors_free(void)
 {
-	if (!run_list_program(list))
-		return fan_in;
-	/* each merge holds a pipe per run it reads and a few more (the run it writes and
-	 * its PROG's pipe, the output's two): when the descriptors free now cannot give
-	 * every thread's merge a dozen, fewer merges run at once (one at the least) */
-	size_t free_now = input_file_descriptors_free(256);
-	unsigned merges = *threads ? *threads : 1;
-	if (free_now / merges < 12) {
-		size_t fit = free_now / 12;
-		merges = fit > 1 ? (unsigned)fit : 1;
+	struct rlimit limit;
+	DIR *dir = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? opendir("/proc/self/fd") : NULL;
+	if (!dir) /* none left to open it with, or no /proc: counted by taking them */
+		return errno == EMFILE ? 0 : input_file_descriptors_free(256);
+	uint64_t most = limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > DESCRIPTORS_COUNTED_MAX
+				? DESCRIPTORS_COUNTED_MAX : (uint64_t)limit.rlim_cur;
+	uint64_t used = 0;
+	struct dirent *entry;
+	while ((entry = readdir(dir)) != NULL) {
+		char *end;
+		unsigned long fd = strtoul(entry->d_name, &end, 10);
+		/* the listing's own descriptor is free again once it is closed */
+		if (end != entry->d_name && *end == '\0' && fd < most && (int)fd != dirfd(dir))
+			used++;
 	}
+	closedir(dir);
+	return most > used ? (size_t)(most - used) : 0;
+}
+
+/* What a merge holds beside one descriptor per run it reads (the parallel last merge
+ * too: its threads share them). Into a run: the run it writes (its file, or the pipe to
+ * PROG, which it may do without); with PROG, while a `PROG -d` starts, its run file and
+ * the pipe's other end. The last merge: what the caller says its output takes (an -o
+ * file and its temp twin, at once). Beside those, what helps but is not needed, opened
+ * after the runs: a writer's io_uring ring, the /proc files a run writer reads for the
+ * page cache's budget, and in the last merge a ring per merge thread and the output's
+ * twin for direct writes; their users do without where none is free. */
+#define MERGE_WRITE_DESCRIPTORS 1
+#define PROGRAM_START_DESCRIPTORS 2
+#define MERGE_SPARE_DESCRIPTORS 2
+/* Merges at once get at least this many runs each (or the fan-in, if smaller), else
+ * fewer merges run at once. */
+#define MERGE_FAN_IN_FEW 8
+
+/* The runs a merge into a run may read while `merges` such merges share `free`
+ * descriptors, the spare ones counted or not; and those the last merge may read. */
+static size_t pass_fan_in(size_t free, unsigned merges, bool piped, bool spare)
+{
+	/* its runs are opened first; then the run it writes, stored as it is where no
+	 * descriptor is left for PROG's pipe */
+	size_t beside = spare ? MERGE_WRITE_DESCRIPTORS + (piped ? PROGRAM_START_DESCRIPTORS : 0) +
+					MERGE_SPARE_DESCRIPTORS
+			      : piped ? PROGRAM_START_DESCRIPTORS : MERGE_WRITE_DESCRIPTORS;
+	size_t each = free / merges;
+	return each > beside ? each - beside : 0;
+}
+
+/* The last merge opens its runs (starting their `PROG -d`s) before its output. */
+static size_t last_fan_in(size_t free, size_t output_descriptors, unsigned threads, bool piped, bool spare)
+{
+	size_t beside = piped && output_descriptors < PROGRAM_START_DESCRIPTORS ? PROGRAM_START_DESCRIPTORS
+										 : output_descriptors;
+	beside += spare ? MERGE_SPARE_DESCRIPTORS + threads : 0;
+	return free > beside ? free - beside : 0;
+}
+
+size_t run_list_fan_in(const struct run_list *list, size_t fan_in, size_t output_descriptors, unsigned *threads,
+		       size_t *last)
+{
+	size_t free = run_descriptors_free(), few = fan_in < MERGE_FAN_IN_FEW ? fan_in : MERGE_FAN_IN_FEW;
+	bool piped = run_list_program(list) != NULL, spare = true;
+	unsigned merges = *threads ? *threads : 1;
+	while (merges > 1 && pass_fan_in(free, merges, piped, spare) < few)
+		merges--;
+	size_t pass = pass_fan_in(free, merges, piped, spare);
+	if (pass < 2) /* the spare ones left out: every descriptor for the runs */
+		pass = pass_fan_in(free, merges, piped, spare = false);
+	size_t final = last_fan_in(free, output_descriptors, *threads, piped, spare);
+	fan_in = fan_in < pass ? fan_in : pass;
+	fan_in = fan_in < 2 ? 2 : fan_in; /* fewer: the merge fails as GNU sort's, by a run's name */
+	*last = final < fan_in ? final : fan_in;
+	if (*last < 1)
+		*last = 1;
 	*threads = merges;
-	size_t per_merge = free_now / merges, most = per_merge > 6 ? per_merge - 4 : 2;
-	return fan_in < most ? fan_in : most;
+	return fan_in;
+}
+
+static void run_detach(struct run *run)
+{
+	if (run->fd < 0)
+		return;
+	if (run->reader)
+		run_reader_detach(run->reader);
+	close(run->fd);
+	run->fd = -1;
+}
+
+/* Opens a finished run's file for its reader, unless it is open or comes through
+ * PROG -d (which opens it itself); GNU sort's words where it cannot. */
+static int run_attach(struct run *run)
+{
+	if (run->fd >= 0 || run->piped || !run->reader)
+		return 0;
+	int fd = fd_safer(open(run->path, O_RDONLY | O_CLOEXEC));
+	if (fd < 0) {
+		int error = -errno;
+		report_file_failure("open failed", run->path, error);
+		return error;
+	}
+	run->fd = fd;
+	run_reader_attach(run->reader, fd);
+	return 0;
+}
+
+int run_list_attach(struct run_list *list, size_t first, size_t k)
+{
+	for (size_t i = first; i < first + k; i++) {
+		int error = run_attach(&list->runs[i]);
+		if (error) {
+			run_list_detach(list, first, i - first);
+			return error;
+		}
+	}
+	return 0;
+}
+
+void run_list_detach(struct run_list *list, size_t first, size_t k)
+{
+	for (size_t i = first; i < first + k; i++)
+		run_detach(&list->runs[i]);
 }
 
 void run_list_remove_all(struct run_list *list, struct sort_stats *stats)
@@ -56,10 +167,9 @@ void run_list_remove_all(struct run_list *list, struct sort_stats *stats)
 	for (size_t i = 0; i < list->count; i++) {
 		struct run *run = &list->runs[i];
 		compress_child_finish(&run->child); /* one cut short: its end says nothing */
+		run_detach(run);
 		if (run->reader)
 			run_reader_close(run->reader);
-		if (run->fd >= 0)
-			close(run->fd);
 		if (run->path[0])
 			temp_file_remove(run->path);
 		stats_temp_remove(stats, run->file_bytes);
@@ -221,9 +331,10 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 	const char *program = run_list_program(list);
 	if (program) {
 		/* PROG writes the file; we write PROG. With no process left for it even
-		 * after its tries, the run goes to the file without it, as GNU sort does */
+		 * after its tries, or no descriptor for its pipe, the run goes to the file
+		 * without it, as GNU sort does */
 		int error = compress_child_start(program, false, run->fd, &run->child);
-		if (error != -EAGAIN) {
+		if (error != -EAGAIN && error != -EMFILE && error != -ENFILE) {
 			close(run->fd);
 			run->fd = -1;
 			if (error) {
@@ -377,6 +488,8 @@ int run_end(struct run_list *list, struct run_sink *sink, int error)
 			report_file_failure(failed, run->path, error);
 			return error;
 		}
+		/* its index stays here, its file only its path until a merge reads it */
+		run_detach(run);
 	}
 	run_end_stats(list, run, sink->stats, &file_stats);
 	run->file_bytes = file_stats.file_bytes;
@@ -399,6 +512,7 @@ void run_abandon(struct run_sink *sink)
 struct run_source {
 	struct run *run;
 	const char *program;        /* the run comes through `program -d`, or NULL */
+	bool attached;              /* its file opened for this merge */
 	size_t next_block;
 	unsigned char *buffer;
 	size_t buffer_bytes;
@@ -416,6 +530,11 @@ static int run_source_start(struct run_source *source)
 	}
 	int error = compress_child_start(source->program, true, fd, &run->child);
 	close(fd);
+	if (error == -EMFILE || error == -ENFILE) {
+		/* no descriptor for its pipe: as GNU sort, the run could not be opened */
+		report_file_failure("open failed", run->path, error);
+		return error;
+	}
 	if (error == -EAGAIN) {
 		/* no process left after its tries: the run cannot be read (GNU's words) */
 		char quoted[PATH_MAX + 64];
@@ -479,13 +598,48 @@ static int run_source_next(void *context, const unsigned char **records, size_t 
 	return 0;
 }
 
-int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
-	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed)
+/* Runs made ready for one merge (see merge_runs_begin). */
+struct run_merge {
+	struct run_list *list;
+	size_t first, k;
+	struct run_source *contexts;
+	struct merge_source *sources;
+};
+
+void merge_runs_end(struct run_merge *merge)
+{
+	if (!merge)
+		return;
+	for (size_t i = 0; merge->contexts && i < merge->k; i++) {
+		struct run *run = &merge->list->runs[merge->first + i];
+		/* one that did not reach its end (an error elsewhere) is stopped */
+		compress_child_finish(&run->child);
+		if (merge->contexts[i].attached)
+			run_detach(run);
+		free(merge->contexts[i].buffer);
+	}
+	free(merge->contexts);
+	free(merge->sources);
+	free(merge);
+}
+
+int merge_runs_begin(struct run_list *list, size_t first, size_t k, struct run_merge **result, size_t *failed)
 {
 	size_t failing = k;
-	struct run_source *contexts = calloc(k ? k : 1, sizeof *contexts);
-	struct merge_source *sources = calloc(k ? k : 1, sizeof *sources);
-	int error = contexts && sources ? 0 : -ENOMEM;
+	struct run_merge *merge = calloc(1, sizeof *merge);
+	if (merge)
+		*merge = (struct run_merge){list, first, k, calloc(k ? k : 1, sizeof *merge->contexts),
+					    calloc(k ? k : 1, sizeof *merge->sources)};
+	int error = merge && merge->contexts && merge->sources ? 0 : -ENOMEM;
+	struct run_source *contexts = merge ? merge->contexts : NULL;
+	/* the runs not open yet are opened for this merge and closed after it */
+	for (size_t i = 0; i < k && !error; i++) {
+		contexts[i].attached = list->runs[first + i].fd < 0;
+		if ((error = run_list_attach(list, first + i, 1)) != 0) {
+			contexts[i].attached = false;
+			failing = i;
+		}
+	}
 	for (size_t i = 0; i < k && !error; i++) {
 		struct run_source *context = &contexts[i];
 		context->run = &list->runs[first + i];
@@ -494,26 +648,40 @@ int merge_runs(const struct record_order *order, struct sort_verify *verify, boo
 		context->buffer = malloc(context->buffer_bytes ? context->buffer_bytes : 1);
 		if (!context->buffer)
 			error = -ENOMEM;
-		sources[i].next_block = run_source_next;
-		sources[i].context = context;
+		merge->sources[i].next_block = run_source_next;
+		merge->sources[i].context = context;
 	}
-	if (error == -ENOMEM)
+	if (error == -ENOMEM && failing == k)
 		report("%s", strerror(ENOMEM));
 	/* every run's `PROG -d` at once: the loser tree takes from each in turn */
 	for (size_t i = 0; i < k && !error; i++)
 		if (contexts[i].program && (error = run_source_start(&contexts[i])) != 0)
 			failing = i;
-	if (!error)
-		error = merge_records(order, verify, sources, k, to_output, block_bytes, sink, sink_context, &failing);
 	if (failed)
 		*failed = error ? failing : k;
-	for (size_t i = 0; contexts && i < k; i++) {
-		/* one that did not reach its end (an error elsewhere) is stopped */
-		compress_child_finish(&list->runs[first + i].child);
-		free(contexts[i].buffer);
+	if (error) {
+		merge_runs_end(merge);
+		merge = NULL;
 	}
-	free(contexts);
-	free(sources);
+	*result = merge;
+	return error;
+}
+
+int merge_runs_into(struct run_merge *merge, const struct record_order *order, struct sort_verify *verify,
+		    bool to_output, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed)
+{
+	return merge_records(order, verify, merge->sources, merge->k, to_output, block_bytes, sink, sink_context,
+			     failed);
+}
+
+int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
+	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed)
+{
+	struct run_merge *merge;
+	int error = merge_runs_begin(list, first, k, &merge, failed);
+	if (!error)
+		error = merge_runs_into(merge, order, verify, to_output, block_bytes, sink, sink_context, failed);
+	merge_runs_end(merge);
 	return error;
 }
 
@@ -526,7 +694,7 @@ struct merge_pass {
 	struct run_list *list, *merged;
 	size_t fan_in, block_bytes;
 	struct sort_stats *stats;
-	pthread_mutex_t lock;       /* the run files' creation and finishing: merged, stats */
+	pthread_mutex_t lock;       /* a group's start, the run files' finishing: merged, stats, error */
 	size_t next_group;
 	int error;
 };
@@ -535,15 +703,26 @@ static int merge_pass_group(struct merge_pass *pass, size_t group)
 {
 	size_t first = group * pass->fan_in, count = pass->list->count;
 	size_t k = count - first < pass->fan_in ? count - first : pass->fan_in;
+	/* The runs read are opened (their `PROG -d`s started) before the run written is
+	 * made: what its writer opens beside its file (a ring, or PROG's pipe, without
+	 * which it is stored as it is) takes only the descriptors they leave. */
+	/* Under the lock, once another group failed (its failure reported) none starts: a
+	 * limit that fails one (descriptors, processes) would fail the others alike. */
+	struct run_merge *merge = NULL;
 	struct run_sink sink;
+	size_t failed;
 	pthread_mutex_lock(&pass->lock);
-	int error = run_create(pass->merged, group, pass->order, pass->block_bytes, &sink, pass->stats);
+	int error = pass->error ? -ECANCELED : merge_runs_begin(pass->list, first, k, &merge, &failed);
+	if (!error && (error = run_create(pass->merged, group, pass->order, pass->block_bytes, &sink, pass->stats)))
+		merge_runs_end(merge);
+	if (error && !pass->error)
+		pass->error = error;
 	pthread_mutex_unlock(&pass->lock);
 	if (error)
 		return error;
-	size_t failed;
-	error = merge_runs(pass->order, pass->verify, false, pass->list, first, k, pass->block_bytes,
-			   run_sink_write, &sink, &failed);
+	error = merge_runs_into(merge, pass->order, pass->verify, false, pass->block_bytes, run_sink_write, &sink,
+				&failed);
+	merge_runs_end(merge);
 	if (error && failed < k) {
 		run_abandon(&sink); /* the run that failed has said why */
 		return error;
@@ -593,9 +772,13 @@ static int merge_pass_run(struct merge_pass *pass, unsigned threads)
 }
 
 int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
-		 size_t fan_in, size_t block_bytes, unsigned threads, struct sort_stats *stats)
+		 size_t fan_in, size_t last, size_t block_bytes, unsigned threads, struct sort_stats *stats)
 {
-	while (list->count > fan_in) {
+	if (fan_in < 2)
+		fan_in = 2;
+	if (last > fan_in)
+		last = fan_in;
+	while (list->count > last) {
 		double started = stats_now();
 		uint64_t pass_bytes = run_list_bytes(list);
 		size_t groups = (list->count + fan_in - 1) / fan_in;

@@ -19,15 +19,17 @@
  * (run_reader_prefetch), so the disk works while the merge does. */
 #define RUN_PREFETCH_BLOCKS 2
 
-/* A run of a list with a compress program (--compress-program) is written through
+/* A finished run holds no descriptor (fd -1) between merges: its index stays in memory
+ * (the reader) and its file is known by its path, a registered temp file (removed on a
+ * signal), opened again by the merge that reads it (run_list_attach).
+ * A run of a list with a compress program (--compress-program) is written through
  * PROG and read back through `PROG -d`, in order only (piped): its file holds PROG's
- * output, its index stays in memory (the reader), and it holds no descriptor between
- * (fd -1); child is the PROG writing it, or the `PROG -d` a merge reads it from. Where
+ * output; child is the PROG writing it, or the `PROG -d` a merge reads it from. Where
  * PROG could not be started for want of processes, the run is written without it, as
  * GNU sort does: a run file of blocks stored uncompressed, read as any other run. */
 struct run {
 	char path[PATH_MAX]; /* empty: the slot holds no file */
-	int fd;
+	int fd;              /* while it is written, and while a merge reads it */
 	struct run_reader *reader;
 	struct compress_child child;
 	bool piped;          /* written through PROG: read back through PROG -d */
@@ -97,23 +99,53 @@ int run_end(struct run_list *list, struct run_sink *sink, int error);
 void run_abandon(struct run_sink *sink);
 
 /* Merges runs [first, first + k) of list into sink with one loser tree; to_output: the
- * sink is the sort's output (see merge_records). Runs through a compress program are
- * read through a `PROG -d` each, started here and waited for when its run ends.
+ * sink is the sort's output (see merge_records). Runs not open are opened here and
+ * closed at its end; runs through a compress program are read through a `PROG -d`
+ * each, started here and waited for when its run ends.
  * *failed (when not NULL): below k when a run failed, which has been reported; k when
  * the sink or memory did (see merge_records). */
 int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
 	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed);
 
-/* The fan-in a list with a compress program can take: each run merged holds a pipe
- * from its `PROG -d`, and each of *threads merges at once a few more for the run it
- * writes, within the descriptors free now; at least 2. Where those cannot serve
- * *threads merges, *threads becomes the merges they can (one at least). fan_in (and
- * *threads) unchanged for other lists. */
-size_t run_list_fan_in(const struct run_list *list, size_t fan_in, unsigned *threads);
+/* merge_runs in three steps, for a caller that opens the output between the runs and
+ * their merge (so that what the output opens beside what it needs takes only the
+ * descriptors the runs leave): merge_runs_begin opens the runs not open and starts
+ * their `PROG -d`s, reporting a failure (*failed: the run, or k for memory), and
+ * hands over *merge (NULL on failure); merge_runs_into merges them into sink (once);
+ * merge_runs_end closes what begin opened and waits for the PROGs (NULL: nothing). */
+struct run_merge;
+int merge_runs_begin(struct run_list *list, size_t first, size_t k, struct run_merge **merge, size_t *failed);
+int merge_runs_into(struct run_merge *merge, const struct record_order *order, struct sort_verify *verify,
+		    bool to_output, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed);
+void merge_runs_end(struct run_merge *merge);
 
-/* Merges groups of fan_in runs into new runs until no more than fan_in are left, up to
- * threads groups at once (each within the fan-in's memory per thread). */
+/* The descriptors this process may still open: RLIMIT_NOFILE's soft limit less those
+ * open below it. */
+size_t run_descriptors_free(void);
+
+/* A finished run holds no descriptor: its reader keeps the index, and its file is
+ * opened only while a merge reads it (merge_runs opens those not open and closes them
+ * after). run_list_attach opens runs [first, first + k) (not those read through PROG
+ * -d, which opens them itself), or none, reporting GNU sort's "open failed" by the
+ * run's name; run_list_detach closes them. */
+int run_list_attach(struct run_list *list, size_t first, size_t k);
+void run_list_detach(struct run_list *list, size_t first, size_t k);
+
+/* The fan-in the descriptors free now allow, for merges of the list's runs: fan_in (what
+ * memory allows) at most, for *threads merges into runs at once, each holding a
+ * descriptor per run it reads, the run it writes and, with a compress program, the
+ * pipes of the PROG it starts; *threads becomes fewer where that leaves each merge but a
+ * few runs. *last: the runs the last merge may take beside its output, which holds
+ * output_descriptors. What only helps (io_uring rings) is counted while descriptors are
+ * plenty and left to do without when they are short. At least 2 (*last at least 1):
+ * where even those are not free, the merge fails as GNU sort's does, "open failed"
+ * naming a run. */
+size_t run_list_fan_in(const struct run_list *list, size_t fan_in, size_t output_descriptors, unsigned *threads,
+		       size_t *last);
+
+/* Merges groups of fan_in runs into new runs until no more than last (at most fan_in)
+ * are left, up to threads groups at once (each within the fan-in's memory per thread). */
 int merge_passes(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
-		 size_t fan_in, size_t block_bytes, unsigned threads, struct sort_stats *stats);
+		 size_t fan_in, size_t last, size_t block_bytes, unsigned threads, struct sort_stats *stats);
 
 #endif

@@ -169,28 +169,40 @@ static int form_runs(const struct chunk_mode *mode, const struct record_order *o
 	return error;
 }
 
-/* The last merge, of every run into the output. */
+/* The last merge, of every run into the output. The runs are opened first (and their
+ * `PROG -d`s started): what the output opens beside what it needs (its ring) takes
+ * only the descriptors they leave. */
 static int merge_into_output(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
 			     const struct memory_plan *plan, size_t block_bytes, const struct output_target *target,
 			     struct sort_stats *stats)
 {
-	struct record_output output;
-	int error = record_output_open(&output, order, target, stats);
-	if (error)
-		return error;
-	output.verify = verify;
-	double started = stats_now(), recorded = stats_seconds_recorded(stats);
-	error = -ENOTSUP;
 	/* the ranges are written at their offsets: not where lines are annotated */
 	/* nor where runs come back through `PROG -d`, from their start only */
-	if (plan->threads > 1 && !output.annotated && !run_list_program(list))
-		error = range_merge_into(order, verify, list, plan, output.file, output.name, stats);
-	if (error == -ENOTSUP) {
+	bool ranges = plan->threads > 1 && !order->annotate && !run_list_program(list);
+	struct run_merge *merge = NULL;
+	int error = ranges ? run_list_attach(list, 0, list->count) : merge_runs_begin(list, 0, list->count, &merge, NULL);
+	if (error)
+		return error;
+	struct record_output output;
+	if ((error = record_output_open(&output, order, target, stats)) != 0) {
+		merge_runs_end(merge);
+		run_list_detach(list, 0, list->count);
+		return error;
+	}
+	output.verify = verify;
+	double started = stats_now(), recorded = stats_seconds_recorded(stats);
+	error = ranges ? range_merge_into(order, verify, list, plan, output.file, output.name, stats) : -ENOTSUP;
+	if (error == -ENOTSUP) { /* in one merge: no threads for the ranges, or none wanted */
+		error = merge ? 0 : merge_runs_begin(list, 0, list->count, &merge, NULL);
 		size_t output_bytes = memory_plan_merge_output_bytes(plan);
-		error = merge_runs(order, verify, true, list, 0, list->count,
-				   output_bytes > block_bytes ? output_bytes : block_bytes, record_output_write, &output, NULL);
+		if (!error)
+			error = merge_runs_into(merge, order, verify, true,
+						output_bytes > block_bytes ? output_bytes : block_bytes, record_output_write,
+						&output, NULL);
 	}
 	stats->merge_passes++;
+	merge_runs_end(merge);
+	run_list_detach(list, 0, list->count);
 	error = record_output_finish(&output, error);
 	/* the output's writes counted in the write stage */
 	stats_add_enclosing(stats, STAGE_MERGE, started, recorded, run_list_bytes(list));
@@ -221,10 +233,15 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 	struct run_list list = {NULL, 0, plan->threads, memory_plan_run_writer_depth(plan, block_bytes), {0}, settings, 0};
 	error = form_runs(mode, order, plan, block_bytes, &list, more, stats);
 	mode->release(mode->mode); /* the chunks' memory is the merge's now */
+	/* as many runs at once as memory and the descriptors free allow (-o: the file and
+	 * its temp twin, made at once beside the runs) */
 	unsigned merges = plan->threads;
-	size_t fan_in = run_list_fan_in(&list, memory_plan_merge_fan_in(plan, block_bytes), &merges);
+	size_t last, output_descriptors =
+		target->name && strcmp(target->name, "-") != 0 && !target->to_fd ? 2 : 0;
+	size_t fan_in = run_list_fan_in(&list, memory_plan_merge_fan_in(plan, block_bytes), output_descriptors,
+					&merges, &last);
 	if (!error)
-		error = merge_passes(order, verify, &list, fan_in, block_bytes, merges, stats);
+		error = merge_passes(order, verify, &list, fan_in, last, block_bytes, merges, stats);
 	if (!error)
 		error = merge_into_output(order, verify, &list, plan, block_bytes, target, stats);
 	run_list_remove_all(&list, stats);
