@@ -91,42 +91,51 @@ static void check_keydef_text(const char *text)
 	}
 }
 
-/* size_parse against its documented grammar: digits, then nothing (KiB), or one of
- * b K M G T P E Z Y (either case) or %. */
+/* size_parse against its documented grammar (size_parse.h): blanks and a '+' may lead
+ * the digits; then nothing (KiB), b, %, or one of K M G T P E Z Y (k m g t too); a
+ * suffix letter alone, as the whole text, means one of it. */
 static void check_size_text(const char *text)
 {
+	static const char powers[] = "KMGTPEZY";
 	size_t bytes = 0;
 	int error = size_parse(text, 1024, &bytes);
-	size_t digits = strspn(text, "0123456789");
-	const char *suffix = text + digits;
-	bool grammar = digits > 0 && (suffix[0] == '\0'
-				      || (suffix[1] == '\0' && strchr("bBkKmMgGtTpPeEzZyY%", suffix[0])));
+	const char *p = text + strspn(text, " \t\n\v\f\r");
+	if (*p == '+')
+		p++;
+	size_t digits = strspn(p, "0123456789");
+	const char *suffix = p + digits;
+	char letter = strchr("kmgt", suffix[0]) && suffix[0] ? (char)(suffix[0] - 32) : suffix[0];
+	bool power_letter = letter && strchr(powers, letter);
+	bool grammar = digits > 0 ? suffix[0] == '\0' || (suffix[1] == '\0' && (power_letter || suffix[0] == 'b' || suffix[0] == '%'))
+				  : suffix == text && power_letter && suffix[1] == '\0';
 	/* the number, in 128 bits: past 64 bits it overflows whatever follows */
-	unsigned __int128 value = 0;
+	unsigned __int128 value = digits ? 0 : 1;
 	bool overflow = false;
 	for (size_t i = 0; i < digits; i++) {
-		value = value * 10 + (unsigned)(text[i] - '0');
+		value = value * 10 + (unsigned)(p[i] - '0');
 		if (value > (unsigned __int128)UINT64_MAX) {
 			overflow = true;
 			break;
 		}
 	}
 	if (!grammar) {
-		/* bad syntax; a number too big may be reported first, as GNU's xstrtoumax */
-		require(error == -EINVAL || (error == -ERANGE && overflow));
+		/* no number, or a bad suffix; a number too big may be reported first */
+		require(error == -EINVAL || error == -EILSEQ || (error == -ERANGE && overflow));
+		return;
+	}
+	if (overflow && (suffix[0] == 'b' || suffix[0] == '%')) {
+		/* b and % are sort's own suffixes: past 64 bits they are invalid, as in GNU */
+		require(error == -EILSEQ);
 		return;
 	}
 	if (suffix[0] == '%') {
-		/* % of physical memory: up to 100 */
+		/* % of physical memory */
 		require(error == 0 || error == -ERANGE);
 		if (error == 0)
-			require(bytes <= physical_memory_bytes());
+			require(value > 100 || bytes <= physical_memory_bytes());
 		return;
 	}
-	static const char units[] = "bkmgtpezy";
-	unsigned power = 1;
-	if (suffix[0])
-		power = (unsigned)(strchr(units, suffix[0] | 0x20) - units);
+	unsigned power = suffix[0] == 'b' ? 0 : suffix[0] == '\0' ? 1 : (unsigned)(strchr(powers, letter) - powers) + 1;
 	for (unsigned i = 0; i < power && !overflow; i++) {
 		value *= 1024;
 		overflow = value > (unsigned __int128)SIZE_MAX;
