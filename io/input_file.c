@@ -130,6 +130,13 @@ static int read_ring_reap(struct input_file *file)
 		read_ring_queue(file, slot, slot->want - slot->filled);
 		return 0;
 	}
+	/* we cancel nothing: the kernel had no worker for it (none may be started past
+	 * RLIMIT_NPROC) and read none of it: read here instead */
+	while (result == -ECANCELED || result == -EINTR) {
+		ssize_t got = pread(file->fd, slot->data + slot->filled, slot->want - slot->filled,
+				    slot->offset + slot->filled);
+		result = got < 0 ? -errno : (int)got;
+	}
 	if (result < 0)
 		slot->error = result;
 	else if (result == 0)

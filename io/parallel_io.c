@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "fault_inject.h"
 #include "parallel_io.h"
@@ -83,7 +85,13 @@ static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool wri
 	struct piece pieces[THREADS_MAXIMUM];
 	pthread_t threads[THREADS_MAXIMUM];
 	bool started[THREADS_MAXIMUM] = {false};
-	unsigned count = thread_count(len);
+	/* a read's threads for the bytes the file has, not for the room it is read into
+	 * (the pieces still cover all of it: the file may have grown) */
+	size_t work = len;
+	struct stat st;
+	if (!write && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		work = st.st_size <= offset ? 0 : (uint64_t)(st.st_size - offset) < len ? (size_t)(st.st_size - offset) : len;
+	unsigned count = thread_count(work);
 	for (unsigned i = 0; i < count; i++) {
 		size_t begin, end;
 		parallel_io_piece(len, count, i, &begin, &end);

@@ -435,6 +435,18 @@ static void run_writer_join(struct run_writer *writer)
 		pthread_join(writer->write_thread, NULL);
 }
 
+/* Ends the writer thread before any block was handed over (no compressor could start). */
+static void run_writer_stop_thread(struct run_writer *writer)
+{
+	pthread_mutex_lock(&writer->lock);
+	writer->closing = true;
+	pthread_cond_broadcast(&writer->changed);
+	pthread_mutex_unlock(&writer->lock);
+	pthread_join(writer->write_thread, NULL);
+	writer->write_thread_started = false;
+	writer->closing = false;
+}
+
 static int run_cctx_create(const struct run_writer_options *options, ZSTD_CCtx **result)
 {
 	ZSTD_CCtx *cctx = ZSTD_createCCtx();
@@ -481,28 +493,33 @@ static int run_writer_start(struct run_writer *writer, int fd)
 	if (!writer->jobs || !writer->compressors)
 		return -ENOMEM;
 	int error = write_queue_open(fd, RUN_WRITE_DEPTH, 4096, "temp_write", &writer->queue);
-	if (options->on_caller) {
-		/* the one compressor's state, used by the caller's thread */
-		writer->compressors[0].writer = writer;
-		writer->compressor_count = 1;
-		if (!error && !options->stored)
-			error = run_cctx_create(options, &writer->compressors[0].cctx);
-		return error;
-	}
-	for (unsigned i = 0; i < options->threads && !error; i++) {
+	/* the writer thread first, then the compressors, as many as start: with none of
+	 * either (no process left), the caller does their work */
+	if (!error && !options->on_caller)
+		writer->write_thread_started = pthread_create(&writer->write_thread, NULL, run_write_main, writer) == 0;
+	for (unsigned i = 0; writer->write_thread_started && i < options->threads && !error; i++) {
 		struct run_compressor *compressor = &writer->compressors[i];
 		compressor->writer = writer;
-		writer->compressor_count++;
 		if (!options->stored)
 			error = run_cctx_create(options, &compressor->cctx);
-		if (!error && pthread_create(&compressor->thread, NULL, run_compressor_main, compressor) != 0)
-			error = -EAGAIN;
-		compressor->started = !error;
+		writer->compressor_count++;
+		compressor->started = !error && pthread_create(&compressor->thread, NULL, run_compressor_main, compressor) == 0;
+		if (!compressor->started)
+			break;
 	}
-	if (!error) {
-		if (pthread_create(&writer->write_thread, NULL, run_write_main, writer) != 0)
-			error = -EAGAIN;
-		writer->write_thread_started = !error;
+	if (!error && writer->compressor_count && !writer->compressors[0].started)
+		run_writer_stop_thread(writer);
+	if (!error && !writer->write_thread_started) {
+		/* the one compressor's state, used by the caller's thread */
+		options->on_caller = true;
+		writer->compressors[0].writer = writer;
+		writer->compressor_count = 1;
+		if (!options->stored && !writer->compressors[0].cctx)
+			error = run_cctx_create(options, &writer->compressors[0].cctx);
+	} else if (!error && !writer->compressors[writer->compressor_count - 1].started) {
+		/* the last one's state goes with it */
+		ZSTD_freeCCtx(writer->compressors[--writer->compressor_count].cctx);
+		writer->compressors[writer->compressor_count].cctx = NULL;
 	}
 	return error;
 }
@@ -525,6 +542,24 @@ int run_writer_open(int fd, const struct run_writer_options *options,
 	}
 	*result = writer;
 	return 0;
+}
+
+/* run_write_next on the caller's thread; to a pipe, with SIGPIPE held off as the writer
+ * thread holds it (-EPIPE instead), and one the write raised taken back. */
+static void run_write_on_caller(struct run_writer *writer, struct run_job *job)
+{
+	sigset_t pipe_signal, before;
+	sigemptyset(&pipe_signal);
+	sigaddset(&pipe_signal, SIGPIPE);
+	bool held = writer->options.stream && pthread_sigmask(SIG_BLOCK, &pipe_signal, &before) == 0;
+	run_write_next(writer, job);
+	if (!held)
+		return;
+	sigset_t pending;
+	struct timespec none = {0, 0};
+	if (!sigismember(&before, SIGPIPE) && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+		sigtimedwait(&pipe_signal, NULL, &none);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
 }
 
 /* Hands a block to the compressors: a copy of data, or (exchange) the caller's buffer
@@ -580,7 +615,7 @@ static int run_writer_hand_over(struct run_writer *writer, const void *data, boo
 		/* no threads: the block compressed and queued for writing here and now */
 		run_compress_next(&writer->compressors[0]);
 		if (!writer->error)
-			run_write_next(writer, job);
+			run_write_on_caller(writer, job);
 		error = writer->error;
 	}
 	pthread_mutex_unlock(&writer->lock);

@@ -197,6 +197,11 @@ int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *faul
 	}
 	for (unsigned i = 0; i < queue->depth; i++) {
 		queue->slots[i].data = malloc(slot_bytes);
+		if (!queue->slots[i].data && i > 0) {
+			/* memory for fewer buffers only: fewer writes in flight */
+			queue->depth = i;
+			break;
+		}
 		if (!queue->slots[i].data) {
 			write_queue_close(queue);
 			return -ENOMEM;

@@ -182,7 +182,10 @@ static void WIDTH_NAME(sort_sublists)(struct thread_pool *pool, ITEM_T *items,
 {
 	struct WIDTH_NAME(sublist_job) job = { .items = items, .plan = plan };
 	atomic_init(&job.next, 0);
-	thread_pool_parallel_for(pool, thread_pool_size(pool), WIDTH_NAME(sort_sublists_worker), &job);
+	/* a worker per thread, but no more than there are sublists */
+	size_t workers = thread_pool_size(pool);
+	thread_pool_parallel_for(pool, workers < plan->sublists ? workers : plan->sublists,
+				 WIDTH_NAME(sort_sublists_worker), &job);
 }
 
 /* Step 3. */

@@ -1,6 +1,8 @@
 /* The pthread pool behind thread_pool.h. Workers sleep on a condition variable until a
  * loop is posted (a generation counter tells them a new one arrived), take indices from
- * an atomic counter, and the last one out wakes the caller. */
+ * an atomic counter, and the last one out wakes the caller. Workers start when a loop
+ * first has the indices for them, and a worker that cannot start (no process left:
+ * RLIMIT_NPROC, or no address space for its stack) lowers the pool's size for good. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -9,9 +11,16 @@
 #include <unistd.h>
 #include "thread_pool.h"
 
+struct pool_worker {
+	pthread_t thread;
+	struct thread_pool *pool;
+	unsigned long seen; /* the last loop it ran (or that was posted before it started) */
+};
+
 struct thread_pool {
-	unsigned size;          /* workers + the calling thread */
-	pthread_t *workers;     /* size - 1 of them */
+	unsigned size;          /* the most threads a loop runs on, the caller included */
+	unsigned started;       /* workers running, size - 1 at most */
+	struct pool_worker *workers;
 	pthread_mutex_t lock;   /* guards the fields below down to `stopping` */
 	pthread_cond_t posted;  /* a new loop (or stop) for the workers */
 	pthread_cond_t drained; /* the last worker left the current loop */
@@ -45,16 +54,16 @@ static void run_indices(struct thread_pool *pool)
 
 static void *worker_main(void *arg)
 {
-	struct thread_pool *pool = arg;
-	unsigned long seen = 0;
+	struct pool_worker *worker = arg;
+	struct thread_pool *pool = worker->pool;
 
 	pthread_mutex_lock(&pool->lock);
 	for (;;) {
-		while (!pool->stopping && pool->generation == seen)
+		while (!pool->stopping && pool->generation == worker->seen)
 			pthread_cond_wait(&pool->posted, &pool->lock);
 		if (pool->stopping)
 			break;
-		seen = pool->generation;
+		worker->seen = pool->generation;
 		pthread_mutex_unlock(&pool->lock);
 		run_indices(pool);
 		pthread_mutex_lock(&pool->lock);
@@ -65,10 +74,24 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Starts workers until `wanted` run (called with caller_turn held, between loops); where
+ * one cannot start, the pool keeps the threads it has, down to the caller alone. */
+static void start_workers(struct thread_pool *pool, unsigned wanted)
+{
+	while (pool->started < wanted) {
+		struct pool_worker *worker = &pool->workers[pool->started];
+		*worker = (struct pool_worker){.pool = pool, .seen = pool->generation};
+		if (pthread_create(&worker->thread, NULL, worker_main, worker) != 0) {
+			__atomic_store_n(&pool->size, pool->started + 1, __ATOMIC_RELAXED);
+			return;
+		}
+		__atomic_store_n(&pool->started, pool->started + 1, __ATOMIC_RELAXED);
+	}
+}
+
 int thread_pool_create(unsigned threads, struct thread_pool **result)
 {
 	struct thread_pool *pool;
-	int error;
 
 	if (threads == 0) {
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -87,15 +110,7 @@ int thread_pool_create(unsigned threads, struct thread_pool **result)
 	pthread_cond_init(&pool->posted, NULL);
 	pthread_cond_init(&pool->drained, NULL);
 	atomic_init(&pool->next, 0);
-	pool->size = 1;
-	for (unsigned i = 0; i + 1 < threads; i++) {
-		error = pthread_create(&pool->workers[i], NULL, worker_main, pool);
-		if (error) {
-			thread_pool_destroy(pool);
-			return -error;
-		}
-		pool->size++;
-	}
+	pool->size = threads;
 	*result = pool;
 	return 0;
 }
@@ -108,8 +123,8 @@ void thread_pool_destroy(struct thread_pool *pool)
 	pool->stopping = true;
 	pthread_cond_broadcast(&pool->posted);
 	pthread_mutex_unlock(&pool->lock);
-	for (unsigned i = 0; i + 1 < pool->size; i++)
-		pthread_join(pool->workers[i], NULL);
+	for (unsigned i = 0; i < pool->started; i++)
+		pthread_join(pool->workers[i].thread, NULL);
 	pthread_cond_destroy(&pool->drained);
 	pthread_cond_destroy(&pool->posted);
 	pthread_mutex_destroy(&pool->caller_turn);
@@ -120,7 +135,21 @@ void thread_pool_destroy(struct thread_pool *pool)
 
 unsigned thread_pool_size(const struct thread_pool *pool)
 {
-	return pool ? pool->size : 1;
+	return pool ? __atomic_load_n(&pool->size, __ATOMIC_RELAXED) : 1;
+}
+
+unsigned thread_pool_started(const struct thread_pool *pool)
+{
+	return pool ? __atomic_load_n(&pool->started, __ATOMIC_RELAXED) + 1 : 1;
+}
+
+static void run_inline(size_t count, void (*fn)(void *ctx, size_t index), void *ctx)
+{
+	bool was_inside = inside_loop;
+	inside_loop = true;
+	for (size_t i = 0; i < count; i++)
+		fn(ctx, i);
+	inside_loop = was_inside;
 }
 
 void thread_pool_parallel_for(struct thread_pool *pool, size_t count,
@@ -128,21 +157,26 @@ void thread_pool_parallel_for(struct thread_pool *pool, size_t count,
 {
 	if (count == 0)
 		return;
-	if (!pool || pool->size == 1 || count == 1 || inside_loop) {
-		bool was_inside = inside_loop;
-		inside_loop = true;
-		for (size_t i = 0; i < count; i++)
-			fn(ctx, i);
-		inside_loop = was_inside;
+	if (!pool || thread_pool_size(pool) == 1 || count == 1 || inside_loop) {
+		run_inline(count, fn, ctx);
 		return;
 	}
 	pthread_mutex_lock(&pool->caller_turn);
+	/* a worker for each index beyond the caller's, as far as the pool goes */
+	unsigned wanted = count < pool->size ? (unsigned)count - 1 : pool->size - 1;
+	if (pool->started < wanted)
+		start_workers(pool, wanted);
+	if (pool->started == 0) {
+		pthread_mutex_unlock(&pool->caller_turn);
+		run_inline(count, fn, ctx);
+		return;
+	}
 	pthread_mutex_lock(&pool->lock);
 	pool->fn = fn;
 	pool->ctx = ctx;
 	pool->count = count;
 	atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
-	pool->busy_workers = pool->size - 1;
+	pool->busy_workers = pool->started;
 	pool->generation++;
 	pthread_cond_broadcast(&pool->posted);
 	pthread_mutex_unlock(&pool->lock);

@@ -8,13 +8,18 @@
 
 struct thread_pool;
 
-/* Starts a pool of `threads` threads, the caller counted as one (0: the online cores).
- * Returns 0 or a negative errno. */
+/* Makes a pool of up to `threads` threads, the caller counted as one (0: the online
+ * cores). Its workers start as loops first have indices for them, and where one cannot
+ * start (no process left) the pool goes on with those it has, down to the caller alone.
+ * Returns 0 or -ENOMEM. */
 int thread_pool_create(unsigned threads, struct thread_pool **pool);
 void thread_pool_destroy(struct thread_pool *pool);
 
-/* Threads that run a loop, the caller included; 1 for a NULL pool. */
+/* The most threads that run a loop, the caller included; 1 for a NULL pool. Work split
+ * into this many pieces keeps every thread busy; it drops when a worker cannot start. */
 unsigned thread_pool_size(const struct thread_pool *pool);
+/* The threads that have run a loop so far, the caller included. */
+unsigned thread_pool_started(const struct thread_pool *pool);
 
 /* Runs fn(ctx, i) for every i in [0, count) on the pool's threads and waits for all.
  * Indices are handed out one at a time in increasing order, so uneven work balances.

@@ -76,7 +76,7 @@ EXTRA_DIST += tests/test_progress.sh
 # Larger than host memory for real: external sorts inside a memory cgroup (page cache
 # counted) a quarter of the input's size; skips where no memory cgroup can be made.
 TESTS += tests/test_memory_cgroup.sh
-EXTRA_DIST += tests/test_memory_cgroup.sh tests/cgroup_lib.sh tests/compress_lib.sh
+EXTRA_DIST += tests/test_memory_cgroup.sh tests/cgroup_lib.sh tests/compress_lib.sh tests/uid_lib.sh
 # --compress-program: runs through PROG and PROG -d against the system sort, PROGs that
 # fail, damage data or are interrupted.
 TESTS += tests/test_compress_program.sh
@@ -89,3 +89,6 @@ EXTRA_DIST += tests/test_compress_fallback.sh
 # -n 8 to 1024 (runs hold no descriptor between merges), and GNU sort's failures below.
 TESTS += tests/test_descriptors.sh
 EXTRA_DIST += tests/test_descriptors.sh
+# RLIMIT_NPROC, RLIMIT_AS, a memory cgroup and --parallel beyond the work.
+TESTS += tests/test_limits.sh
+EXTRA_DIST += tests/test_limits.sh

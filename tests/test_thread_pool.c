@@ -1,6 +1,7 @@
 /* The thread pool: every index of a loop runs exactly once, on more than one thread
  * when the pool has several, nested loops run inline, and loops from several outside
- * threads take turns without losing indices. */
+ * threads take turns without losing indices; workers start only as loops have indices for
+ * them. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -95,7 +96,7 @@ static void *caller_main(void *arg)
 int main(void)
 {
 	struct thread_pool *pool = NULL;
-	tap_plan(12);
+	tap_plan(15);
 
 	tap_ok(thread_pool_create(4, &pool) == 0 && pool, "create a pool of 4 threads");
 	tap_ok(thread_pool_size(pool) == 4, "its size is 4");
@@ -138,6 +139,16 @@ int main(void)
 	tap_ok(created == 0 && pool && (long)thread_pool_size(pool) == (online > 0 ? online : 1),
 	       "a pool of 0 threads takes the %ld online cores", online);
 	tap_ok(loop_runs_each_index_once(pool, 5000), "and runs a loop");
+	thread_pool_destroy(pool);
+
+	pool = NULL;
+	tap_ok(thread_pool_create(1000, &pool) == 0 && thread_pool_size(pool) == 1000 &&
+	       thread_pool_started(pool) == 1, "a pool of 1000 threads starts none before a loop");
+	bool small = loop_runs_each_index_once(pool, 1) && loop_runs_each_index_once(pool, 2);
+	tap_ok(small && thread_pool_started(pool) <= 2, "loops of 1 and 2 run on %u threads (<= 2)",
+	       thread_pool_started(pool));
+	tap_ok(loop_runs_each_index_once(pool, 5) && thread_pool_started(pool) <= 5,
+	       "a loop of 5 then runs on %u threads (<= 5)", thread_pool_started(pool));
 	thread_pool_destroy(pool);
 
 	tap_ok(loop_runs_each_index_once(NULL, 777) && thread_pool_size(NULL) == 1,

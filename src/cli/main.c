@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <malloc.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <gpusort.h>
 #include "close_stdout.h"
@@ -30,6 +32,11 @@ int main(int argc, char **argv)
 	/* LC_ALL, LC_COLLATE, LANG choose the text order (and LC_NUMERIC -g's numbers), as
 	 * for GNU sort; a locale that is not installed leaves the C locale. */
 	setlocale(LC_ALL, "");
+	/* Under RLIMIT_AS each thread's own malloc arena would take 64 MiB of the address
+	 * space the memory budget counts on: one arena, shared, instead. */
+	struct rlimit address_space;
+	if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY)
+		mallopt(M_ARENA_MAX, 1);
 	struct command_line line;
 	int status = command_line_parse(argc, argv, &line);
 	if (status == 1) {

@@ -4,6 +4,7 @@
 #include "job_options.h"
 #include "../common/report.h"
 #include "../distributed/distributed_sort.h"
+#include "../pipeline/memory_plan.h"
 #include "../pipeline/sort_job.h"
 #include "../../io/temp_files.h"
 
@@ -14,6 +15,10 @@ int gpusort_run(const struct gpusort_job *job)
 	int code = job_options_build(job, &built);
 	if (code != GPUSORT_OK)
 		return code;
+	/* an -S larger than the limits let the process have is halved until it fits, as
+	 * GNU sort's buffer is */
+	if (built.sort_job.memory.budget)
+		built.sort_job.memory.budget = memory_budget_fit(built.sort_job.memory.budget);
 	int status;
 	/* under mpirun with several ranks, the sort is theirs together */
 	if (distributed_launched())

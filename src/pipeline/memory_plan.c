@@ -7,9 +7,11 @@
  * An eighth of the budget is kept for I/O: the input's read-ahead (a sixteenth, at
  * most 64 MiB) and the run writer's (a sixteenth) and the output's buffers. */
 #include "config.h"
+#include <stdint.h>
 #include <unistd.h>
 #include "../../io/input_file.h"
 #include "memory_plan.h"
+#include "../common/memory_limits.h"
 #include "../common/size_parse.h"
 
 #define MINIMUM_BUDGET ((size_t)1 << 20)
@@ -23,9 +25,57 @@
 #define MERGE_OUTPUT_BYTES_MAX ((size_t)4 << 20)
 #define MERGE_OUTPUT_BYTES_MIN ((size_t)64 << 10)
 
+/* Where RLIMIT_AS or RLIMIT_DATA bounds the address space, what it holds beside the
+ * budget: the stacks of the threads that come with each thread of the plan (a worker of
+ * each of the two pools, a merge thread, a compressor: three at once at most), and of
+ * the few of their own (the spill's, the run writer's, the output's, the GPU's). A plan
+ * thread is given room for eight stacks, so that their buffers outside the budget fit. */
+#define PLAN_THREAD_STACKS 3
+#define OWN_THREAD_STACKS 4
+#define PLAN_THREAD_ROOM_STACKS 8
+
+/* The plan's threads the address space room holds (one at least); SIZE_MAX where it is
+ * not bounded (room SIZE_MAX). */
+static size_t address_threads(size_t room)
+{
+	if (room == SIZE_MAX)
+		return SIZE_MAX;
+	size_t each = PLAN_THREAD_ROOM_STACKS * memory_limit_thread_stack();
+	return room / each > 1 ? room / each : 1;
+}
+
+static unsigned cores_online(void)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	return cores > 0 ? (unsigned)cores : 1;
+}
+
+size_t memory_budget_fit(size_t budget)
+{
+	/* the threads' stacks out of the room, and half of the rest for what no budget
+	 * counts: libraries, the allocator's slack */
+	size_t room = memory_limit_address_room();
+	if (room != SIZE_MAX) {
+		size_t threads = address_threads(room), cores = cores_online();
+		size_t stacks = ((threads < cores ? threads : cores) * PLAN_THREAD_STACKS + OWN_THREAD_STACKS) *
+				memory_limit_thread_stack();
+		room = room > stacks ? room - stacks : 0;
+		if (budget > room / 2)
+			budget = room / 2;
+	}
+	while (budget > MINIMUM_BUDGET && !memory_limit_mappable(budget))
+		budget /= 2;
+	return budget < MINIMUM_BUDGET ? MINIMUM_BUDGET : budget;
+}
+
 size_t memory_budget_default(void)
 {
-	return physical_memory_bytes() / 2;
+	size_t budget = memory_limit_total() / 2;
+	/* exceeding RLIMIT_RSS is not fatal, but slow: a sixteenth kept for the rest */
+	size_t resident = memory_limit_resident();
+	if (resident != SIZE_MAX && resident / 16 * 15 < budget)
+		budget = resident / 16 * 15;
+	return memory_budget_fit(budget);
 }
 
 /* What a thread of the spill and the merge needs of the budget when the threads are
@@ -34,18 +84,22 @@ size_t memory_budget_default(void)
  * -S one thread per core would leave each a fan-in of a few runs (pass after pass over
  * the temp files) and hold more than the budget between them: on 32 cores, -S 16M took
  * 57 MiB and six merge passes. Two threads stay (one sorting while one spills); an
- * explicit --parallel is taken as asked, as GNU sort takes it. */
+ * explicit --parallel is taken as asked, as GNU sort takes it, within what a bounded
+ * address space holds. */
 #define THREAD_BUDGET_MIN ((size_t)2 << 20)
 
 static unsigned online_threads(unsigned asked, size_t budget)
 {
+	/* what a bounded address space holds, even where more were asked */
+	size_t room_threads = address_threads(memory_limit_address_room());
 	if (asked)
-		return asked;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned threads = cores > 0 ? (unsigned)cores : 1;
+		return asked < room_threads ? asked : (unsigned)room_threads;
+	unsigned threads = cores_online();
 	size_t most = budget / THREAD_BUDGET_MIN;
 	if (most < 2)
 		most = 2;
+	if (most > room_threads)
+		most = room_threads;
 	return threads > most ? (unsigned)most : threads;
 }
 

@@ -34,10 +34,19 @@ struct memory_plan {
 	size_t batch_size;    /* --batch-size: the most runs one merge takes; 0: no limit */
 };
 
-/* The default budget: half of physical memory, as a generous GNU sort would take. */
+/* The default budget, as GNU sort's default takes it: half of the memory there is
+ * (physical memory, or the memory cgroup's limit where that is less), no more than
+ * 15/16 of RLIMIT_RSS, and as memory_budget_fit lets it. */
 size_t memory_budget_default(void);
+/* A budget the process can have: no more than half of what RLIMIT_AS and RLIMIT_DATA
+ * leave (the other half for what no budget counts), halved while a mapping of it fails
+ * (1 MiB at least). An explicit -S is taken through it, as GNU sort's buffer is halved
+ * until it can be had. */
+size_t memory_budget_fit(size_t budget);
 /* The threads a sort of this budget uses: asked (--parallel), else one per online core
- * but no more than 2 MiB of -S each (two at least): each thread's blocks come from it. */
+ * but no more than 2 MiB of -S each (two at least): each thread's blocks come from it;
+ * and, asked or not, no more than a bounded address space holds (RLIMIT_AS or
+ * RLIMIT_DATA: one for each eight threads' stacks of it, one at least). */
 unsigned memory_plan_threads(const struct memory_limits *limits, unsigned asked);
 
 /* Sizes the input read-ahead (kept in flight per input file) to 1/16 of the budget and

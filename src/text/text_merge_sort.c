@@ -90,7 +90,10 @@ void text_merge_sort(const struct text_order *order, const struct text_lines *li
 {
 	struct sorter sorter = { order, lines };
 	size_t threads = thread_pool_size(pool);
-	if (threads < 2 || n < 4096) {
+	/* a thread for each 2048 lines at most: fewer lines are not worth a thread */
+	if (threads > n / 2048)
+		threads = n / 2048;
+	if (threads < 2) {
 		sort_range(&sorter, index, scratch, n);
 		return;
 	}
