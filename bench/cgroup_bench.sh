@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Larger than host memory, for real, at full size: one external sort of random u64 keys
 # inside a memory cgroup whose limit counts the page cache (tests/cgroup_lib.sh: v2's
 # memory.max, or v1's memory.limit_in_bytes), the input written back and dropped from

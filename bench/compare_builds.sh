@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Two builds of gpusort on the same inputs, end to end, for "no regression" checks:
 # u64 keys, 100-byte records and text lines, each in memory and spilled under -S. The
 # builds take turns in the order A B B A (the run after another pays for its output's

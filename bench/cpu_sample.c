@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Samples a process's CPU time and the files in a directory until the process ends:
  * one line per sample, "SECONDS TICKS FILES" (seconds since the first sample, the
  * process's user + system clock ticks of all its threads, live and ended, and the

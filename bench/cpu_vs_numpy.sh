@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gpusort on CPU threads against numpy.sort on the same 2^26 random u64 keys: times
 # both in one run, checks the outputs are identical, prints a table.
 #   bench/cpu_vs_numpy.sh BUILD_DIR [COUNT] [ROUNDS]     (BUILD_DIR holds gpusort, tests/keygen)

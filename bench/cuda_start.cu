@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How long the CUDA driver takes to start (cuInit, through the runtime's first call)
  * and to make a context on device 0: what every process that sorts on a GPU pays once.
  * With several GPUs the start grows with the GPUs the driver is told of

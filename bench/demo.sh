@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo: generates 2^26 random u64 keys (512 MiB), sorts them with gpusort, checks
 # the result (in order, a permutation of the input) and prints the time.
 set -e

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs the TAP tests from a build directory without make (the GPU machine has no
 # liburing headers to rebuild with, so the build made here travels and runs as it is),
 # then compute-sanitizer on the GPU tests at small sizes. Ends with "N passed, N failed".

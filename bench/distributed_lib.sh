@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the distributed benches (mpi_bench.sh, multi_gpu_bench.sh): their inputs
 # and one case's timed runs. Needs $gpusort, $tools, $dir (with an empty $dir/tmp for
 # -T) and $repeats.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # End-to-end benchmark of the tool against its peers, in one run (the GPU machine):
 #  1. a 2 GiB file of random u64 keys in the page cache: gpusort --type=u64 vs cp of
 #     the same file vs a numpy-read + cupy.sort + tofile script;

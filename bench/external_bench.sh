@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # External vs in-memory binary sort, and both against the disk, in one run on one
 # directory. A file of random u64 keys (or 100-byte records) is sorted with the default
 # budget (in memory) and with a small -S (runs spilled compressed to the temp directory,

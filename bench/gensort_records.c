@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gensort_records: writes N 100-byte records in the shape of the Sort Benchmark's
  * gensort: a 10-byte random binary key, two spaces, the record number as 32 hex digits,
  * two spaces, 52 filler bytes drawn from the record number, "\r\n". The payload

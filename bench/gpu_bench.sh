@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # GPU bucket sort against CUB radix and merge sort on the device alone (bench/gpu_kernels.cu):
 # builds the benchmark with nvcc unless GPU_BENCH_BIN names a built one, runs it for the
 # sizes given (log2; default 20 24 28) and leaves the table (Gkeys/s) on stdout.

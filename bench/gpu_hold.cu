@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Holds a context on every GPU until it is killed, so that the driver keeps the GPUs
  * initialized between the runs of a benchmark, as the persistence daemon
  * (nvidia-persistenced) would on a machine that runs it: the runs then show what a

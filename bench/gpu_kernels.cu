@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmark of the GPU bucket sort against CUB's DeviceRadixSort and DeviceMergeSort on
  * the device alone (no host copies): u32, u64, u64+index and 80-bit key + 48-bit
  * position items over the eight distributions, timed with device events after a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Can the GPUs copy straight from and to the files' pages, and how fast? Issue 17's
  * floor (and issue 16 item 3's) assumed every byte crosses host memory by a CPU copy
  * on its way in (page cache -> pinned staging) and out (pinned staging -> the output's

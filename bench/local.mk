@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/: benchmark scripts and programs (never run by make check) and their results.
 EXTRA_DIST += bench/RESULTS.md bench/demo.sh bench/device_check.sh bench/verify_bench.sh bench/compare_builds.sh \
 	bench/cpu_vs_numpy.sh bench/numpy_sort.py \

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Locale benchmark: LINES lines of two words of mixed-case letters with accents and a
 # number ("äÄaAàDU ZVerööP-77894"), sorted by `sort --parallel=THREADS` and by gpusort
 # in LOCALE (en_US.UTF-8 unless the environment says otherwise): plain, -f, -k2,2,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The distributed sort on one machine's CPU cores (issue 15's targets): one process of
 # 2 threads against 8 ranks of 2 threads each (mpirun, CPU engines), on random u64 keys
 # (4 GiB) and on 100-byte records with 10-byte keys (1 GB: gensort's when a gensort is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Issue 17: the distributed sort on one machine's GPUs, one rank per GPU (mpirun -np N
 # gpusort --device=auto: local rank r takes GPU r), against one process on one GPU, on
 # 2^31 random u64 keys (16 GiB) and 10^8 100-byte records with 10-byte keys (10 GB),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Issue 17's tests on a machine with several GPUs, through bench/device_check.sh: the
 # GPU engine tests on every GPU at once (one process per GPU, CUDA_VISIBLE_DEVICES),
 # then the boundary sweep with its GPU side as 2 ranks and as one rank per GPU (mpirun,

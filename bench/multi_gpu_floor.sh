@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Issue 17's floor: what a distributed sort on N GPUs of one machine pays whatever the
 # sort does, against which its speedup over one GPU is bounded.
 #  - the launch: `mpirun -np N true`, and N ranks of gpusort sorting 1000 keys

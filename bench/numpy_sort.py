@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """numpy's sort of a file of little-endian u64 keys, timed the way gpusort is used:
 prints 'sort SECONDS total SECONDS' (the sort alone; read + sort + write)."""
 import sys

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # On the GPU machine: every way an in-memory sort puts its records out, at sizes where
 # the output beside the GPU is mapped and faulted in (256 MiB to 4 GiB), sorted on the GPU
 # (--device=0) and on the CPU threads (--device=cpu, written by pwrite): the two outputs

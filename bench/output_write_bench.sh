@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The in-memory sort's write stage, A/B in one run (issue 16 item 3): a file of random u64
 # keys in the page cache sorted by gpusort as it chooses (beside the GPU: the output
 # mapped and its pages faulted in during the sort) and with GPUSORT_OUTPUT_MAP=0 (pwrite),

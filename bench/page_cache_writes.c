@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How fast 2 GiB (or SIZE GiB) in memory can become a new file in the page cache, by the
  * ways the output end could write it: pwrite from 1..64 threads (each its share; counts
  * above the online cores left out), and copies

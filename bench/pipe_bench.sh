@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Binary input of unknown size against the same input from its file (issue 44): 8 bytes
 # (--type=u32) and 1 GiB of random u64 keys (--type=u64), each sorted ROUNDS times
 # (default 5) by every build given, from the file and through `cat FILE |`, interleaved.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # -R on the engines: LINES lines "word:number:x" (words that tie under -f), sorted with
 # one --random-source by gpusort on the CPU threads and, where there is one, on the GPU
 # (--device=0, in memory and spilled with -S 64M): every output must be byte-identical

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Out-of-core records, two builds timed in the same run: COUNT 100-byte gensort-style
 # records (bench/gensort_records.c) sorted by a 10-byte key with -S BUDGET and -T DIR,
 # by each build in turn, REPEATS times interleaved. Prints per run the wall time, %CPU,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The seeds' experiments on one GPU, 32-bit keys (ITEM_U32), device alone (no host
  * copies): every method of gpusort (bucket, sample, radix, bitonic, quick) and CUB's
  * DeviceRadixSort (the path Thrust takes for keys) over

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The seeds' experiments (bench/seeds.cu) on the first GPU: builds the benchmark with
 # nvcc unless SEEDS_BIN names a built one, runs it (argument: timed runs per point,
 # default 5) and leaves the tables on stdout, progress on stderr. SEEDS_BUILD_ONLY=1:

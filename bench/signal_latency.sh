@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # How fast a single gpusort acts on SIGTERM (issue 44 part 3): a file of random u64 keys
 # sorted to -o over an existing output, SIGTERM sent at a random moment of the run
 # (reading, sorting on the CPU threads, spilling and merging under the smaller -S, writing),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Text-mode benchmark: LINES lines of "16 random letters<TAB>number" (tests/textgen),
 # sorted by gpusort and by `LC_ALL=C sort --parallel=THREADS`, plain, with -t TAB -k2,2n,
 # with -u, and with -S 32M (spilled runs); prints a table of wall seconds (best of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # What the self-check costs (issue 11: at most 3% of end-to-end time): the same sorts
 # with and without --no-verify, alternating, RUNS each (default 7): medians, and the
 # fastest of each (on the 2-core VM the kernel's page clearing adds up to a second to a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpusort.h: the public C API of libgpusort, the library behind the gpusort command.
  *

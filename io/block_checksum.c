@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* block_checksum (see block_checksum.h): four independent lanes over 8-byte words, so
  * the multiplications of neighbouring words overlap in the CPU (several GB/s per core,
  * well above any disk), then the lanes, the tail and the length folded together. Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A fast 64-bit checksum of a stored (uncompressed) run block, so that a block written
  * without zstd (and without zstd's content checksum) still reads as damaged when a byte
  * of it changed. It detects corruption; it is not a cryptographic hash. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Byte planes and deltas for run blocks (see block_transform.h). Little-endian hosts
  * only, like the binary formats gpusort reads. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Order-aware transforms of a block of fixed-size elements before compression: byte
  * planes (byte j of every element stored together); for 4- and 8-byte little-endian
  * integers, differences from the previous element first; and the leading bytes of each

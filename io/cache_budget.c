@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The page-cache budget of temp files (see cache_budget.h): the kernel's background
  * writeback threshold, and a memory cgroup's share of it. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How many bytes of temp files a sort may leave to the page cache before its runs are
  * written behind (run_file.h): where memory is plentiful, runs that the merge reads back
  * a few seconds later need never wait for the disk (and, removed after the merge, most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The --compress-program children (see compress_program.h): posix_spawnp with the pipe
  * and the temp file as the child's stdin and stdout, and waitpid for its end. */
 #include "config.h"

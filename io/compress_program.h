@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --compress-program=PROG: the children a temp file's bytes pass through, as GNU sort
  * runs them. On the way out, PROG reads them from a pipe we write and writes the file
  * (its stdout); on the way back, `PROG -d` reads the file (its stdin) and writes a pipe

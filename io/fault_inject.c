@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parses GPUSORT_FAULT once and answers, per call of an I/O operation, whether it should
  * fail (see fault_inject.h for the syntax). Without the variable this is one load. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fault injection for the tests: every I/O path asks fault_inject() before it reads or
  * writes, so tests can make a disk fill up or a read go short.
  *

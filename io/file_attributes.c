@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Copies owner, group, extended attributes and mode from one open file to another (see
  * file_attributes.h), in the order the kernel needs: chown clears the set-user-ID and
  * set-group-ID bits and file capabilities, and writing an ACL rewrites the group bits of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a file is besides its bytes: owner, group, extended attributes (POSIX ACLs and
  * security labels among them) and mode. The output copies them from the file it replaces
  * onto the temp twin, so that renaming the twin over the original changes nothing but the

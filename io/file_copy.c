@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* file_copy_contents (see file_copy.h): copy_file_range lets the kernel move the bytes
  * (or share the blocks) without a trip through user memory; where it cannot (another file
  * system, an old kernel) pread and pwrite do. Old bytes are overwritten, and only the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Copying one open file's bytes over another's: how the output is committed when the
  * file it replaces cannot be replaced by a rename (see output_file.h). Returns 0 or a
  * negative errno. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A range of a file mapped: allocated for writing, or in memory for reading (see file_map.h). */
 #include "config.h"
 #include <errno.h>

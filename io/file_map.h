@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A range of a file being written, allocated and mapped, so that several threads or
  * processes copy into its pages without the file's lock, which buffered writes (pwrite)
  * take in turn: on the H200 machine 2 GiB went into one file at 4.4 GB/s at most by

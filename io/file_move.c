@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Moving a stretch of a file down within it (file_move.h). */
 #include "config.h"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Moving a stretch of a file's bytes down to a lower offset of the same file, the two
  * places possibly overlapping: how -u's ranges, written where they would start without
  * -u, come into place (output_file_move). Returns 0 or a negative errno. */

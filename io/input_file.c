@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading an input in large blocks with io_uring reads kept in flight ahead of the
  * consumer: depth slots of block bytes each, submitted at increasing offsets and consumed
  * in order. Pipes, terminals and machines without io_uring read synchronously straight

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sequential reading of an input file or stdin in large blocks, with reads kept in
  * flight ahead of the consumer (io_uring; pread or read where io_uring is unavailable).
  * Functions return 0 or a byte count, or a negative errno. */

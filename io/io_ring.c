@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one place that decides between io_uring and the plain system calls, so every
  * reader and writer falls back the same way (see io_ring.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whether and how io/ uses io_uring. The environment variable GPUSORT_IO=sync forces the
  * plain pread/pwrite (read/write) paths everywhere; io_uring is also skipped when
  * /proc/sys/kernel/io_uring_disabled is non-zero, and any file falls back to the plain

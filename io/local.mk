@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # io/: reading and writing files (io_uring, with a plain fallback), temp files, run files,
 # and how the output replaces a file (its attributes, the copy into it).
 noinst_LTLIBRARIES += libio.la

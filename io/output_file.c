@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The output: stdout, or a temp twin that becomes the final file on commit. The twin lives
  * beside the final path (registered with temp_files so that signals remove it) and is
  * renamed over it when that loses nothing: a new file, or an existing one with one link

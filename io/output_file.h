@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The output: stdout, or a regular file written to a temp twin and put in place only on
  * commit, so a failed sort never leaves a half-written output or harms the old file. An
  * existing file keeps its mode, owner, group, extended attributes (ACLs) and hard links:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Positional transfers split over threads (see parallel_io.h). Each thread moves one
  * contiguous piece with pread/pwrite calls of at most IO_CALL_MAX bytes, carrying on
  * after short transfers. */

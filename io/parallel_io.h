@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Large positional reads and writes of regular files split over several threads: the
  * kernel's copies between the page cache and user memory (and the first touch of fresh
  * pages) then run on several cores, which one io_uring queue does not give. */

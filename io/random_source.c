@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The salt of a random order: a file's first bytes, or the kernel's random bytes. */
 #include "config.h"
 #include "random_source.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The salt of a random order (-R): bytes read from --random-source's file, or drawn
  * from the kernel (getrandom) when there is none. What they salt is not io's concern. */
 #ifndef GPUSORT_RANDOM_SOURCE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Run files (see run_file.h): blocks compressed one zstd frame each (or stored) by
  * compressor threads and written in order by a writer thread, the index kept in memory
  * and written last; the reader loads the index at open and decompresses any block on

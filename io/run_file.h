@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Run files: a spilled sorted run stored as independent blocks, one per block the caller
  * hands over (whole records or whole lines; io/ does not know keys), each checksummed,
  * then a block index and a fixed footer, so a reader can start at any block. Per block

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The choice of the next run's compression (see run_level.h).
  * Stored blocks save the compressor's time in the spill, but every stored run puts the
  * ratio's worth of bytes more on the temp directory: written, held in the page cache (or

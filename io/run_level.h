@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How the next run is written, chosen from what the runs before it measured: the
  * compressor threads' throughput (raw bytes a second, all of them together) against the
  * temp directory's (file bytes a second of the writer thread's time in the writes, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Temp files: created round-robin in the -T directories and kept in a registry that a
  * signal handler can walk without locks or allocation, so an interrupted sort leaves
  * nothing behind. Registry entries are never freed, only reused: the handler may run on

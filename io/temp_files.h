@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Temporary files in the -T directories (round-robin), remembered so that every one is
  * removed on exit and on SIGINT, SIGTERM, SIGHUP and SIGPIPE. */
 #ifndef GPUSORT_TEMP_FILES_H

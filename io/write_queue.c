@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes queued behind the caller (see write_queue.h). Slots are used in order, so a
  * buffer is reused only after the write submitted depth slots ago has completed; short
  * writes are continued from where they stopped, so a full disk shows as -ENOSPC.

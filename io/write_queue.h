@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A queue of sequential writes to one file descriptor that run behind the caller: the
  * caller fills one of the queue's buffers and submits it, then fills the next while the
  * kernel writes (io_uring). Where io_uring is unavailable, or for pipes and terminals,

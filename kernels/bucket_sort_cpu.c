@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GPU Bucket Sort (Dehne and Zaboli) on CPU threads: the steps of bucket_sort_steps.h
  * and the whole sort. The algorithm lives in bucket_sort_cpu_template.h, included once
  * per item width; this file holds the plan, the width dispatch and the tuning. */

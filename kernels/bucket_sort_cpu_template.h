@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPU bucket sort for one item width: included by bucket_sort_cpu.c once per width
  * with ITEM_T (the item type as stored), VALUE_T and ITEM_VALUE(item) (its value as an
  * unsigned integer, for order and digits) and WIDTH_NAME(name) (name with a width

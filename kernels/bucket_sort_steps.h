@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The steps of GPU Bucket Sort (Dehne and Zaboli) as the CPU runs them. The CUDA
  * backend implements the same steps with the same definitions, so each GPU step can be
  * tested against its CPU twin here. All items are distinct (positions break ties).

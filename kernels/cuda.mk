@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # kernels/: the CUDA backend, built when configure found nvcc.
 noinst_HEADERS += kernels/gpu_backend.h kernels/gpu_bucket_steps.h \
 	kernels/gpu_items.cuh kernels/gpu_block_sort.cuh kernels/gpu_bucket_sort.cuh kernels/gpu_errors.cuh kernels/gpu_merge.cuh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The seeds' other sorting methods on device arrays (C++ inside kernels/ only): Fine
  * Sample Sort, LSD radix sort, a bitonic network and GPU quicksort. Each sorts
  * data[0, n) ascending on one stream, with scratch of n items beside it; their tables

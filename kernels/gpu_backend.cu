@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CUDA backend of the sort engine (gpu_backend.h): device choice and memory budget,
  * and the sort call: host items copied in by chunks on one stream while the other
  * stream sorts the chunks already there, the bucket sort, the copy back. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CUDA backend behind the sort engine: C interface to kernels/gpu_backend.cu.
  * Functions return 0 or a negative errno (-ENODEV no usable device, -ENOMEM device
  * allocation failed, -EIO any other CUDA error); a reason buffer, when given, receives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bitonic sort on the GPU for any n: the items padded with largest items to a power of
  * two p, then the network of p; tiles of 32 KiB run every stride that fits them in
  * shared memory, the larger strides are one global pass each. */

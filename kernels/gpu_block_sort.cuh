@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Block-wide sort of up to THREADS * items_per_thread items (the local sort of steps 2
  * and 9): each thread sorts its items in registers, then CUB's BlockMergeSort merges the
  * runs through shared memory, O(m log m) work against the bitonic network's

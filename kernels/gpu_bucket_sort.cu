@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GPU Bucket Sort (Dehne and Zaboli) on CUDA: the kernels of the nine steps of
  * bucket_sort_steps.h and the host loop that runs them level by level. All buckets too
  * large for one block at a level become the segments of the next level, and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GPU Bucket Sort on device arrays (C++ inside kernels/ only): the whole sort and each
  * step of bucket_sort_steps.h, stream-ordered on one CUDA stream. The backend
  * (gpu_backend.cu) and the step test hooks (gpu_bucket_steps.cu) build on this. */

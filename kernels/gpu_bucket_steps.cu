@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test hooks for the single steps of GPU Bucket Sort (see gpu_bucket_steps.h): copy host
  * arrays to the device, run one step, copy the results back. */
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test hooks: each step of GPU Bucket Sort run alone on the device for host arrays, with
  * the layouts of bucket_sort_steps.h, so tests can compare it with its CPU twin
  * bucket_cpu_*. Each returns 0, -ENODEV (no usable GPU), -EINVAL (m larger than a GPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CUDA errors as the project's negative errno values, with CUDA's own words copied
  * into the caller's reason buffer. */
 #ifndef GPUSORT_GPU_ERRORS_CUH

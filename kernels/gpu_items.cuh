@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Device-side item types for the CUDA backend: u32, u64, the 96-bit pair item as three
  * 32-bit words and the 128-bit item as two 64-bit words (low word first, as item_u96 and
  * unsigned __int128 on the host), with their order, their largest value (padding that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Work on sorted device arrays (gpu_merge.cuh). The merge is merge path (Odeh, Green,
  * Mwassi, Shmueli and Birk, "Merge Path"): the output is cut into tiles, a binary search
  * along each tile's first cross diagonal tells how many of its items come from either

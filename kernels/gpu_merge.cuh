@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Work on sorted device arrays (C++ inside kernels/ only), for a distributed sort whose
  * ranks keep their sorted shares on their GPUs: items gathered at given indexes (the
  * splitters' samples), the bounds of given values (where the splitters cut), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GPU quicksort after Cederman and Tsigas: every sequence larger than a block's shared
  * memory is partitioned around a pivot (a median of medians of three) by many blocks at
  * once (per-block counts of smaller and equal items, prefix sums over the blocks,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LSD radix sort on the GPU (the seeds' radix-sort report): digits of k bits over the
  * bits that differ between items; per pass, per-tile digit histograms, one exclusive
  * scan over them (digit-major, so it yields every tile's output offset per digit), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fine Sample Sort on the GPU (the seeds' thesis): per level, each segment larger than
  * a block's shared memory draws a seeded random sample of 128*ceil(0.005*len^(1/3))
  * items, sorts it and takes 127 equidistant splitters; tiles of 256 threads x 8 items

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Building blocks shared by the seeds' methods (gpu_*_sort.cu): a block-wide bitonic
  * network in shared memory, a block-wide exclusive scan by warp shuffles, and the last
  * step of the partitioning sorts: finishing pieces that fit one block's shared memory. */

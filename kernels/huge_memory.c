@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Huge-page arrays (see huge_memory.h): a header just before the memory says how it was
  * made, so that one call releases either kind. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Large arrays (items and their scratch copies, text and its line tables) on mappings of
  * their own, on huge pages where the kernel offers them: faulting in fresh 4 KiB pages
  * one at a time costs more than a sort's pass over them (1.3 s per 256 MiB on the dev VM,

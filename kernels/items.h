@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sort items: fixed-width unsigned integers whose high bits hold the order-preserving
  * image of a key and whose low bits (when needed) hold the item's input position.
  * Every backend sorts items ascending; position bits make equal keys distinct, so any

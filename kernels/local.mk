@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # kernels/: the sort engine (backend interface, CPU implementation; CUDA in cuda.mk).
 noinst_LTLIBRARIES += libkernels.la
 libkernels_la_SOURCES = \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sort engine: picks the backend (a CUDA device through gpu_backend.h, or CPU
  * threads), runs every sort through it, and falls back to the CPU where the GPU cannot
  * take a sort, saying why. The CPU backend runs GPU Bucket Sort for every algorithm

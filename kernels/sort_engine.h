@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sort engine: the one entry point through which src/ sorts items. It picks the
  * backend (a CUDA device, or CPU threads when there is none or it fails) and the
  * algorithm; every backend and algorithm gives the same output for the same items.

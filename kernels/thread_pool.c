@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pthread pool behind thread_pool.h. Workers sleep on a condition variable until a
  * loop is posted (a generation counter tells them a new one arrived), take indices from
  * an atomic counter, and the last one out wakes the caller. Workers start when a loop

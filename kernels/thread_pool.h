@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small pthread pool for data-parallel loops: parallel_for hands the indices of a
  * range to the pool's threads (the caller works too) and returns when all are done.
  * The CPU sort backend runs every step of its algorithms through it. */

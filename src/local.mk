@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # src/: libgpusort and the command, in rooms by concern, one fragment each, listed from
 # the bottom up. A file may include files of its own room and of the rooms below it,
 # never one above (src/README.md; tests/test_layering.sh checks it):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The test oracle for binary sorts: a plain, stable Python sort of fixed-size records
 by a little-endian key (floats: -0.0 == +0.0, NaN after every number), with -r and -u;
 or by a composite key, --key-field=TYPE:OFFSET[:SIZE][:asc|:desc] repeated, compared as a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Memory cgroups for the test and the bench that run gpusort with less memory than its
 # input: a child cgroup whose hard limit counts the page cache as well as the process's
 # own memory (cgroup v2's memory.max; v1's memory.limit_in_bytes where the memory

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/: the command line and binary record mode, end to end.
 TESTS += \
 	tests/test_cli_options.sh \

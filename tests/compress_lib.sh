@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Setup and helpers for the --compress-program tests (sourced after lib.sh): the temp
 # directory $WORK/tmp (TMPDIR), and PROG, a script that appends "call" or "call -d" to
 # $CALLS for each run it serves.

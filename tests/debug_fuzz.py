@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """--debug against the system sort (GNU coreutils 9.1) on random inputs and option sets:
 random lines of tokens that exercise the annotations (numbers with signs, exponents,
 separators and units; month names; blanks and tabs; wide, invalid and control bytes),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Key generators for the seeds' distributions (see distributions.h). The bucket
  * distribution follows Dehne and Zaboli: the key range is cut into p parts and each of
  * p groups of n/p keys draws n/p^2 keys uniformly from every part. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The seeds' input distributions, reproducible from a seed: uniform, normal, Poisson,
  * bucket, sorted, reverse, all-equal and few-unique keys of 32 or 64 bits. */
 #ifndef GPUSORT_DISTRIBUTIONS_H

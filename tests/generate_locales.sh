@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Generates the locales tests/test_locale.sh sorts in (en_US, de_DE and fr_FR, UTF-8;
 # de_DE and fr_FR write numbers with a decimal comma), and sv_SE (a blank thousands
 # separator, for test_gnu_cases.sh's -h cases), as root, installing Debian's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/ for the CUDA backend: each GPU step against its CPU twin, the whole GPU sort
 # against the CPU sort, the clean failure without a device, and one device exposed
 # alone. Without a GPU they skip.

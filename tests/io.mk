@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/ for io/: input, output, temp files, run files, injected faults, signals.
 IO_TEST_LINK = tests/libtesthelp.a libio.la $(ZSTD_LIBS) $(URING_LIBS) -lpthread
 check_PROGRAMS += tests/test_io_input

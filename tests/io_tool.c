@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small driver of io/ for the shell tests (faults, signals): copy a file through
  * input_file and output_file, spill a file into a run and read it back, hold temp
  * files and a half-written output until a signal comes, or say whether io_uring can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qsort over sort items (see item_oracle.h): an independent reference for the engines. */
 #include "config.h"
 #include <stdint.h>

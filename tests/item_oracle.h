@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tests' oracle for sort items: the C library's qsort over items of a width. */
 #ifndef GPUSORT_ITEM_ORACLE_H
 #define GPUSORT_ITEM_ORACLE_H

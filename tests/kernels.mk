@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/ for kernels/: the thread pool, each CPU bucket-sort step against an oracle,
 # the whole CPU sort against qsort, and the sort engine's backend choice.
 KERNEL_TESTS = tests/test_thread_pool tests/test_bucket_steps tests/test_bucket_sort \

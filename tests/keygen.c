@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* keygen: writes binary test inputs. Keys of a type drawn from one of the seeds'
  * distributions, optionally inside larger records whose other bytes encode the record's
  * position (so a checker can tell records apart and see stability).

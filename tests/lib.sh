@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # TAP helpers for the shell tests: each test script sources this file.
 # $GPUSORT, $TESTS_SRCDIR and $TESTS_BUILDDIR come from the test environment.
 : "${GPUSORT:=$(pwd)/gpusort}"

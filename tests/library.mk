@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/ for libgpusort: the API through the shared library, against qsort and the
 # command's words (test_library); the command built as a client of the shared library,
 # which links against the gpusort_* exports alone and must behave as gpusort does, and

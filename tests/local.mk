@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/: TAP programs and scripts, one per concern; fragments per room.
 noinst_HEADERS += tests/tap.h tests/distributions.h tests/item_oracle.h
 check_LIBRARIES = tests/libtesthelp.a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Inputs for tests/test_locale.sh: lines where the locale's collation and byte order
 disagree (upper and lower case, accented UTF-8 letters, punctuation, digits, blanks,
 empty lines), fields for -k and -t, numbers for -n -h -g with '.' and ',', and month names of

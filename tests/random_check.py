@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What GNU sort promises of a random order (-R), checked on gpusort's output against
 the system sort's on the same input and options. The key is the whole line, or field F
 of lines split at ':' (-t:), as -f, -d and the locale's collation leave it (its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sortcheck: a streaming checker for binary sorts, independent of gpusort's code.
  * OUTPUT must be in key order (strictly with -u) and, without -u, a permutation of
  * INPUT (same record count and the same multiset hash of whole records).

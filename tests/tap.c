@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TAP output for the C tests (see tap.h). */
 #include "config.h"
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small TAP producer for the C tests: plan, ok, skip, diagnostics. */
 #ifndef GPUSORT_TAP_H
 #define GPUSORT_TAP_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --batch-size=NMERGE: GNU sort's cap on how many runs (or -m inputs) one merge takes.
 # Its bad values are refused in GNU's words (exit 2); with it, spilled sorts and -m of
 # more inputs take more merge passes (--stats counts them) and put out exactly what

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Binary records from inputs of unknown size (a pipe, a FIFO, a socket, /dev/stdin):
 # the same bytes as from the file, and the oracle's, at every size where the chunk's
 # buffer grows and around the chunk under a small -S (spilled); a partial record is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The whole CPU bucket sort against qsort: the seeds' eight distributions, sizes from
  * 0 to 2^20+1 (primes, powers of two and their neighbours) for every item width with
  * items built as key image + position, raw 64-bit keys with duplicates (the key-only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each step of the CPU bucket sort (kernels/bucket_sort_steps.h) against an oracle
  * written from the header's definitions: sorted sublists against qsort, samples at the
  * defined indices, splitters from the qsorted samples, bounds by linear count, offsets

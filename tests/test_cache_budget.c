@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* io/cache_budget: the dirty bytes the kernel lets build up before writing back in the
  * background (dirty_background_room) bound both the temp files left to the page cache
  * and the in-memory outputs copied through a mapping beside the GPU. The room is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Long option abbreviations as GNU sort takes them: every prefix of every GNU sort
 # long option means to gpusort what it means to the system sort (same output, same
 # message, same exit status), although gpusort's own options share many prefixes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Binary records end to end: every key type, bare keys and records with payload, -r, -u,
 # stability, sizes at the edges, several inputs, stdin/stdout, -o naming an input, -c/-C;
 # each output compared with the Python oracle (a plain stable sort) byte for byte.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Bad input: a clear message naming the file and the reason, exit status 2, and no
 # output file created or changed, no temp file left behind.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"

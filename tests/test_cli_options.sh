@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The command line: --help covers every option, the -k rule and exit statuses;
 # --version; malformed options and values are usage errors with exit status 2.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Usage errors in GNU sort's words: an option missing its argument, an unknown or
 # ambiguous option, an argument given to an option that takes none, a bad word for
 # --check or --sort; each followed by the "Try" line, exit status 2, nothing on stdout;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Composite binary keys (--key-field, database ORDER BY): several typed fields, each
 # ascending or descending, on all eight distributions of keygen, with NaNs and -0.0 in
 # the float fields; -r, -u, in memory, spilled into many runs, -m over sorted inputs,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --compress-program when the system has no process left for PROG (spawn fails with
 # EAGAIN), as GNU sort handles it: PROG is tried 4 times, then that run is written
 # without it and read back without PROG -d, and the sort succeeds; PROG -d is tried 9

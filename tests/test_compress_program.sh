@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --compress-program=PROG: spilled runs written through PROG and read back through
 # PROG -d, as GNU sort does. PROG here is a script that logs each call and runs gzip,
 # zstd or cat. Text, binary and -m output equals the system sort's (or gpusort's own

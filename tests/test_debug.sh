@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --debug against the system sort (GNU coreutils 9.1), byte for byte on stdout and
 # stderr and by exit status: a fixed set of options and keys (-b -n -g -h -M -V -f -d -i
 # -r -s -u -t -z, zero-width keys, keys that end before they start, numeric keys over

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Open-file limits (issue 44): a spilled run holds no descriptor between merges, and
 # each merge takes as many runs as the descriptors free allow, in more passes where
 # they are few. Spilled sorts of hundreds of runs (text and u64 records, with

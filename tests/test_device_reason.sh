@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --device=N that cannot be used says why in the driver's words: "gpusort: device N:
 # REASON", exit 2, in text and binary mode alike. Built without CUDA the reason is
 # "built without CUDA"; with CUDA and no usable driver or device it is CUDA's own

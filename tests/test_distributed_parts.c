@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The distributed sort's parts that need no MPI (src/distributed/): every rank's share
  * of the inputs, for 1 to 9 ranks, is cut at record or line boundaries and the shares
  * in rank order are the inputs exactly; and splitters sampled from every rank's sorted

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The external sort of binary records: inputs larger than -S become compressed runs in
 # the -T directories and are merged (several passes when they exceed the fan-in); the
 # output equals the in-memory sort and the oracle, and no temp file is left.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Faults on the way: a full disk or an I/O error on a temp write or on the output write,
 # a failing temp read, a corrupted run, a signal mid-sort. Each: exit 2 (or death by
 # the signal), a message naming the file, the old output untouched, no temp file left.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* file_move_down: a stretch of a file moved to a lower offset of the same file, in
  * pieces read one ahead of the writes. For pieces of 1 byte to 64 KiB, lengths around
  * every multiple of the piece (k*piece - 1, k*piece, k*piece + 1), shifts of 0, 1 byte,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The cases of GNU coreutils' own sort tests (tests/sort/sort.pl, sort-merge.pl,
 # sort-files0-from.pl and the sort-*.sh scripts), restated as a table, plus cases for
 # what those leave out, each run through gpusort and through the system sort (GNU

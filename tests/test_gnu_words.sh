@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # GNU sort 9.1's words and exit statuses where gpusort takes the same case: -S sizes
 # (blanks, '+', %, suffixes, overflow), the hidden -y, --files0-from lists, -k words that
 # are neither a KEYDEF nor a file, and -h's suffixes (K to Y, not 9.2's R and Q). Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The seeds' other methods on the GPU (sample, radix, bitonic, quick) through the
  * backend, each byte-identical to bucket_sort_cpu for every width, the eight
  * distributions and awkward sizes (0, 1, 2, primes, 2^k±1, about 10^6). */

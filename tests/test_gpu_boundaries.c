@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The boundary sweep: GPU against CPU, byte for byte, for every item width, the eight
  * distributions and every algorithm, at sizes b-1, b, b+1 and b+3 around each boundary
  * the code reports (gpu_backend_boundaries: the local sort's classes and tile, each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The GPU through the command line: --device=0 must give byte-identical output to
 # --device=cpu for every key type, bare keys and records (the 12- and 16-byte
 # key+position items included), -r and -u, the seeds' distributions, sizes at the

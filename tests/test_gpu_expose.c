@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu_backend_expose_only: a process that uses one GPU has the driver told of that one
  * alone (CUDA_VISIBLE_DEVICES), never over the environment's own setting, and keeps the
  * device numbers: the exposed device opens under its number, the others are hidden.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared pieces of the GPU tests: opening the device (or planning the skip) with a CPU
  * thread pool for the reference sort, and n items of a width filled from one of the
  * seeds' distributions (128-bit items carry the key high and the position low). */

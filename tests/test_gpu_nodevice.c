@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Without a usable CUDA device, gpu_backend_open fails cleanly with -ENODEV and CUDA's
  * reason, so the engine can fall back to the CPU. With a device it opens. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The whole GPU sort through the backend (gpu_backend.h) byte-identical to
  * bucket_sort_cpu for every width, the eight distributions and awkward sizes (0, 1, 2,
  * primes, 2^k±1), with pageable and page-locked host memory; keys that differ only in

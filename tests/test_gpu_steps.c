@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each step of the GPU bucket sort against its CPU twin (bucket_sort_steps.h) for the
  * same plan n, m, s: sorted sublists and samples, sorted samples and splitters (and the
  * splitters from the samples' ranks, unsorted), bounds,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The boundary sweep through the command line: --device=0 against --device=cpu, byte for
 # byte, for every key type and record form (u32 i32 u64 i64 f32 f64 keys, 10-byte keys
 # and u64 keys in 100-byte records, text lines), the eight distributions, every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Injected faults (GPUSORT_FAULT, see io/fault_inject.h) through tests/io_tool: ENOSPC and
 # EIO on the output and on run-file writes and reads fail with status 2 and a message,
 # leave the old output untouched and no temp file behind (run files written with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* input_file: regular files of sizes 0, 1, odd and many blocks read back byte for byte in
  * several read sizes, files around the size for parallel reads read first in a small
  * piece and then in others (the path is chosen at the second read), a pipe on stdin,

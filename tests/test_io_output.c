@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output_file: a new file and a replaced file appear whole only at commit, with mode
  * 0666 & ~umask; abort leaves the old file untouched and no temp twin; the caller's buffer
  * is free when write returns; stdout as a file and as a pipe without a reader (-EPIPE);

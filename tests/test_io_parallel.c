@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parallel_io: the pieces of a split transfer cover [0, len) exactly, in order and
  * page-aligned, for every thread count the machine could pick (1 to 16) and lengths
  * around every multiple of count pages; and a read and a write of lengths that are not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_file: blocks of random sizes with index entries of random lengths come back byte
  * for byte in random order and from two threads at once; the transforms round-trip on
  * sorted u64 and u32 keys and fall back where they cannot apply; an empty run; a run

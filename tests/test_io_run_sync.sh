@@ -1,3 +1,4 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run_file again with io_uring switched off (GPUSORT_IO=sync): the same results.
 GPUSORT_IO=sync exec "${TESTS_BUILDDIR:-tests}/test_io_run"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_file's writer pipeline and stored blocks: runs of 0, 1, depth - 1, depth,
  * depth + 1 and 2 * depth + 3 blocks written by 1, 2 and 4 compressor threads, copied,
  * handed over (run_writer_append_exchange) or lent (run_writer_append_lent, the lent

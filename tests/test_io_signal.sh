@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A signal while temp files and a half-written output exist: the process dies by that
 # signal (as GNU sort) and leaves neither temp files nor the output's twin; the old
 # output stays as it was. SIGTERM, SIGHUP, SIGPIPE (SIGINT is ignored by background

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* temp_files: files go round-robin over the -T directories with names gpusort.XXXXXX,
  * $TMPDIR is the default, remove/forget/remove_all do what they say, a registered
  * foreign path is removed too; a signal between temp_signals_defer and _resume waits for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An output written past the page cache (output_file_uncached, write_queue_direct): the
  * parallel merge's way, threads that each take a range of the output, seek their queue
  * to its start and write it in blocks. Ranges and blocks of every size around a page:

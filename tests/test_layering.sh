@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The rooms' layering (src/README.md): every #include in src/, kernels/ and io/ names a
 # file of its own room or of a room below it, never one above nor one beside it, so
 # that no circle can form; the command (src/cli/) includes nothing of the tree but

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libgpusort through its public header only, linked with the shared library: versions,
  * result names, the struct size rules, the front-end parsers, gpusort_sort_records
  * against a stable qsort for every key type, and gpusort_run on files and descriptors

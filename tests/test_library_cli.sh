@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libgpusort.so exports the API and nothing else, under its SONAME; and the command,
 # built as a client of that shared library (tests/gpusort_shared), links against
 # those exports alone and behaves as gpusort does: the same output, messages and exit

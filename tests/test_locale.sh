@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The user's locale: gpusort against the system `sort` in en_US.UTF-8, de_DE.UTF-8 and
 # fr_FR.UTF-8 (comma decimal point) over tests/locale_inputs.py's lines, one TAP case
 # per locale, input and options (collation; -n -h -g numbers with the locale's decimal

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Memory budgets: with a small -S and an input several times larger, the external sort's
 # peak resident memory stays within -S + 64 MiB over the program's own footprint (chunks, merge blocks, the input's
 # read-ahead and the I/O buffers all follow the budget), the output is right, --stats

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Larger than memory for real: external sorts inside a memory cgroup whose limit, page
 # cache counted, is a quarter of the input (u64 keys, 100-byte records with 10-byte keys,
 # text lines), -S well below the limit. Each must end without an OOM kill, exit 0, put

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The k-way merge (src/pipeline/merge.c and, for integer keys, merge_keys.c) against an
  * oracle: k sorted sources of u32, i32, u64 or i64 keys, bare or in records with other
  * bytes before and after them (at an odd offset too), ascending and -r, with and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The distributed sort (src/distributed/): mpirun --oversubscribe -np 1..4 gpusort
 # writes, byte for byte, what one gpusort process writes, for binary keys of each type,
 # 100-byte records, composite keys and text with -k/-n/-u/-r/-s/-z, all eight key

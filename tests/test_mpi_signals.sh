@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Signals under mpirun (issue 44 part 3): mpirun -np 2 gpusort over an existing output,
 # stopped mid-run as mpirun stops a job: SIGTERM to every rank (sent here at the moment
 # chosen: mpirun's own comes a second after it is signalled, when a run this small is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # File names in messages are quoted as GNU sort quotes them (gnulib's quotef for a named
 # file, quoteaf for a temp directory): left bare when a shell would read them as they
 # are, else 'single quoted', "double quoted" when they hold a single quote and nothing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # -c and -C of both modes, where the check's reader turns a block: disorder and -u's
 # equal neighbours at the last record of a block, the first of the next and the one
 # after; a line longer than the reader's first buffer; a last line without terminator;

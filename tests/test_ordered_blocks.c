@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ordered hand-over of a parallel merge's blocks (src/pipeline/ordered_blocks.c):
  * producer threads (1 to 4) take streams (1 to 33) in order, as the merge threads take
  * key ranges, and put each stream's blocks (none up to 40, of 1 byte up to past the

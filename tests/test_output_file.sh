@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # -o FILE towards the file it replaces, as GNU sort: a file the user may not write is
 # refused before any input is read (exit 2, "Permission denied", file unchanged); mode,
 # owner, group, extended attributes, ACLs and hard links are kept; a writable file in a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # An in-memory sort's output written through a mapping (io/file_map.h) whose pages
 # threads fault in during the sort: by default from 256 MiB beside the GPU, within the
 # kernel's background-writeback room (so never in CI, nor at these sizes), for every

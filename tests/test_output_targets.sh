@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Where the output goes, for every kind of -o target and with standard input, output or
 # error closed, in text and binary mode, sorted in memory and (-S 1M) from spilled runs.
 # Each case states what must hold: the new file complete, or the old one byte-identical;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The merge's output written past the page cache (O_DIRECT, io/write_queue.h's direct
 # mode), forced with GPUSORT_OUTPUT_DIRECT=1 at sizes a sort would otherwise write
 # through the page cache: records of sizes that do not divide a page, bare keys and

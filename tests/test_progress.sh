@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --progress on a terminal (a pty from util-linux script): the line is redrawn at least
 # twice a second, also while gpusort waits on a slow pipe and moves no bytes, and a
 # sort that completes ends it at 100% of the input, kept with a newline; a sort that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # -R (--random-sort, --sort=random, R in a KEYDEF) and --random-source, against GNU
 # sort's promises and the system sort (tests/random_check.py): equal keys adjacent, the
 # same classes and, inside each, the same order as sort's (later keys, last resort, -u,

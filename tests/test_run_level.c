@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_level: the next run's compression from measured rates. A temp directory faster
  * than the compressor by the ratio gets stored blocks, one faster but not by that much
  * does not (compressible records keep zstd on a fast disk); a stored run that wrote

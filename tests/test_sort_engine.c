@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sort engine: opening on the CPU and with device auto (which must fall back to the
  * CPU, saying why, where there is no usable GPU), explicit devices that cannot be used,
  * sorts against qsort for every width and algorithm, host buffers (populated ahead,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The spill and merge pipeline under threads: runs compressed on 1, 2 and 4 threads and
 # merged in several passes whose groups run on threads keep equal keys in input order
 # (the stable oracle), for records and for text lines; --stats counts every run written

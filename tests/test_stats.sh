@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --stats tells the truth in every mode: each stage's bytes are what it moved (read,
 # prepare, spill, write: the input; merge: the input once per merge pass), a stage that
 # moved bytes took time, merge passes and the temp peak are counted when runs were

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # -T directories that cannot take a temp file, in GNU sort's words and at GNU's moment:
 # "gpusort: cannot create temporary file in 'DIR': REASON", exit 2, only when a temp
 # file is needed (an input that fits in memory sorts, whatever -T says). Text and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of text mode's pieces against hand-made cases: KEYDEF parsing and GNU's
  * messages, key extraction, the -n -h -g -M -V comparisons, the full comparator, and
  * the prefix property (a smaller prefix always means an earlier line), and -R's keyed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Differential tests of text mode: gpusort against the system `LC_ALL=C sort` over the
 # generated inputs of text_inputs.py, one TAP case per input and option mix; stdout and
 # exit status must be identical.

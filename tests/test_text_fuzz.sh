@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Differential fuzzing of text mode against the system `LC_ALL=C sort` (tests/text_fuzz.py):
 # the issues' fixed cases, then GPUSORT_FUZZ_COUNT random inputs and option sets (500 by
 # default, a fixed seed so CI is repeatable). By hand, any number and seed:

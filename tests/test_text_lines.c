@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of text_lines (src/text/text_lines.c): the count taken as pieces are read,
  * the cut kept, and the index built from the count's marks, against a plain scan of the
  * same bytes. Each case checks the line count, every line start, and the self-check's

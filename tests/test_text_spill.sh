@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Text mode beyond -S and at scale: generated inputs (tests/textgen) sorted with a small
 # -S, so that many runs are spilled and merged, and in memory with enough lines that the
 # parallel line scan, tie finishing and gathered writing work over many slices; stdout

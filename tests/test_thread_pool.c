@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The thread pool: every index of a loop runs exactly once, on more than one thread
  * when the pool has several, nested loops run inline, and loops from several outside
  * threads take turns without losing indices; workers start only as loops have indices for

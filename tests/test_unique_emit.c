@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -u as a chunk is put out (src/binary/record_items.c): the repeats of a sorted chunk's
  * records dropped, the first of each run of equal keys kept (the earliest in the input,
  * the sort being stable). A spill finds repeats in the items where they hold the whole

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # -u over spilled runs, merged in key ranges on several threads into a file: each range
 # is written where it would start without -u and, once all are merged, moved down to
 # follow the one before (src/pipeline/range_merge.c, compact_unique). The duplicates that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The self-check every sort makes (binary and text): on correct sorts --stats reports it matched;
 # a bug planted after the engine (GPUSORT_FAULT=sort_swap / sort_duplicate, see
 # io/fault_inject.h) is caught in memory, spilled, under -u, -r and -z, for bare keys,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The self-check of an in-memory sort's output (src/common/verify.h) where it checks the
  * records and lines put out piece by piece: two neighbours swapped in the sorted order,
  * or one item written over by its neighbour, are caught wherever they fall, inside a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/: text mode (GNU sort keys and options): comparator unit test, differential CLI
 # tests (small inputs of every kind; large generated inputs spilled beyond -S).
 check_PROGRAMS += tests/test_text_compare

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Differential fuzzing of text mode: random inputs and random GNU option sets, each run
 by gpusort and by the system `LC_ALL=C sort`; stdout bytes and exit status must be
 identical (and -c's disorder message, program name aside), and gpusort must leave no

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the generated inputs of the text differential tests into a directory:
 random bytes, words, numbers in every -n/-g/-h form, months, versions, fields, huge
 lines, a missing final newline. Deterministic (fixed seed) so failures reproduce."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Generates text-mode benchmark and test inputs fast: LINES lines of 16 random lowercase
  * letters, a tab and a random number below 10^9 (bench/text_bench.sh's shape), from a
  * fixed seed so runs reproduce. Tests narrow it to make ties and duplicates: the first

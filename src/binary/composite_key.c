@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The composite key's image and sizes (see composite_key.h). */
 #include "config.h"
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Composite binary keys (database ORDER BY): several typed fields of a record, each
  * ascending or descending, normalized into one byte-comparable image (the fields'
  * key_image values concatenated big-endian, a descending field's complemented), and

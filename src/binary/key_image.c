@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Binary key types (names, sizes), key images and the full key comparison (see key_image.h). */
 #include "config.h"
 #include <string.h>

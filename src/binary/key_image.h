@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Order-preserving unsigned images of binary keys: comparing images as unsigned
  * integers gives the key order (signed: sign bit flipped; floats: the usual transform
  * with -0.0 equal to +0.0 and every NaN after every number; bytes: big-endian prefix). */

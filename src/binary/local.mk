@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # src/binary/: binary mode's records: key types and their images, sort items, the
 # record reader.
 libpipeline_la_SOURCES += \

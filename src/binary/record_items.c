@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Items from binary records and records back from sorted items (see record_items.h). */
 #include "config.h"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Binary records to sort items and back: each record becomes a fixed-width item (its
  * key image plus its position), the engine sorts the items, and the records are
  * emitted in item order. Files of bare integer keys skip the positions: their images

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The record stream over all inputs (see record_reader.h). */
 #include "config.h"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reads fixed-size records from the inputs in order, as one stream: opens every input
  * first (so a missing file is reported before any work), checks that each input's
  * size is a whole number of records, and fills caller buffers with whole records. */

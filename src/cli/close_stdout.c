@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gnulib's close_stream rule: an earlier failure counts even when the final flush
  * succeeds (stdio drops what it could not write), and only then is errno unknown; a
  * close failing with EBADF is no error when nothing was written (`gpusort ... >&-`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The end of what went through stdio to standard output (--help, --version), checked as
  * GNU's close_stdout checks it, so that a full disk or a closed stdout is reported. */
 #ifndef GPUSORT_CLOSE_STDOUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpusort's command line (src/cli/options.c): argv parsed with getopt_long, GNU sort's
  * options and gpusort's own, into a job for libgpusort (include/gpusort.h), the only
  * interface the command uses. Usage errors found while reading argv are reported here;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # src/cli/: the command. It links the libraries statically (a binary that needs no
 # libgpusort.so, nor liburing.so where its archive is there), and includes only
 # <gpusort.h> and its own room's headers (tests/test_layering.sh checks it).

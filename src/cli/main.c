@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpusort's entry point: the command line read into a libgpusort job, the job run, and
  * its result turned into GNU sort's exit status (0 done, 1 disorder under -c/-C,
  * 2 trouble). */

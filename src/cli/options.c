@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command line (command_line.h): getopt_long over GNU sort's options plus
  * gpusort's binary-record, device and algorithm options, read into a struct gpusort_job.
  * Only include/gpusort.h is used: the command is libgpusort's first client. Usage

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # src/common/: helpers of every room above it: messages, --stats, the self-check's
 # fingerprints, GNU's SIZE syntax, the memory limits.
 libpipeline_la_SOURCES += \

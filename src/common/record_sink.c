@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A sink call on a thread of its own (see record_sink.h). */
 #include "config.h"
 #include "record_sink.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where sorted records go, a block at a time: the output, a run file, a merge's buffer;
  * and a sink call made on a thread of its own, so that the next block is gathered
  * while this one is written. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error and usage messages (see report.h). */
 #include "config.h"
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Messages to stderr in the one format users see: "gpusort: what: why". */
 #ifndef GPUSORT_REPORT_H
 #define GPUSORT_REPORT_H

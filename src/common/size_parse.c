@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sizes as GNU sort 9.1 reads them (see size_parse.h): gnulib's xstrtoumax with the
  * suffixes "EgGkKmMPtTYZ", then sort's specify_sort_size for a bare number, b and %. */
 #include "config.h"

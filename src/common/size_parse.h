@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GNU sort 9.1's SIZE syntax for -S and --gpu-memory: a number (blanks and a '+' may
  * lead) with an optional suffix b (bytes), K M G T P E Z Y (powers of 1024; k m g t
  * too; KiB if none) or % of physical memory; a suffix alone means one of it. */

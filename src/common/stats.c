@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --stats: a small table of stage times and bytes on stderr; --progress: a one-line bar
  * on a terminal, redrawn from the same byte counts (see stats.h). */
 #include "config.h"

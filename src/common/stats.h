@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-stage times and byte counts for --stats, and the --progress line they feed. */
 #ifndef GPUSORT_STATS_H
 #define GPUSORT_STATS_H

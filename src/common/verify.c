@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The self-check of every sort (see verify.h). */
 #include "config.h"
 #include <errno.h>

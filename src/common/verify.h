@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every sort checks itself (on by default; --no-verify turns it off): an order-
  * independent fingerprint (count and a sum of 64-bit hashes) of the records that go into
  * the sort, the same of the records that come out (records dropped by -u count as come

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The splitters every rank agrees on (agreed_splitters.h). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The splitters every rank agrees on: each rank's encoded samples (splitters.h) are
  * gathered by all, decoded, sorted, and parts - 1 chosen, the ranks agreeing after each
  * collective step. Both data paths use it: the one through files (distributed_sort)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ranks of an MPI job as the distributed sort sees them: who we are, and the few
  * collective steps it takes (agreement, all-gather, all-to-all, exclusive scan, one
  * rank's bytes to another). cluster_mpi.c is the only file that calls MPI (built as the

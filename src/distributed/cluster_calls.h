@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The table of calls the MPI module (cluster_mpi.c, built as gpusort-mpi.so) exports as
  * gpusort_cluster_calls, one per function of cluster.h (see there). */
 #ifndef GPUSORT_CLUSTER_CALLS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ranks (cluster.h) through the MPI module: gpusort-mpi.so, the one part of gpusort
  * that links libmpi, is opened only when the environment shows an MPI launch, so that
  * a gpusort started without one loads no MPI library at all (about 7 ms of start-up

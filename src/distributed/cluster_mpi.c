@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ranks through MPI (see cluster.h): the only file that includes <mpi.h>, built as
  * the module gpusort-mpi.so, which alone links libmpi: cluster_load.c opens it when a
  * launch is there, so that a gpusort started without one does not even load MPI. */

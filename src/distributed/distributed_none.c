@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A build without MPI (configure --without-mpi, or no Open MPI found): no process is a
  * rank of a distributed sort, so gpusort_run takes the ordinary pipeline. */
 #include "config.h"

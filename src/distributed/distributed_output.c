@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one output of a distributed sort (see distributed_output.h). */
 #include "config.h"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one output of a distributed sort. Rank 0 opens it as a single process would (-o's
  * temp twin, or standard output); when the twin is a file every rank can open, each
  * rank writes its key range into it at its offset, else the ranges travel to rank 0 in

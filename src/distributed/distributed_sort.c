@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sort across ranks (see distributed_sort.h), phase by phase. Every phase ends in
  * cluster_agree(): a rank that failed has reported why (the file it names, as a single
  * process words it; held until then, and said by the first failing rank alone), and

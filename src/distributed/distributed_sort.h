@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sort across the ranks of an MPI job (mpirun -np N gpusort ...): the bucket sort
  * one level up. Each rank sorts its share of the inputs with the ordinary pipeline
  * (its own engine: the GPU of its local rank, or CPU threads; spilling past -S) into a

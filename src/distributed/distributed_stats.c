@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --stats of a distributed sort (see distributed_stats.h). */
 #include "config.h"
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --stats of a distributed sort: each rank's figures gathered, and rank 0 prints a line
  * per rank, the totals, and the imbalance (the largest range a rank wrote against the
  * mean). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The distributed sort's self-check (see distributed_verify.h). */
 #include "config.h"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The distributed sort's self-check (off with --no-verify), on top of each rank's own
  * (its local sort checks itself): every rank's range comes out of its merge in order,
  * each range's last record goes before the next non-empty range's first (with -u:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The all-to-all exchange of key ranges (see exchange.h). */
 #include "config.h"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The all-to-all exchange: every rank's sorted share, cut into one key range per rank,
  * goes to the rank of that range. Where every rank can open every other rank's run by
  * its name (the ranks of one machine, or a file system they all share: checked by

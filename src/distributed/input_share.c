@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A rank's share of the inputs (see input_share.h). */
 #include "config.h"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A rank's share of the inputs: the inputs taken as one stream of bytes are cut into
  * as many equal parts as there are ranks, each cut moved to the next record boundary (a
  * multiple of the record size, or the byte after a line's terminator; an input's end is

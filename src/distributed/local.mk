@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # src/distributed/: the sort across the ranks of an MPI job (built with Open MPI only,
 # configure --with-mpi). cluster_mpi.c alone calls MPI: it is the module gpusort-mpi.so
 # (the one thing that links libmpi), which cluster_load.c opens only when an MPI launch

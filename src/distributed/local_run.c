@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A rank's sorted share, read at any offset (see local_run.h). */
 #include "config.h"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A rank's share once sorted: one file of records in order (fixed-size records, or
  * lines each with its terminator), read at any offset, for the samples and the cuts
  * that the splitters make in it. */

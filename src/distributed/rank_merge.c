@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The merge of a rank's key range (see rank_merge.h). */
 #include "config.h"
 #include <errno.h>

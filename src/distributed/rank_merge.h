@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The merge of a rank's key range: its own part of its sorted share and what every other
  * rank sent it, in rank order (so equal records keep their input order, and -u keeps
  * the first), into the output at the range's offset or into a piece file. Where the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The distributed sort with the shares kept on the ranks' GPUs (resident_sort.h). Each
  * step ends in an agreement: a rank that failed has reported why, and every rank stops
  * there; a step that cannot be done here (a GPU that cannot open another's memory) is

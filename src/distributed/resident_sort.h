@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The distributed sort of bare integer keys with every rank beside a GPU of one machine,
  * the shares kept on the GPUs: each rank reads its share, sorts it on its GPU and keeps
  * it there; the splitters sample and cut the sorted shares where they lie; each rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Splitters across ranks (see splitters.h). */
 #include "config.h"
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The bucket sort's splitters one level up, across ranks: equidistant samples of every
  * rank's sorted share, gathered by all, sorted, and every (size)th one taken, so that
  * each rank cuts its share into one key range per rank with the same splitters. A

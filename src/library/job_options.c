@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A struct gpusort_job checked and turned into the pipeline's struct sort_job (see
  * job_options.h). The consistency checks and their words are the command's usage
  * errors, in the order the command has always made them, so that the command, which

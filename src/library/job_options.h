@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The library's side of a job: a struct gpusort_job (include/gpusort.h) checked and
  * turned into the struct sort_job that the pipeline reads (src/pipeline/sort_job.h), so
  * that the public struct can grow without the pipeline following it field by field. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # src/library/: libgpusort's API over the pipeline: a job turned into the pipeline's
 # struct sort_job, gpusort_run, the in-memory sort, and the small calls.
 libpipeline_la_SOURCES += \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The API's small calls: the version, the names of result codes, and the parsers a
  * front end needs for what it hands to a job (KEYDEF strings, SIZE arguments). */
 #include "config.h"

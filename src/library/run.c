@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpusort_run(): a job through the pipeline the command has always run, its exit
  * status (0 done, 1 disorder, 2 trouble already reported) turned into the API's codes. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpusort_sort_records(): a caller's buffer of records sorted in place by one binary
  * key, on the engine the pipeline uses (kernels/sort_engine.h) with binary mode's
  * items (src/binary/record_items.h): records become key-image items, the engine sorts

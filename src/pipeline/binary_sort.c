@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Binary record mode: read records in chunks that fit the memory budget, sort each
  * chunk's items on the engine, and write the records in order; when the input does not
  * fit one chunk, each sorted chunk becomes a spilled run and the runs are merged. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Binary record mode: the sort of fixed-size records by a binary key. */
 #ifndef GPUSORT_BINARY_SORT_H
 #define GPUSORT_BINARY_SORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which engine sorts (see engine_choice.h). */
 #include "config.h"
 #include "engine_choice.h"

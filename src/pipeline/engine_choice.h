@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which engine sorts: the one the job's engine config asks for, except that
  * --device=auto sorts inputs too small to repay a GPU's start, and -m, on the CPU
  * threads. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --files0-from: every name must be non-empty and none may be "-", as GNU sort 9.1
  * refuses them, in its words. With no operands the input is stdin. The list is read as
  * NUL-terminated text lines. */

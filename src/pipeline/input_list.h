@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The list of inputs of either mode: the operands (none: standard input), or the
  * NUL-terminated names read from the file that --files0-from names. */
 #ifndef GPUSORT_INPUT_LIST_H

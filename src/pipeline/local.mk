@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # src/pipeline/: the sort, mode by mode: the drivers, run formation, the merges, -c,
 # the output and its checks, the memory plan, the inputs.
 libpipeline_la_SOURCES += \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory planning (see memory_plan.h). A chunk of n records costs its records, its
  * items and the engine's scratch copy of the items (the bucket sort relocates into a
  * second array); in-place forms need only the records and one scratch copy. With two

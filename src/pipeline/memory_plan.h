@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How the memory budget (-S) is spent: chunk sizes for run formation (one chunk when the
  * input fits, else two that take turns being sorted and spilled), item buffers, the
  * input's read-ahead, and the merge's buffers and fan-in. */

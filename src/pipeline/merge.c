@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The loser-tree merge (see merge.h). Each leaf is a cursor over one source's current
  * block; the tree keeps the loser of each match at the inner nodes, so each record out
  * costs log2(k) matches along one path of the tree. Each leaf's current record is kept

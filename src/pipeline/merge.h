@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The k-way merge of sorted record streams with a loser tree, for either mode's records
  * (record_order.h). Equal records come out in source order (sources are given in input
  * order), so merging keeps the sort stable; under -u only the first of each run of

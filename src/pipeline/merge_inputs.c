@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -m (see merge_inputs.h): each input a record_stream handing its records to the one
  * loser tree a block at a time, where they lie in the stream's buffer; the tree's
  * output goes to record_output. More inputs than --batch-size go through runs first. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -m of either mode: merges inputs that are each already sorted into the output. */
 #ifndef GPUSORT_MERGE_INPUTS_H
 #define GPUSORT_MERGE_INPUTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The merge of bare integer keys (see merge_keys.h). */
 #include "config.h"
 #include <errno.h>

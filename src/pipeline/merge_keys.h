@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The merge of records ordered by one 4- or 8-byte integer key (--type u32, i32, u64,
  * i64: bare keys, the common case of the external sort's and the distributed sort's
  * merges, or a key in fixed-size records): a tree of four-way (and, at its leaves,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The check streams the input in blocks of whole records, compares each record with
  * the one before (the first of a block with a copy of the last of the block before),
  * and stops at the first that sorts before it (or equal to it under -u). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -c and -C of either mode: is the input already in order (strictly, under -u)? */
 #ifndef GPUSORT_ORDER_CHECK_H
 #define GPUSORT_ORDER_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blocks of several streams handed to one consumer in stream order (ordered_blocks.h). */
 #include "config.h"
 #include <errno.h>

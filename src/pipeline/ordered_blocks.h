@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blocks of several streams (the ranges of a parallel merge), produced by threads in any
  * order and handed to one consumer stream by stream, in stream order: the output of a
  * merge written to an output without offsets (a pipe, a terminal).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The early -o check (see output_check.h): io/ decides, this names the file. */
 #include "config.h"
 #include "output_check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -o's check before any work: a file the user may not write is refused (exit 2,
  * "gpusort: FILE: Permission denied") before an input is opened, read or sorted, as GNU
  * sort does, so a long sort never ends in that error and the file is never changed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parallel merge over key ranges (see range_merge.h): splitters drawn from the runs'
  * block index entries, located in each run by binary search, and worker threads that
  * merge one range at a time into its place in the output. */

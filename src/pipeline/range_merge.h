@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parallel final merge: all runs cut into key ranges (the bucket sort's splitters
  * one level up) that threads merge at once, each writing at its own offset of a
  * positional output, or, for stdout and pipes, handing its blocks to the main thread,

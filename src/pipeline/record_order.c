@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The two modes' record orders (see record_order.h). */
 #include "config.h"
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the pipeline knows of a sort's records, whichever mode made them: how they lie
  * in a block of bytes (fixed-size records, or lines each ended by a terminator) and
  * how two of them order (a 64-bit order-preserving prefix, and a full comparison for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The output end (see record_output.h): the one place that opens, writes, commits or
  * aborts the output and reports its errors by name, for both modes' in-memory sorts,
  * final merges of runs and -m. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The output end of every sort, merge and -m, either mode's: opens the output named by
  * -o (or standard output), takes sorted records (or lines) as a record_sink, settles
  * the self-check, and commits or aborts the output, reporting errors with the output's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Record reading over input_file (see record_stream.h): records are returned in place
  * in the buffer; unread bytes move to the front before each refill, and the buffer
  * doubles when one record does not fit. */

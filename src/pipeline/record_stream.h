@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading one input as a stream of records of either mode (for -c, -m and merging
  * runs): fixed-size records, or lines ended by a terminator, through a buffer that
  * grows to hold the longest record. Records are returned in place in the buffer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs of binary records (see runs.h): creating, filling and finishing run files,
  * reading a run's blocks back in order, and merging runs with the loser tree, into a
  * sink or pass by pass into fewer, longer runs. */

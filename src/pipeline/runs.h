@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs of sorted records (either mode) in temp files: a run list, a sink that cuts sorted records into
  * compressed run blocks (each block's first key is its index entry), and merges of runs
  * into a sink or, pass by pass, into fewer runs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sort of either mode's chunks (see sort_chunks.h). */
 #include "config.h"
 #include <errno.h>

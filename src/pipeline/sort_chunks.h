@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sort of either mode, once its records are in hand: each chunk of records that
  * fits the memory budget is sorted on the engine; when the whole input fits one chunk it
  * goes straight to the output, else every chunk is spilled as a run (by a spill thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pipeline's entry (see sort_job.h): a job goes to its mode's driver. */
 #include "config.h"
 #include "binary_sort.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pipeline's entry: a sort job, what it asks for as the library built it from a
  * struct gpusort_job (src/library/job_options.c, validated there), and the one call
  * that runs it. Only the drivers (this entry, binary_sort.c and text_sort.c) and the

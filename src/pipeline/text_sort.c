@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Text mode's driver: builds the order, resolves the inputs, then checks (-c/-C),
  * merges (-m) or sorts: inputs are read into memory and sorted there when they fit the
  * -S budget, else sorted in chunks that are spilled as runs and merged (sort_chunks). */

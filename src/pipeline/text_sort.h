@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Text mode: sorting, merging (-m) or checking (-c/-C) lines as GNU sort, in the locale. */
 #ifndef GPUSORT_TEXT_SORT_H
 #define GPUSORT_TEXT_SORT_H

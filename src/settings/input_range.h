@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A part of an input: what a rank of the distributed sort reads of each of its inputs. */
 #ifndef GPUSORT_INPUT_RANGE_H
 #define GPUSORT_INPUT_RANGE_H

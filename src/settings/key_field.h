@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A binary key as a job gives it: typed fields of fixed-size records, each ascending or
  * descending, most significant first (database ORDER BY). Read by src/binary/ (images,
  * composite keys, items) and built by the library from a job. */

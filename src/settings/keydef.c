@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsing of GNU sort's KEYDEF (F[.C][OPTS][,F[.C][OPTS]]) and of the ordering option
  * letters, with GNU sort's acceptance rules and error wording, so that scripts written
  * for `sort -k` behave the same here. */

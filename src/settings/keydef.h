@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Text sort keys: GNU sort's KEYDEF syntax F[.C][OPTS][,F[.C][OPTS]] and the ordering
  * options (b d f g h i M n R r V) that apply globally or to one key. */
 #ifndef GPUSORT_KEYDEF_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # src/settings/: the keys a sort is asked to order by: text keys (GNU sort's KEYDEF) and
 # binary key fields; and the parts of inputs a rank reads.
 libpipeline_la_SOURCES += \

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # src/text/: text mode's keys and comparators (GNU sort's, in the user's locale) and its lines
 # in memory: read, copied, sorted.
 libpipeline_la_SOURCES += \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collation through the C library: strcoll and strxfrm want NUL-terminated strings and
  * lines are not, so keys are copied (on the stack when short). A failed allocation is
  * not reported here; a wrong order it causes is one the sort's self-check reports. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The user's collation (LC_COLLATE) for text keys, as GNU sort uses it outside the C
  * and POSIX locales: keys compare with strcoll, and a key's 64-bit prefix is the start
  * of its strxfrm image, whose byte order is strcoll's order. */

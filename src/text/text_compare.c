@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The full text comparator. Numeric, month and version keys go through their parsers
  * (on a translated copy when -f, -d or -i also apply, as in GNU sort); other keys
  * compare bytes, skipping ignored ones and folding case as asked, or in a collating

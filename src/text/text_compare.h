@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The full text comparator: GNU sort's keycompare and compare, key by key and then,
  * unless -s or -u, the whole line; in bytes, or by the locale's collation where the
  * order says so. Thread-safe; lines are not modified. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --debug (see text_debug.h). The notes follow GNU sort's key_warnings: its keys are
  * ours seen through its fields (sword, schar, eword, echar: 0-based, SIZE_MAX for "from
  * the line's start" and "to the line's end"), and the global options it reports as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --debug, as GNU sort 9.1 shows it: notes on standard error before the sort (how text
  * is ordered in the locale, and what of the keys and options may not act as meant), and
  * in the output each line (tabs shown as '>') followed by a line per key underlining

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sorted lines put out (see text_emit.h). A first pass measures each chunk of lines (and
  * under -u decides which lines to keep, each against its predecessor, which needs no
  * order between chunks); prefix sums give every chunk its place; then rounds of chunks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sorted lines put out: gathered in order from the text buffer by the thread pool, each
  * with its terminator, and under -u only the first of lines that compare equal. */
 #ifndef GPUSORT_TEXT_EMIT_H

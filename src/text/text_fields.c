@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Key extraction with GNU sort's begfield/limfield rules: without -t a field includes
  * the blanks before it; with -t the separator ends a field; character offsets never run
  * past the end of the line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Key extraction for text lines: where a -k key begins and ends inside a line, with
  * GNU sort's field rules (blank-to-nonblank transitions or -t SEP, b, .C offsets). */
 #ifndef GPUSORT_TEXT_FIELDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -g: strtold needs a terminated string, so keys are copied (on the stack when short).
  * NaNs order among themselves by their bytes, as coreutils 9.1 does. */
 #include "text_general.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -g: keys read as floating-point numbers by strtold, as GNU sort does: conversion
  * errors first, then NaNs, then numbers (-0 equal to +0). */
 #ifndef GPUSORT_TEXT_GENERAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The copy grows to the longest line seen. It is allocated even for an empty line, so
  * that it never hands memcpy or the comparators a null pointer. */
 #include "text_line_copy.h"

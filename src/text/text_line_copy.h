@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A copy of one line that outlives the buffer it was read from: the previous line of
  * -c, the last line written under -u. */
 #ifndef GPUSORT_TEXT_LINE_COPY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Run formation for text: prefixes computed as the lines are indexed, items sorted by
  * the engine, then the runs of equal prefixes ordered by the comparator (in parallel
  * over slices of the sorted array). An item is the line's 8-byte prefix over its

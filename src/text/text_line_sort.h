@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sorting the lines held in memory: each line becomes an item (prefix of its first key
  * over its line number), the engine sorts the items, and lines whose prefixes tie are
  * finished on the CPU with the full comparator. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading text into memory and finding its lines. The line scan runs over slices of the
  * buffer in parallel: counted as the reads come in (text_lines_count), which marks where
  * each slice's lines start, then filled in place, each line hashed for the self-check

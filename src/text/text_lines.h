@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Text held in memory as one buffer of terminated lines plus a table of line starts:
  * the unit that run formation sorts. Every line ends with the terminator, including
  * the last line of an input that lacked one (GNU sort adds it on output too). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The locale's parts for text keys, through nl_langinfo and the locale's names, with
  * GNU sort's fallbacks (its inittables and main), so that C and POSIX give exactly the
  * rules gpusort had before it read the locale. nl_langinfo's RADIXCHAR and THOUSEP are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What text keys take from the user's locale, read once when an order is built and
  * shared read-only by all threads, each part as GNU sort 9.1 takes it: collation
  * (LC_COLLATE), -n and -h's decimal point and thousands separator (LC_NUMERIC), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Top-down merge sort over line numbers with insertion sort for short ranges; stable
  * because merges take from the left on ties. Large arrays are cut into one piece per
  * thread, sorted in parallel, then merged pairwise. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A stable merge sort of line numbers by the full text comparator, for the lines whose
  * item prefixes tie (and for runs formed without the engine). */
 #ifndef GPUSORT_TEXT_MERGE_SORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -M: GNU's getmonth, a binary search of the sorted names by the key's folded bytes;
  * the name decides and what follows it in the key does not matter. The key's end reads
  * as the NUL byte that ends GNU's copy of it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -M: month names as GNU sort reads them: the locale's abbreviated names (LC_TIME), or
  * JAN to DEC in the C locale. */
 #ifndef GPUSORT_TEXT_MONTH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -n and -h as GNU sort's strnumcmp and find_unit_order: a number is parsed into sign,
  * integer digits (leading zeros dropped) and fraction digits (trailing zeros dropped)
  * and compared digit by digit, so any length works. The decimal point and thousands

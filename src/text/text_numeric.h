@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Numbers in text keys as GNU sort reads them: -n (optional '-', digits, optional
  * decimal point and digits; anything else counts as zero; the thousands separator among
  * the integer digits is skipped, byte 0x80 where the locale has none, as sort 9.1 skips

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GNU sort's rules for combining global options and keys: a key with no option letters
  * takes all global ones (b on both ends, and -r); with no -k, global options other
  * than -r make one key of the whole line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The text sort order a command line asks for: the effective keys (after GNU sort's
  * inheritance of global options by keys that name none), the field separator, and
  * whether the whole-line comparison breaks ties. Shared read-only by all threads. */

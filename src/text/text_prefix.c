@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Prefix images per key type. Version keys (-V) get a coarse image (text_version_image:
  * special names, first byte, leading number); the comparator orders what it ties.
  * Collated keys take the start of their strxfrm image, after -d -i -f as in GNU sort;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The 64-bit prefix of a line's sort item: an order-preserving image of its first key
  * (bytes big-endian for byte keys, a parsed image for -n -h -g -M), so that a smaller
  * prefix always means an earlier line; equal prefixes are finished by the comparator. */

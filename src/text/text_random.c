@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The random order's keyed hash (SipHash-2-4, Aumasson and Bernstein) and the bytes it
  * hashes: the key with -d/-i's bytes dropped and -f's case folded, as GNU sort's
  * compare_random sees it, and in a collating locale that key's collation image, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GNU sort's random order (-R, an R in a KEYDEF) as the pipeline sorts it: a key's
  * 64-bit prefix is a keyed hash (SipHash-2-4, salted with 16 bytes) of the key as -d, -i
  * and -f leave it, or in a collating locale of its whole collation image; keys whose

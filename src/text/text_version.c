@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Debian version comparison that filevercmp builds on, for bounded strings, with
  * filevercmp's special cases: empty first, then ".", "..", other dot names, and a
  * first pass that leaves out suffixes like ".tar.gz". */

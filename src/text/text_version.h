@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -V: version order as GNU sort's filevercmp (gnulib filenvercmp): digit runs compare
  * as numbers, letters before other bytes, '~' before everything, file suffixes last. */
 #ifndef GPUSORT_TEXT_VERSION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program built the way a user of libgpusort builds one: against the installed
  * <gpusort.h>, with `pkg-config --cflags --libs gpusort`, and nothing from gpusort's
  * source tree. It sorts a file of records and a file of lines through gpusort_run and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds tests/client/client.c against an INSTALLED libgpusort, found only through
 # pkg-config, linked shared and (where libgpusort.a is installed) static, and runs it.
 # TAP output; exit status 0 when all passed.

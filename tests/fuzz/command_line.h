@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* For the harnesses: the command line as gpusort reads it since the command became
  * libgpusort's client: argv into a job (src/cli/options.c, command_line.h), the job
  * checked and turned into the pipeline's struct sort_job (src/library/job_options.c),

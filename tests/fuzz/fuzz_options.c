@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the command line: the input, split at NUL bytes, is an argv
  * after "gpusort". The command line's parse (command_line.h: the command's argv into a
  * job, the job into the pipeline's options) must not crash or leak, must give the same answer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for run files on damaged disks: a valid run is written with the
  * writer (blocks, transforms and index entries chosen by the input's first bytes),
  * then damaged by the rest of the input (bytes flipped or set, the file cut short or

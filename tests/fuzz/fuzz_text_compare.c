@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for text mode's order: the input is a command line and three lines,
  *   WORD '\n' WORD '\n' ... '\0' LINE eol LINE eol LINE
  * (eol is '\n', or NUL with -z). The words go through the command line's parse (only accepted text

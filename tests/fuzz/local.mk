@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/fuzz/: libFuzzer harnesses, compiled by clang (FUZZ_CC, found by configure)
 # with -fsanitize=fuzzer,address,undefined straight from the sources they exercise, so
 # that they do not depend on how the libraries were built. `make fuzz` builds them;

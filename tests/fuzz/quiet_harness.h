@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the harnesses that run the command's parser share: gpusort's own messages (usage
  * errors, --help) go to /dev/null, the harness's checks and libFuzzer's to the real
  * stderr; a failed check is a crash, which libFuzzer reports with its input. */

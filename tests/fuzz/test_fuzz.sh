@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The libFuzzer harnesses (built when configure found clang with libFuzzer): each must
 # run its committed seed corpus cleanly, then fuzz for GPUSORT_FUZZ_SECONDS (default
 # 20) starting from it (new inputs go to a scratch directory; the committed corpus is
