@@ -5,10 +5,15 @@ by a little-endian key (floats: -0.0 == +0.0, NaN after every number), with -r a
 or by a composite key, --key-field=TYPE:OFFSET[:SIZE][:asc|:desc] repeated, compared as a
 tuple of the fields' values (a descending field's negated), -r flipping every field.
 usage: binary_oracle.py --type=T [--record-size=R] [--key-offset=O] [--key-size=K] [-r] [-u] IN OUT
-       binary_oracle.py --record-size=R --key-field=F [--key-field=F]... [-r] [-u] IN OUT"""
+       binary_oracle.py --record-size=R --key-field=F [--key-field=F]... [-r] [-u] IN OUT
+       binary_oracle.py --batch=LIST: each line of LIST is the arguments of one sort as
+       above (split as the shell would), so that a test starts one Python for them all;
+       sorts that differ only in -u share one sorted list."""
 import argparse
 import math
+import shlex
 import struct
+import sys
 
 FORMATS = {"u32": "<I", "i32": "<i", "u64": "<Q", "i64": "<q", "f32": "<f", "f64": "<d"}
 
@@ -41,7 +46,7 @@ def composite_key(specs, reverse):
     return lambda r: tuple(field_value(t, r[o:o + (s or len(r) - o)], d) for t, o, s, d in fields)
 
 
-def main():
+def parser():
     p = argparse.ArgumentParser()
     p.add_argument("--type", default=None)
     p.add_argument("--record-size", type=int, default=0)
@@ -52,7 +57,15 @@ def main():
     p.add_argument("-u", action="store_true")
     p.add_argument("input")
     p.add_argument("output")
-    a = p.parse_args()
+    return p
+
+
+def sort_records(a, cache):
+    """The records of a.input sorted as a says (without -u), and the key function;
+    cache maps the options but -u and the output to an earlier answer."""
+    ident = (a.type, a.record_size, a.key_offset, a.key_size, tuple(a.key_field), a.r, a.input)
+    if ident in cache:
+        return cache[ident]
     if a.type is None:  # as gpusort: --key-size alone means bytes keys
         a.type = "bytes" if a.key_size else "u32"
     size = a.key_size or (struct.calcsize(FORMATS[a.type]) if a.type in FORMATS else 8)
@@ -76,6 +89,14 @@ def main():
         ordered = sorted(records, key=key)
     else:
         ordered = sorted(records, key=key, reverse=a.r)
+    if any(other[-1] != a.input for other in cache):
+        cache.clear()  # one input's lists at a time: a batch lists an input's sorts together
+    cache[ident] = (ordered, key)
+    return ordered, key
+
+
+def write_sorted(a, cache):
+    ordered, key = sort_records(a, cache)
     if a.u:
         kept, last = [], None
         for r in ordered:
@@ -86,6 +107,17 @@ def main():
         ordered = kept
     with open(a.output, "wb") as f:
         f.write(b"".join(ordered))
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1].startswith("--batch="):
+        cache = {}
+        with open(sys.argv[1][len("--batch="):]) as jobs:
+            for line in jobs:
+                if line.strip():
+                    write_sorted(parser().parse_args(shlex.split(line)), cache)
+    else:
+        write_sorted(parser().parse_args(), {})
 
 
 if __name__ == "__main__":

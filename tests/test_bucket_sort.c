@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The whole CPU bucket sort against qsort: the seeds' eight distributions, sizes from
- * 0 to 2^20+1 (primes, powers of two and their neighbours) for every item width with
- * items built as key image + position, raw 64-bit keys with duplicates (the key-only
- * form gpusort sorts), one and two threads, and 10^7 items of one width. */
+ * 0 to past the plan's boundaries (small primes, a sublist and two buckets' worth, each
+ * with its neighbours) for every item width with items built as key image + position,
+ * raw 64-bit keys with duplicates (the key-only form gpusort sorts) one past the direct
+ * sort's limit, one and two threads, and 10^7 items of one width. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,11 +68,28 @@ static bool sorts_like_qsort(struct thread_pool *pool, enum item_width width, vo
 	return same;
 }
 
+/* The sizes where the CPU plan changes (kernels/bucket_sort_cpu.c, at its default
+ * CPU_SUBLIST_BYTES of 256 KiB and CPU_BUCKET_BYTES of 1 MiB) for items of the width:
+ * up to a sublist the local sort alone, one item more the bucket path; up to two
+ * buckets' worth two buckets, one item more four. Each boundary at k - 1, k and k + 1. */
+#define SUBLIST_BYTES ((size_t)256 << 10)
+#define BUCKET_BYTES ((size_t)1 << 20)
+
+static size_t sizes_of(enum item_width width, size_t *sizes)
+{
+	static const size_t fixed[] = { 0, 1, 2, 3, 7919, 104729 };
+	size_t count = 0, sublist = SUBLIST_BYTES / (size_t)width, buckets = 2 * (BUCKET_BYTES / (size_t)width);
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		sizes[count++] = fixed[i];
+	for (size_t k = 0; k < 3; k++)
+		sizes[count++] = sublist - 1 + k;
+	for (size_t k = 0; k < 3; k++)
+		sizes[count++] = buckets - 1 + k;
+	return count;
+}
+
 int main(void)
 {
-	static const size_t sizes[] = {
-		0, 1, 2, 3, 7919, 65535, 65537, 104729, (1 << 20) - 1, (1 << 20) + 1,
-	};
 	static const enum item_width widths[] = { ITEM_U32, ITEM_U64, ITEM_U96, ITEM_U128 };
 	struct thread_pool *pool, *single;
 
@@ -79,15 +97,17 @@ int main(void)
 		tap_plan_skip_all("no threads");
 		return 0;
 	}
-	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+		size_t sizes[16], count = sizes_of(widths[w], sizes);
 		for (int d = 0; d < DIST_COUNT; d++)
-			for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			for (size_t i = 0; i < count; i++) {
 				size_t n = sizes[i];
 				void *items = make_items(widths[w], d, n, true);
 				tap_ok(sorts_like_qsort(pool, widths[w], items, n), "%s %s n=%zu",
 				       width_name(widths[w]), distribution_name(d), n);
 				free(items);
 			}
+	}
 	for (int d = 0; d < DIST_COUNT; d++) {
 		size_t n = (1 << 20) + 1;
 		void *items = make_items(ITEM_U64, d, n, false);

@@ -31,39 +31,78 @@ value_of() {
 	esac
 }
 
-# The GNU options an abbreviation names: itself when it is one in full, else all it starts.
+# candidates ABBREVIATION: the GNU options it names, $count of them (itself when it is
+# one in full, else all it starts), the last in $names. No subshell: each case's
+# processes are the two sorts and one awk.
 candidates() {
-	for option in $gnu_options; do
-		[ "$option" = "$1" ] && { echo "$option"; return; }
+	count=0 names=
+	for candidate in $gnu_options; do
+		[ "$candidate" = "$1" ] && { count=1 names=$candidate; return; }
 	done
-	for option in $gnu_options; do
-		case $option in "$1"*) echo "$option" ;; esac
+	for candidate in $gnu_options; do
+		case $candidate in "$1"*) count=$((count + 1)) names=$candidate ;; esac
 	done
 }
 
-# run RESULT PROGRAM ARG...: stdout, stderr (the name made gpusort's) and status in
-# the file RESULT.
+# run TAG PROGRAM ARG...: the program's stdout and stderr in $WORK/TAG.out and .err,
+# its exit status in $TAG_status, and whether it wrote the -o file in $TAG_file (moved
+# to $WORK/TAG.file).
 run() {
-	result=$1
+	tag=$1
 	shift
-	rm -f "$WORK/output"
-	"$@" <"$WORK/input" >"$WORK/run.out" 2>"$WORK/run.err"
-	status=$?
-	{
-		cat "$WORK/run.out"
-		sed "s/^sort:/gpusort:/; s/'sort --help'/'gpusort --help'/" "$WORK/run.err"
-		[ -f "$WORK/output" ] && { echo "-- output file:"; cat "$WORK/output"; }
-		echo "-- exit $status"
-	} >"$WORK/$result"
+	[ -e "$WORK/output" ] && rm -f "$WORK/output"
+	"$@" <"$WORK/input" >"$WORK/$tag.out" 2>"$WORK/$tag.err"
+	eval "${tag}_status=$?"
+	if [ -e "$WORK/output" ]; then
+		mv -f "$WORK/output" "$WORK/$tag.file"
+		eval "${tag}_file=1"
+	else
+		eval "${tag}_file=0"
+	fi
+}
+
+# alike: the two runs gave the same stdout, stderr (sort's name made gpusort's), -o
+# file and exit status, byte for byte; if not, both are printed as TAP comments.
+alike() {
+	awk -v w="$WORK" -v es="$expected_status" -v gs="$got_status" -v ef="$expected_file" \
+		-v gf="$got_file" '
+	function slurp(name,   text) { text = ""; getline text <name; close(name); return text }
+	function render(tag, file, status, gnu,   err) {
+		err = slurp(w "/" tag ".err")
+		if (gnu) {
+			err = "\n" err
+			gsub("\nsort:", "\ngpusort:", err)
+			gsub("\047sort --help\047", "\047gpusort --help\047", err)
+			err = substr(err, 2)
+		}
+		return slurp(w "/" tag ".out") err (file ? "-- output file:\n" slurp(w "/" tag ".file") : "") \
+			"-- exit " status "\n"
+	}
+	function show(label, text,   lines, n, i) {
+		n = split(text, lines, "\n")
+		print "# " label ":"
+		for (i = 1; i <= n && i <= 10; i++)
+			print "#   " lines[i]
+	}
+	BEGIN {
+		RS = "\001\002"  # never in the outputs: a file is one record, bytes as they are
+		expected = render("expected", ef, es, 1)
+		got = render("got", gf, gs, 0)
+		if (expected == got)
+			exit 0
+		show("sort", expected)
+		show("gpusort", got)
+		exit 1
+	}'
 }
 
 # compare ARG...: gpusort with the ARGs does what sort does.
 compare() {
 	run expected sort "$@"
 	run got "$GPUSORT" "$@"
-	cmp -s "$WORK/expected" "$WORK/got"
+	alike >"$WORK/alike"
 	tap_result $? "'$*' as GNU sort takes it"
-	cmp -s "$WORK/expected" "$WORK/got" || diff "$WORK/expected" "$WORK/got" | head -10 | sed 's/^/# /'
+	while IFS= read -r line; do echo "$line"; done <"$WORK/alike"
 }
 
 # compare_lines ARG...: a random order (--random-sort) holds the lines sort's does, in
@@ -84,12 +123,12 @@ own_first_line() {
 }
 
 for option in $gnu_options; do
-	length=1
-	while [ $length -le ${#option} ]; do
-		prefix=$(printf '%s' "$option" | cut -c1-$length)
-		length=$((length + 1))
-		names=$(candidates "$prefix")
-		if [ "$(echo "$names" | wc -l)" -gt 1 ]; then
+	prefix= rest=$option
+	while [ -n "$rest" ]; do
+		prefix=$prefix${rest%"${rest#?}"}
+		rest=${rest#?}
+		candidates "$prefix"
+		if [ $count -gt 1 ]; then
 			compare "--$prefix" # ambiguous to GNU: the same possibilities, GNU's only
 			compare "--$prefix=x"
 			continue

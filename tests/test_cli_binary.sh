@@ -2,50 +2,80 @@
 # SPDX-License-Identifier: MIT
 # Binary records end to end: every key type, bare keys and records with payload, -r, -u,
 # stability, sizes at the edges, several inputs, stdin/stdout, -o naming an input, -c/-C;
-# each output compared with the Python oracle (a plain stable sort) byte for byte.
+# each output compared with the Python oracle (a plain stable sort, one run for a group
+# of cases) byte for byte.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
-# same_as_oracle DESCRIPTION "GPUSORT AND ORACLE OPTIONS" INPUT [GPUSORT-ONLY OPTIONS]
-same_as_oracle() {
+# queue_case DESCRIPTION "GPUSORT AND ORACLE OPTIONS" INPUT [GPUSORT-ONLY OPTIONS]: sorts
+# INPUT now into $WORK/got.N and queues the oracle's sort of it; the inputs of the
+# queued cases must stay as they are until flush_cases.
+queued=0
+: >"$WORK/jobs"
+queue_case() {
 	desc=$1 opts=$2 input=$3
 	shift 3
-	rm -f "$WORK/got" "$WORK/want"
+	queued=$((queued + 1))
 	# shellcheck disable=SC2086
-	"$GPUSORT" $opts "$@" "$input" -o "$WORK/got" 2>"$WORK/stderr" &&
-		oracle $opts "$input" "$WORK/want" && cmp -s "$WORK/got" "$WORK/want"
-	status=$?
-	tap_result $status "$desc"
-	[ $status -eq 0 ] || sed 's/^/# /' "$WORK/stderr" | head -5
+	"$GPUSORT" $opts "$@" "$input" -o "$WORK/got.$queued" 2>"$WORK/stderr.$queued"
+	echo $? >"$WORK/status.$queued"
+	printf '%s\n' "$desc" >"$WORK/desc.$queued"
+	echo "$opts $input $WORK/want.$queued" >>"$WORK/jobs"
+}
+# flush_cases: one Python computes every queued case's expected output (see
+# tests/binary_oracle.py --batch), then each case is compared byte for byte and
+# reported as its own TAP line, in the order queued.
+flush_cases() {
+	rm -f "$WORK"/want.*
+	oracle --batch="$WORK/jobs"
+	oracle_status=$?
+	i=0
+	while [ $i -lt $queued ]; do
+		i=$((i + 1))
+		read -r sort_status <"$WORK/status.$i"
+		read -r desc <"$WORK/desc.$i"
+		[ "$sort_status" -eq 0 ] && [ $oracle_status -eq 0 ] && cmp -s "$WORK/got.$i" "$WORK/want.$i"
+		status=$?
+		tap_result $status "$desc"
+		[ $status -eq 0 ] || sed 's/^/# /' "$WORK/stderr.$i" | head -5
+	done
+	queued=0
+	rm -f "$WORK"/got.* "$WORK"/want.*
+	: >"$WORK/jobs"
 }
 
 for type in u32 i32 u64 i64 f32 f64; do
 	for dist in uniform few-unique; do
-		keygen --type=$type --count=5003 --dist=$dist --seed=3 -o "$WORK/bare"
-		same_as_oracle "$type bare keys, $dist" "--type=$type" "$WORK/bare"
-		keygen --type=$type --count=5003 --dist=$dist --seed=4 --record-size=24 --key-offset=8 -o "$WORK/rec"
-		same_as_oracle "$type records, $dist" "--type=$type --record-size=24 --key-offset=8" "$WORK/rec"
-		same_as_oracle "$type records, $dist, -r" "--type=$type --record-size=24 --key-offset=8 -r" "$WORK/rec"
-		same_as_oracle "$type records, $dist, -u" "--type=$type --record-size=24 --key-offset=8 -u" "$WORK/rec"
-		same_as_oracle "$type records, $dist, -r -u" "--type=$type --record-size=24 --key-offset=8 -r -u" "$WORK/rec"
+		bare="$WORK/bare.$type.$dist" rec="$WORK/rec.$type.$dist"
+		keygen --type=$type --count=5003 --dist=$dist --seed=3 -o "$bare"
+		queue_case "$type bare keys, $dist" "--type=$type" "$bare"
+		keygen --type=$type --count=5003 --dist=$dist --seed=4 --record-size=24 --key-offset=8 -o "$rec"
+		queue_case "$type records, $dist" "--type=$type --record-size=24 --key-offset=8" "$rec"
+		queue_case "$type records, $dist, -r" "--type=$type --record-size=24 --key-offset=8 -r" "$rec"
+		queue_case "$type records, $dist, -u" "--type=$type --record-size=24 --key-offset=8 -u" "$rec"
+		queue_case "$type records, $dist, -r -u" "--type=$type --record-size=24 --key-offset=8 -r -u" "$rec"
 	done
 done
 
 # bytes keys: short (exact prefix), 10 bytes (80-bit packing), long (prefix + ties)
 for size in 3 10 20; do
-	keygen --type=bytes --key-size=$size --count=4099 --dist=few-unique --seed=5 --record-size=32 --key-offset=2 -o "$WORK/rec"
-	same_as_oracle "bytes key of $size, few-unique" "--type=bytes --key-size=$size --record-size=32 --key-offset=2" "$WORK/rec"
-	same_as_oracle "bytes key of $size, few-unique, -r -u" "--type=bytes --key-size=$size --record-size=32 --key-offset=2 -r -u" "$WORK/rec"
+	rec="$WORK/rec.bytes$size"
+	keygen --type=bytes --key-size=$size --count=4099 --dist=few-unique --seed=5 --record-size=32 --key-offset=2 -o "$rec"
+	queue_case "bytes key of $size, few-unique" "--type=bytes --key-size=$size --record-size=32 --key-offset=2" "$rec"
+	queue_case "bytes key of $size, few-unique, -r -u" "--type=bytes --key-size=$size --record-size=32 --key-offset=2 -r -u" "$rec"
 done
-keygen --type=bytes --key-size=10 --count=3001 --dist=uniform --seed=6 --record-size=100 -o "$WORK/rec"
-same_as_oracle "Sort Benchmark records (--record-size=100 --key-size=10)" "--record-size=100 --key-size=10" "$WORK/rec"
+keygen --type=bytes --key-size=10 --count=3001 --dist=uniform --seed=6 --record-size=100 -o "$WORK/rec.100"
+queue_case "Sort Benchmark records (--record-size=100 --key-size=10)" "--record-size=100 --key-size=10" "$WORK/rec.100"
 
 # every distribution and edge sizes, u64 records with payload
 for dist in uniform normal poisson bucket sorted reverse all-equal few-unique; do
 	for n in 0 1 2 7 65535 65537; do
-		keygen --type=u64 --count=$n --dist=$dist --seed=7 --record-size=16 -o "$WORK/rec"
-		same_as_oracle "u64 records, $dist, n=$n" "--type=u64 --record-size=16" "$WORK/rec"
+		rec="$WORK/rec.u64.$dist.$n"
+		keygen --type=u64 --count=$n --dist=$dist --seed=7 --record-size=16 -o "$rec"
+		queue_case "u64 records, $dist, n=$n" "--type=u64 --record-size=16" "$rec"
 	done
 done
+flush_cases
+rm -f "$WORK"/bare.* "$WORK"/rec.*
 
 # the key-file form and the default type u32
 keygen --type=u32 --count=100003 --seed=8 -o "$WORK/keys.bin"
@@ -116,15 +146,15 @@ expect_status 0 "-c -r accepts descending" "$GPUSORT" -c -r --type=u32 "$WORK/tw
 # -u in memory goes slice by slice on the pool's threads (bare keys in slices of 2^20,
 # records behind items in slices of 2^14 and blocks of 4 MiB up): repeats that straddle
 # the slices' edges, at sizes just past them, with 4 threads
-keygen --type=u64 --count=$((1048576 + 1)) --dist=poisson --seed=11 -o "$WORK/bare"
-same_as_oracle "u64 bare keys, poisson, -u one past a slice" "--type=u64 -u" "$WORK/bare" --parallel=4
-same_as_oracle "u64 bare keys, poisson, -r -u one past a slice" "--type=u64 -r -u" "$WORK/bare" --parallel=4
-keygen --type=u32 --count=$((1048576 + 3)) --dist=bucket --seed=12 -o "$WORK/bare"
-same_as_oracle "u32 bare keys, bucket, -u three past a slice" "--type=u32 -u" "$WORK/bare" --parallel=4
-keygen --type=u32 --count=$((5 * 16384 + 1)) --dist=poisson --seed=13 --record-size=16 --key-offset=4 -o "$WORK/rec"
-same_as_oracle "u32 records, poisson, -u past five gather slices" "--type=u32 --record-size=16 --key-offset=4 -u" "$WORK/rec" --parallel=4
-keygen --type=bytes --key-size=2 --count=$((48 * 1024 + 1)) --dist=uniform --seed=14 --record-size=100 -o "$WORK/rec"
-same_as_oracle "2-byte keys in 100-byte records, -u past a 4 MiB block" "--type=bytes --key-size=2 --record-size=100 -u" "$WORK/rec" --parallel=4
+keygen --type=u64 --count=$((1048576 + 1)) --dist=poisson --seed=11 -o "$WORK/bare.u64"
+queue_case "u64 bare keys, poisson, -u one past a slice" "--type=u64 -u" "$WORK/bare.u64" --parallel=4
+queue_case "u64 bare keys, poisson, -r -u one past a slice" "--type=u64 -r -u" "$WORK/bare.u64" --parallel=4
+keygen --type=u32 --count=$((1048576 + 3)) --dist=bucket --seed=12 -o "$WORK/bare.u32"
+queue_case "u32 bare keys, bucket, -u three past a slice" "--type=u32 -u" "$WORK/bare.u32" --parallel=4
+keygen --type=u32 --count=$((5 * 16384 + 1)) --dist=poisson --seed=13 --record-size=16 --key-offset=4 -o "$WORK/rec.u32"
+queue_case "u32 records, poisson, -u past five gather slices" "--type=u32 --record-size=16 --key-offset=4 -u" "$WORK/rec.u32" --parallel=4
+keygen --type=bytes --key-size=2 --count=$((48 * 1024 + 1)) --dist=uniform --seed=14 --record-size=100 -o "$WORK/rec.100"
+queue_case "2-byte keys in 100-byte records, -u past a 4 MiB block" "--type=bytes --key-size=2 --record-size=100 -u" "$WORK/rec.100" --parallel=4
 
 # Keys longer than 8 bytes whose first 8 bytes tie in long runs, across the tie
 # finishing's slices of 2^16 items: four shared prefixes, then random bytes or none
@@ -136,7 +166,8 @@ with open(sys.argv[1], 'wb') as f:
         tail = bytes(random.randrange(256) for _ in range(12)) if i % 3 else bytes(12)
         f.write(b'PREFIX%02d' % random.randrange(4) + tail + i.to_bytes(12, 'little'))
 " "$WORK/rec"
-same_as_oracle "20-byte keys, first 8 bytes in four long runs" "--type=bytes --key-size=20 --record-size=32" "$WORK/rec" --parallel=4
-same_as_oracle "20-byte keys, first 8 bytes in four long runs, -r -u" "--type=bytes --key-size=20 --record-size=32 -r -u" "$WORK/rec" --parallel=4
+queue_case "20-byte keys, first 8 bytes in four long runs" "--type=bytes --key-size=20 --record-size=32" "$WORK/rec" --parallel=4
+queue_case "20-byte keys, first 8 bytes in four long runs, -r -u" "--type=bytes --key-size=20 --record-size=32 -r -u" "$WORK/rec" --parallel=4
+flush_cases
 
 done_testing

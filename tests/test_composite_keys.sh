@@ -4,7 +4,7 @@
 # ascending or descending, on all eight distributions of keygen, with NaNs and -0.0 in
 # the float fields; -r, -u, in memory, spilled into many runs, -m over sorted inputs,
 # -c/-C; every output compared byte for byte with tests/binary_oracle.py (Python's
-# stable sorted() with a tuple key); and the messages for bad field specifications.
+# stable sorted() with a tuple key, one run for a group of cases); and the messages for bad field specifications.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 RECORD=48
@@ -39,17 +39,40 @@ open(out, "wb").write(b"".join(records))
 EOF
 }
 
-# same_as_oracle DESCRIPTION "KEY AND ORDER OPTIONS" INPUT [GPUSORT-ONLY OPTIONS]
-same_as_oracle() {
+# queue_case DESCRIPTION "KEY AND ORDER OPTIONS" INPUT [GPUSORT-ONLY OPTIONS]: sorts
+# INPUT now into $WORK/got.N and queues the oracle's sort of it; the inputs of the
+# queued cases must stay as they are until flush_cases.
+queued=0
+: >"$WORK/jobs"
+queue_case() {
 	desc=$1 opts=$2 input=$3
 	shift 3
-	rm -f "$WORK/got" "$WORK/want"
+	queued=$((queued + 1))
 	# shellcheck disable=SC2086
-	"$GPUSORT" --record-size=$RECORD $opts "$@" "$input" -o "$WORK/got" 2>"$WORK/stderr" &&
-		oracle --record-size=$RECORD $opts "$input" "$WORK/want" && cmp -s "$WORK/got" "$WORK/want"
-	status=$?
-	tap_result $status "$desc"
-	[ $status -eq 0 ] || sed 's/^/# /' "$WORK/stderr" | head -5
+	"$GPUSORT" --record-size=$RECORD $opts "$@" "$input" -o "$WORK/got.$queued" 2>"$WORK/stderr.$queued"
+	echo $? >"$WORK/status.$queued"
+	printf '%s\n' "$desc" >"$WORK/desc.$queued"
+	echo "--record-size=$RECORD $opts $input $WORK/want.$queued" >>"$WORK/jobs"
+}
+# flush_cases: one Python computes every queued case's expected output (see
+# tests/binary_oracle.py --batch), then each case is compared byte for byte and
+# reported as its own TAP line, in the order queued.
+flush_cases() {
+	rm -f "$WORK"/want.*
+	oracle --batch="$WORK/jobs"
+	oracle_status=$?
+	i=0
+	while [ $i -lt $queued ]; do
+		i=$((i + 1))
+		read -r sort_status <"$WORK/status.$i"
+		read -r desc <"$WORK/desc.$i"
+		[ "$sort_status" -eq 0 ] && [ $oracle_status -eq 0 ] && cmp -s "$WORK/got.$i" "$WORK/want.$i"
+		status=$?
+		tap_result $status "$desc"
+		[ $status -eq 0 ] || sed 's/^/# /' "$WORK/stderr.$i" | head -5
+	done
+	queued=0
+	: >"$WORK/jobs"
 }
 
 # The keys: the image wider than the items' 8 bytes (ties finished field by field), of
@@ -64,51 +87,70 @@ DISTS="uniform normal poisson bucket sorted reverse all-equal few-unique"
 seed=1
 for dist in $DISTS; do
 	seed=$((seed + 10))
-	make_records 3001 $dist $seed "$WORK/rec"
+	make_records 3001 $dist $seed "$WORK/rec.$dist"
 	for key in "$KEY_WIDE" "$KEY_16" "$KEY_8" "$KEY_10" "$KEY_3"; do
 		for flags in "" "-r" "-u" "-r -u"; do
-			same_as_oracle "$dist: $key${flags:+ $flags}" "$key $flags" "$WORK/rec"
+			queue_case "$dist: $key${flags:+ $flags}" "$key $flags" "$WORK/rec.$dist"
 		done
 	done
 done
+flush_cases
+rm -f "$WORK"/rec.*
 
 # Spilled: inputs of 60000 records under -S 1M sort in many runs (and merge passes)
 for dist in $DISTS; do
 	seed=$((seed + 10))
-	make_records 60000 $dist $seed "$WORK/big"
-	same_as_oracle "$dist, spilled: $KEY_WIDE" "$KEY_WIDE" "$WORK/big" -S 1M
-	same_as_oracle "$dist, spilled: $KEY_16 -r -u, --batch-size=2" "$KEY_16 -r -u" "$WORK/big" -S 1M --batch-size=2
+	make_records 60000 $dist $seed "$WORK/big.$dist"
+	queue_case "$dist, spilled: $KEY_WIDE" "$KEY_WIDE" "$WORK/big.$dist" -S 1M
+	queue_case "$dist, spilled: $KEY_16 -r -u, --batch-size=2" "$KEY_16 -r -u" "$WORK/big.$dist" -S 1M --batch-size=2
 done
-"$GPUSORT" --record-size=$RECORD $KEY_WIDE -S 1M --stats "$WORK/big" -o "$WORK/got" 2>"$WORK/stats"
+flush_cases
+big="$WORK/big.few-unique"
+"$GPUSORT" --record-size=$RECORD $KEY_WIDE -S 1M --stats "$big" -o "$WORK/spilled" 2>"$WORK/stats"
 runs=$(sed -n 's/.*records [0-9]*, runs \([0-9]*\),.*/\1/p' "$WORK/stats")
 [ "${runs:-0}" -ge 10 ]
 tap_result $? "-S 1M spills $runs runs of the 60000 records"
-same_as_oracle "the same key in memory and spilled: one output" "$KEY_WIDE" "$WORK/big"
-cmp -s "$WORK/got" "$WORK/want"
+queue_case "the same key in memory and spilled: one output" "$KEY_WIDE" "$big"
+flush_cases
+cmp -s "$WORK/spilled" "$WORK/got.1"
 tap_result $? "-S 1M and in memory agree byte for byte"
+rm -f "$WORK"/big.*
 
 # -m over inputs sorted by the same key (ties: the earlier input first, as the stable
 # sort of their concatenation); -m -u; -m -r; more inputs than --batch-size
+# (the sorted inputs and the expected outputs of all four distributions from one Python)
+flags_tag() { echo "$flags" | tr -d ' -'; }
 for dist in uniform few-unique all-equal reverse; do
 	seed=$((seed + 10))
-	make_records 9000 $dist $seed "$WORK/whole"
+	make_records 9000 $dist $seed "$WORK/whole.$dist"
+	for part in 0 1 2 3 4; do
+		dd if="$WORK/whole.$dist" of="$WORK/part$part.$dist" bs=$RECORD skip=$((part * 1800)) count=1800 2>/dev/null
+		for order in "" "-r"; do
+			echo "--record-size=$RECORD $KEY_WIDE $order $WORK/part$part.$dist $WORK/sorted$part$order.$dist" >>"$WORK/jobs"
+		done
+	done
 	for flags in "" "-u" "-r" "-r -u"; do
+		echo "--record-size=$RECORD $KEY_WIDE $flags $WORK/whole.$dist $WORK/want$(flags_tag).$dist" >>"$WORK/jobs"
+	done
+done
+oracle --batch="$WORK/jobs"
+: >"$WORK/jobs"
+for dist in uniform few-unique all-equal reverse; do
+	for flags in "" "-u" "-r" "-r -u"; do
+		order=${flags%-u}
+		order=${order% }
 		names=""
 		for part in 0 1 2 3 4; do
-			dd if="$WORK/whole" of="$WORK/part$part" bs=$RECORD skip=$((part * 1800)) count=1800 2>/dev/null
-			# shellcheck disable=SC2086
-			oracle --record-size=$RECORD $KEY_WIDE $(echo "$flags" | sed 's/-u//') "$WORK/part$part" "$WORK/sorted$part"
-			names="$names $WORK/sorted$part"
+			names="$names $WORK/sorted$part$order.$dist"
 		done
-		# shellcheck disable=SC2086
-		oracle --record-size=$RECORD $KEY_WIDE $flags "$WORK/whole" "$WORK/want"
+		want="$WORK/want$(flags_tag).$dist"
 		# shellcheck disable=SC2086
 		"$GPUSORT" -m --record-size=$RECORD $KEY_WIDE $flags $names -o "$WORK/got" 2>"$WORK/stderr" &&
-			cmp -s "$WORK/got" "$WORK/want"
+			cmp -s "$WORK/got" "$want"
 		tap_result $? "-m${flags:+ $flags} of 5 sorted inputs, $dist"
 		# shellcheck disable=SC2086
 		"$GPUSORT" -m --batch-size=2 --record-size=$RECORD $KEY_WIDE $flags $names -o "$WORK/got" 2>"$WORK/stderr" &&
-			cmp -s "$WORK/got" "$WORK/want"
+			cmp -s "$WORK/got" "$want"
 		tap_result $? "-m${flags:+ $flags} --batch-size=2 (merge passes), $dist"
 	done
 done
@@ -116,8 +158,14 @@ done
 # -c/-C: sorted output in order, the input not (its first disorder named), -u on
 # duplicates, and -r against the ascending order
 make_records 5000 few-unique 99 "$WORK/rec"
-oracle --record-size=$RECORD $KEY_WIDE "$WORK/rec" "$WORK/sorted"
-oracle --record-size=$RECORD $KEY_WIDE -u "$WORK/rec" "$WORK/unique"
+# (the last job sorts the first's output again: the oracle's fixed point, checked below)
+cat >"$WORK/jobs" <<EOF
+--record-size=$RECORD $KEY_WIDE $WORK/rec $WORK/sorted
+--record-size=$RECORD $KEY_WIDE -u $WORK/rec $WORK/unique
+--record-size=$RECORD $KEY_WIDE $WORK/sorted $WORK/resorted
+EOF
+oracle --batch="$WORK/jobs"
+: >"$WORK/jobs"
 check_status() { # CODE DESCRIPTION ARGS...
 	code=$1 desc=$2
 	shift 2
@@ -147,7 +195,6 @@ check_status 1 "-C: the unsorted input, silently" -C "$WORK/rec"
 [ ! -s "$WORK/stderr" ]
 tap_result $? "-C says nothing"
 # the record -c names is the first out of order under the composite key
-oracle --record-size=$RECORD $KEY_WIDE "$WORK/sorted" "$WORK/resorted"
 cmp -s "$WORK/sorted" "$WORK/resorted"
 tap_result $? "the oracle's sorted output is a fixed point of the oracle"
 
@@ -192,9 +239,11 @@ grep -q "Try 'gpusort --help'" "$WORK/stderr"
 tap_result $? "usage errors point to --help"
 
 # a bytes field without SIZE is the rest of the record; asc is the default
-same_as_oracle "bytes:40 is the rest of the record (the position)" "--key-field=bytes:40" "$WORK/rec"
-"$GPUSORT" --record-size=$RECORD --key-field=bytes:40:8 "$WORK/rec" | cmp -s - "$WORK/got"
+queue_case "bytes:40 is the rest of the record (the position)" "--key-field=bytes:40" "$WORK/rec"
+flush_cases
+"$GPUSORT" --record-size=$RECORD --key-field=bytes:40:8 "$WORK/rec" | cmp -s - "$WORK/got.1"
 tap_result $? "... the same as bytes:40:8"
-same_as_oracle "asc and the default agree" "--key-field=u32:0:asc --key-field=f64:4:asc" "$WORK/rec"
+queue_case "asc and the default agree" "--key-field=u32:0:asc --key-field=f64:4:asc" "$WORK/rec"
+flush_cases
 
 done_testing

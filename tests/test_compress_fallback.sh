@@ -30,9 +30,13 @@ piped_and_plain() {
 	[ "$4" -eq "$2" ] && [ "$3" -eq "$5" ] && [ "$6" -eq "$5" ]
 }
 
+# The inputs: $WORK/ties spills 6 runs under -S 3M; a third of it, ties.small, as
+# many under -S 1M (enough for every pattern of refusals below); u64 keys, 6 runs
+# under -S 512K (11 as 24-byte records).
 "$TESTS_BUILDDIR/textgen" 120000 8 3 100 12 >"$WORK/ties"
-LC_ALL=C sort "$WORK/ties" >"$WORK/expected.ties"
-keygen --type=u64 --count=300000 --seed=21 -o "$WORK/keys"
+"$TESTS_BUILDDIR/textgen" 40000 8 3 100 12 >"$WORK/ties.small"
+LC_ALL=C sort "$WORK/ties.small" >"$WORK/expected.small"
+keygen --type=u64 --count=150000 --seed=21 -o "$WORK/keys"
 "$GPUSORT" --type=u64 -S 512K "$WORK/keys" -o "$WORK/keys.sorted"
 check "binary u64 without PROG: sorted" sortcheck --type=u64 "$WORK/keys" "$WORK/keys.sorted"
 "$GPUSORT" --record-size=24 --key-size=10 -u -S 512K --batch-size=2 "$WORK/keys" -o "$WORK/records.sorted"
@@ -42,13 +46,13 @@ check "binary u64 without PROG: sorted" sortcheck --type=u64 "$WORK/keys" "$WORK
 # first case waits GNU's real back-off once (0.25 + 0.5 + 1 s).
 rm -f "$CALLS"
 GPUSORT_FAULT=compress_start:EAGAIN:2-4 "$GPUSORT" -S 1M --parallel=1 --stats --compress-program="$PROG" \
-	"$WORK/ties" -o "$WORK/got" 2>"$WORK/stats"
-check "text, 3 tries refused: as the system sort" cmp "$WORK/expected.ties" "$WORK/got"
+	"$WORK/ties.small" -o "$WORK/got" 2>"$WORK/stats"
+check "text, 3 tries refused: as the system sort" cmp "$WORK/expected.small" "$WORK/got"
 check "text, 3 tries refused: the 4th starts PROG, no run stored" piped_and_plain "$WORK/stats" 0
 rm -f "$CALLS"
 GPUSORT_FAULT=compress_start:EAGAIN:2-5,spawn_wait:SHORT "$GPUSORT" -S 1M --parallel=1 --stats \
-	--compress-program="$PROG" "$WORK/ties" -o "$WORK/got" 2>"$WORK/stats"
-check "text, 4 tries refused: as the system sort" cmp "$WORK/expected.ties" "$WORK/got"
+	--compress-program="$PROG" "$WORK/ties.small" -o "$WORK/got" 2>"$WORK/stats"
+check "text, 4 tries refused: as the system sort" cmp "$WORK/expected.small" "$WORK/got"
 check "text, 4 tries refused: that run stored, the others through PROG and PROG -d once each" \
 	piped_and_plain "$WORK/stats" 1
 
@@ -57,9 +61,11 @@ check "text, 4 tries refused: that run stored, the others through PROG and PROG 
 for fault in 2+ 1+; do
 	for options in "-S 1M --parallel=1" "-S 1M --parallel=2" "-S 3M --batch-size=2" "-S 1M -u -k2,2n"; do
 		rm -f "$CALLS"
-		LC_ALL=C sort $options "$WORK/ties" >"$WORK/expected"
+		input="$WORK/ties.small"
+		case $options in "-S 3M"*) input="$WORK/ties" ;; esac
+		LC_ALL=C sort $options "$input" >"$WORK/expected"
 		GPUSORT_FAULT=compress_start:EAGAIN:$fault,spawn_wait:SHORT "$GPUSORT" $options --stats \
-			--compress-program="$PROG" "$WORK/ties" -o "$WORK/got" 2>"$WORK/stats"
+			--compress-program="$PROG" "$input" -o "$WORK/got" 2>"$WORK/stats"
 		status=$?
 		[ $status -eq 0 ] && cmp -s "$WORK/expected" "$WORK/got"
 		tap_result $? "text, tries from the ${fault%+}th on refused, '$options': as the system sort (exit $status)"
@@ -131,11 +137,11 @@ expected_message() {
 expected_message
 rm -f "$CALLS"
 GPUSORT_FAULT=decompress_start:EAGAIN:2-9,spawn_wait:SHORT "$GPUSORT" -S 1M --parallel=1 \
-	--compress-program="$PROG" "$WORK/ties" -o "$WORK/got"
-check "PROG -d, 8 tries refused: the 9th starts it, as the system sort" cmp "$WORK/expected.ties" "$WORK/got"
+	--compress-program="$PROG" "$WORK/ties.small" -o "$WORK/got"
+check "PROG -d, 8 tries refused: the 9th starts it, as the system sort" cmp "$WORK/expected.small" "$WORK/got"
 for mode in text binary records; do
 	case $mode in
-	text) set -- -S 1M "$WORK/ties" ;;
+	text) set -- -S 1M "$WORK/ties.small" ;;
 	binary) set -- --type=u64 -S 512K "$WORK/keys" ;;
 	records) set -- --record-size=24 --key-size=10 -u -S 512K --batch-size=2 "$WORK/keys" ;;
 	esac
@@ -155,13 +161,13 @@ done
 # Runs stored because PROG could not start need no -d: those sorts succeed.
 rm -f "$CALLS"
 GPUSORT_FAULT=compress_start:EAGAIN,decompress_start:EAGAIN,spawn_wait:SHORT "$GPUSORT" -S 1M \
-	--compress-program="$PROG" "$WORK/ties" -o "$WORK/got"
-check "every run stored: no PROG -d needed, the sorted text" cmp "$WORK/expected.ties" "$WORK/got"
+	--compress-program="$PROG" "$WORK/ties.small" -o "$WORK/got"
+check "every run stored: no PROG -d needed, the sorted text" cmp "$WORK/expected.small" "$WORK/got"
 
 # Other failures to start are not retried: a PROG that does not exist fails at once.
 fresh_output
 expect_status 2 "a PROG that does not exist" \
-	"$GPUSORT" -S 1M --compress-program="$WORK/no-such-program" "$WORK/ties" -o "$WORK/out"
+	"$GPUSORT" -S 1M --compress-program="$WORK/no-such-program" "$WORK/ties.small" -o "$WORK/out"
 stderr_has "gpusort: couldn't execute compress program: No such file or directory" \
 	"no PROG: GNU's words, not taken for a want of processes"
 check "no PROG: old output untouched, nothing left" untouched
@@ -186,7 +192,7 @@ else
 	user_dir="$WORK/user"
 	mkdir -m 777 "$user_dir" "$user_dir/tmp"
 	chmod 755 "$WORK" "$WORK/bin"
-	chmod 644 "$WORK/ties"
+	chmod 644 "$WORK/ties.small"
 	: >"$CALLS"
 	chmod 666 "$CALLS"
 	outcomes="" messages_ok=true gnu_seen=false stored_seen=false sorted_seen=false
@@ -196,11 +202,11 @@ else
 			as_fresh_uid sh -c 'echo "old output" >"$1"' sh "$user_dir/out"
 			as_fresh_uid env TMPDIR="$user_dir/tmp" GPUSORT_FAULT=spawn_wait:SHORT timeout 120 \
 				prlimit --nproc=$limit "$GPUSORT" -S 1M --parallel=$threads --stats \
-				--compress-program="$PROG" "$WORK/ties" -o "$user_dir/out" 2>"$WORK/nproc.err"
+				--compress-program="$PROG" "$WORK/ties.small" -o "$user_dir/out" 2>"$WORK/nproc.err"
 			status=$?
 			grep -v '^gpusort: stats:' "$WORK/nproc.err" >"$WORK/nproc.message"
 			outcome=$threads/$limit
-			if [ $status -eq 0 ] && cmp -s "$WORK/expected.ties" "$user_dir/out" \
+			if [ $status -eq 0 ] && cmp -s "$WORK/expected.small" "$user_dir/out" \
 				&& ! [ -s "$WORK/nproc.message" ]; then
 				stored=$(runs_stored "$WORK/nproc.err")
 				if [ "$stored" -gt 0 ]; then

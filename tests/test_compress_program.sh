@@ -26,9 +26,14 @@ sorted_through_prog() {
 	check "$3: $(calls) PROG calls, each run written and read once" each_run_read_once 4
 }
 
+# The inputs: $WORK/ties spills some 20 runs under -S 1M (more than 'ulimit -n 16'
+# leaves descriptors for) and 6 under -S 3M; where 4 runs through PROG make the case,
+# a third of it, $WORK/ties.small (6 runs under -S 1M), and of $WORK/text, text.small.
 "$TESTS_BUILDDIR/textgen" 120000 7 >"$WORK/text"
+"$TESTS_BUILDDIR/textgen" 40000 7 >"$WORK/text.small"
 "$TESTS_BUILDDIR/textgen" 120000 8 3 100 12 >"$WORK/ties"
-keygen --type=u64 --count=300000 --seed=21 -o "$WORK/keys"
+"$TESTS_BUILDDIR/textgen" 40000 8 3 100 12 >"$WORK/ties.small"
+keygen --type=u64 --count=150000 --seed=21 -o "$WORK/keys"
 
 # Text, spilled with a small -S: output as the system sort's, more merge passes with
 # --batch-size (-S 3M alone merges its runs at once), every run through PROG and back.
@@ -40,31 +45,34 @@ for tool in gzip zstd cat; do
 			continue
 		fi
 		rm -f "$CALLS"
-		LC_ALL=C sort $options "$WORK/ties" >"$WORK/expected"
-		TOOL=$tool "$GPUSORT" $options --compress-program="$PROG" "$WORK/ties" >"$WORK/got"
+		input="$WORK/ties"
+		case $options in "-S 1M"*) input="$WORK/ties.small" ;; esac
+		LC_ALL=C sort $options "$input" >"$WORK/expected"
+		TOOL=$tool "$GPUSORT" $options --compress-program="$PROG" "$input" >"$WORK/got"
 		sorted_through_prog $? "$WORK/expected" "text, $tool, '$options'"
 	done
 done
 LC_ALL=C sort "$WORK/ties" >"$WORK/expected.ties"
+LC_ALL=C sort "$WORK/ties.small" >"$WORK/expected.small"
 rm -f "$CALLS"
-LC_ALL=C sort -r "$WORK/text" >"$WORK/expected"
-"$GPUSORT" -S 1M -r --parallel=1 --compress-program="$PROG" "$WORK/text" -o "$WORK/got"
+LC_ALL=C sort -r "$WORK/text.small" >"$WORK/expected"
+"$GPUSORT" -S 1M -r --parallel=1 --compress-program="$PROG" "$WORK/text.small" -o "$WORK/got"
 check "text -r on one thread: as the system sort" cmp "$WORK/expected" "$WORK/got"
 check "text -r on one thread: each run read once" each_run_read_once 4
 # Started with SIGCHLD ignored (the kernel would reap the children before gpusort could
 # see how they ended), and beside a child the shell started before gpusort was exec'ed
 # (not one of gpusort's: never waited for in place of one), as GNU's tests start sort.
 rm -f "$CALLS"
-(trap '' CHLD; exec "$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/ties" -o "$WORK/got")
-check "SIGCHLD ignored by the parent: the sorted text" cmp "$WORK/expected.ties" "$WORK/got"
+(trap '' CHLD; exec "$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/ties.small" -o "$WORK/got")
+check "SIGCHLD ignored by the parent: the sorted text" cmp "$WORK/expected.small" "$WORK/got"
 check "SIGCHLD ignored: each run read once" each_run_read_once 4
-( (sleep 1; exec false) & exec "$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/ties" -o "$WORK/got")
+( (sleep 1; exec false) & exec "$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/ties.small" -o "$WORK/got")
 tap_result $? "a child started before gpusort: not taken for one of gpusort's"
-check "a child started before gpusort: the sorted text" cmp "$WORK/expected.ties" "$WORK/got"
+check "a child started before gpusort: the sorted text" cmp "$WORK/expected.small" "$WORK/got"
 
 # --stats counts the runs PROG wrote.
 rm -f "$CALLS"
-"$GPUSORT" -S 1M --stats --compress-program="$PROG" "$WORK/ties" -o "$WORK/got" 2>"$WORK/stats"
+"$GPUSORT" -S 1M --stats --compress-program="$PROG" "$WORK/ties.small" -o "$WORK/got" 2>"$WORK/stats"
 written=$(sed -n 's/.*runs written through the compress program \([0-9]*\),.*/\1/p' "$WORK/stats")
 set -- $(calls)
 test -n "$written" && [ "$written" -eq "$1" ]
@@ -134,27 +142,29 @@ stderr_has "gpusort: multiple compress programs specified" "two PROGs: GNU's wor
 expect_status 0 "the same PROG twice" "$GPUSORT" --compress-program=gzip --compress-program=gzip "$WORK/text"
 
 # gnu_message CASE ENV...: the system sort's stderr for the case (its name made
-# gpusort's), in $WORK/gnu.err, with PROG's path as it gives it.
+# gpusort's), in $WORK/gnu.err, with PROG's path as it gives it. On 4000 lines: under
+# -S 1k GNU starts PROG for every few lines, all of them before a failing PROG -d.
+"$TESTS_BUILDDIR/textgen" 4000 7 >"$WORK/text.gnu"
 gnu_message() {
-	env "$@" sort -S 1k --parallel=1 --compress-program="$PROG" "$WORK/text" >/dev/null 2>"$WORK/gnu.err"
+	env "$@" sort -S 1k --parallel=1 --compress-program="$PROG" "$WORK/text.gnu" >/dev/null 2>"$WORK/gnu.err"
 	sed -i 's/^sort:/gpusort:/' "$WORK/gnu.err"
 }
 
 # PROGs that fail: exit 2, GNU's words, the old output kept, nothing left behind.
 fresh_output
 expect_status 2 "a PROG that does not exist" \
-	"$GPUSORT" -S 1M --compress-program="$WORK/no-such-program" "$WORK/text" -o "$WORK/out"
+	"$GPUSORT" -S 1M --compress-program="$WORK/no-such-program" "$WORK/text.small" -o "$WORK/out"
 stderr_has "gpusort: couldn't execute compress program: No such file or directory" \
 	"no PROG: GNU's words, with the reason"
 check "no PROG: old output untouched, nothing left" untouched
 if $gnu; then
 	# GNU's child says it (strerror is not async-signal-safe there: "errno 2")
-	sort -S 1k --compress-program="$WORK/no-such-program" "$WORK/text" >/dev/null 2>"$WORK/gnu.err"
+	sort -S 1k --compress-program="$WORK/no-such-program" "$WORK/text.small" >/dev/null 2>"$WORK/gnu.err"
 	check "no PROG: GNU sort says the same words" grep -qF "couldn't execute compress program" "$WORK/gnu.err"
 fi
 fresh_output
 GPUSORT_FAULT=decompress_start:EACCES expect_status 2 "PROG -d that cannot be started" \
-	"$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/text" -o "$WORK/out"
+	"$GPUSORT" -S 1M --compress-program="$PROG" "$WORK/text.small" -o "$WORK/out"
 stderr_has "gpusort: couldn't execute compress program (with -d): Permission denied" \
 	"PROG -d not started: GNU's words"
 check "PROG -d not started: old output untouched, nothing left, no PROG running" untouched
@@ -162,7 +172,7 @@ check "PROG -d not started: old output untouched, nothing left, no PROG running"
 for side in compress decompress; do
 	fresh_output
 	FAIL=$side expect_status 2 "a PROG that exits 1 when it does $side" \
-		"$GPUSORT" -S 1M --parallel=1 --compress-program="$PROG" "$WORK/text" -o "$WORK/out"
+		"$GPUSORT" -S 1M --parallel=1 --compress-program="$PROG" "$WORK/text.small" -o "$WORK/out"
 	printf "gpusort: '%s' [-d] terminated abnormally\n" "$PROG" >"$WORK/expected"
 	check "$side fails: GNU's words, once" cmp "$WORK/expected" "$WORK/stderr"
 	check "$side fails: old output untouched, nothing left, no PROG running" untouched
@@ -172,7 +182,7 @@ for side in compress decompress; do
 	fi
 	fresh_output
 	FAIL=$side expect_status 2 "$side fails, merge passes on two threads" \
-		"$GPUSORT" -S 1M --parallel=2 --batch-size=2 --compress-program="$PROG" "$WORK/text" -o "$WORK/out"
+		"$GPUSORT" -S 1M --parallel=2 --batch-size=2 --compress-program="$PROG" "$WORK/text.small" -o "$WORK/out"
 	stderr_has "[-d] terminated abnormally" "$side fails on two threads: GNU's words"
 	check "$side fails on two threads: old output untouched, nothing left, no PROG running" untouched
 done
@@ -182,7 +192,7 @@ done
 for threads in 1 2; do
 	fresh_output
 	CORRUPT=1 expect_status 2 "a PROG -d that damages the data, $threads thread(s)" \
-		"$GPUSORT" -S 1M --parallel=$threads --compress-program="$PROG" "$WORK/text" -o "$WORK/out"
+		"$GPUSORT" -S 1M --parallel=$threads --compress-program="$PROG" "$WORK/text.small" -o "$WORK/out"
 	stderr_has "corrupted data (checksum mismatch)" "damaged data: reported as corrupted"
 	check "damaged data: old output untouched, nothing left, no PROG running" untouched
 done

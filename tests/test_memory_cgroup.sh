@@ -10,12 +10,12 @@
 # where the temp directory is tmpfs, whose pages cannot leave memory. On the 2-core CI
 # machine the memory controller is on a v1 hierarchy and the test runs there (a child of
 # the cgroup it runs in); on the H100 machine, cgroup v2 (a child of /sys/fs/cgroup).
-# GPUSORT_CGROUP_MIB (default 64) sets the limit; the inputs and -S scale with it.
+# GPUSORT_CGROUP_MIB (default 32) sets the limit; the inputs and -S scale with it.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 . "$TESTS_SRCDIR/cgroup_lib.sh"
 trap 'cgroup_remove; rm -rf "$WORK"' EXIT
 
-limit_mib=${GPUSORT_CGROUP_MIB:-64}
+limit_mib=${GPUSORT_CGROUP_MIB:-32}
 limit=$((limit_mib << 20))
 budget=$((limit_mib / 4))M
 input_mib=$((limit_mib * 4))
