@@ -93,3 +93,7 @@ EXTRA_DIST += tests/test_descriptors.sh
 # RLIMIT_NPROC, RLIMIT_AS, a memory cgroup and --parallel beyond the work.
 TESTS += tests/test_limits.sh
 EXTRA_DIST += tests/test_limits.sh
+# The environment matrix: -o targets, closed descriptors, input pipes and sockets,
+# limits, a full file system and SIGKILL in the copy, crossed with text and binary modes.
+TESTS += tests/test_environment.sh
+EXTRA_DIST += tests/test_environment.sh
