@@ -17,6 +17,9 @@ EXTRA_DIST += \
 	tests/test_cli_abbreviations.sh \
 	tests/test_gnu_words.sh \
 	tests/binary_oracle.py
+# The manual pages: mandoc and groff lint, the name never hyphenated, the licence.
+TESTS += tests/test_man_pages.sh
+EXTRA_DIST += tests/test_man_pages.sh
 # --key-field: composite keys against the Python oracle, every distribution.
 TESTS += tests/test_composite_keys.sh
 EXTRA_DIST += tests/test_composite_keys.sh

@@ -20,9 +20,11 @@ tap_result $? "--help states the exit statuses"
 expect_status 0 "--version exits 0" "$GPUSORT" --version
 grep -q '^gpusort (gpusort) [0-9]' "$WORK/stdout"
 tap_result $? "--version prints the name and version"
-# Laid out as coreutils' --version: copyright, licence, warranty, a blank line, authors.
+# Laid out as coreutils' --version: copyright, licence (MIT, as LICENSE), free software,
+# warranty, a blank line, authors.
 sed 1d "$WORK/stdout" > "$WORK/version.tail"
-printf '%s\n' "Copyright (C) 2026 the gpusort authors." "License: none stated yet by the authors." \
+printf '%s\n' "Copyright (C) 2026 the gpusort authors." "License MIT: <https://opensource.org/licenses/MIT>." \
+	"This is free software: you are free to change and redistribute it." \
 	"There is NO WARRANTY, to the extent permitted by law." "" "Written by the gpusort authors." \
 	> "$WORK/version.expected"
 cmp -s "$WORK/version.expected" "$WORK/version.tail"

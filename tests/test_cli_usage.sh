@@ -3,7 +3,8 @@
 # Usage errors in GNU sort's words: an option missing its argument, an unknown or
 # ambiguous option, an argument given to an option that takes none, a bad word for
 # --check or --sort; each followed by the "Try" line, exit status 2, nothing on stdout;
-# and -c/-C mixed or with -o or two inputs, in GNU's words.
+# and -c/-C mixed or with -o or two inputs, in GNU's words. --help within 79 columns,
+# --version naming the licence.
 # Where the system sort is GNU's, gpusort's stderr must be sort's with the name changed.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
@@ -132,4 +133,17 @@ if sort --version 2>/dev/null | grep -q 'GNU coreutils'; then
 else
 	skip_test "the system sort is not GNU sort: no wording to compare with"
 fi
+
+# --help fits 79 columns as GNU sort's does; --version states the licence (LICENSE).
+"$GPUSORT" --help >"$WORK/help" 2>&1
+status=$?
+LC_ALL=C awk 'length > 79 { printf "#   %d: %s\n", length, $0 }' "$WORK/help" >"$WORK/wide"
+[ $status -eq 0 ] && [ -s "$WORK/help" ] && [ ! -s "$WORK/wide" ]
+tap_result $? "--help has no line over 79 columns (exit $status, $(wc -l <"$WORK/wide") wider)"
+cat "$WORK/wide"
+"$GPUSORT" --version >"$WORK/version" 2>&1
+status=$?
+[ $status -eq 0 ] && grep -qx 'License MIT: <https://opensource.org/licenses/MIT>.' "$WORK/version" &&
+	head -1 "$TESTS_SRCDIR/../LICENSE" | grep -q '^MIT License$'
+tap_result $? "--version names the MIT licence that LICENSE holds (exit $status)"
 done_testing

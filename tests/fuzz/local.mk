@@ -10,7 +10,7 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-sign-compare -fsanitize=fuzze
 FUZZ_LINK = $(AM_V_GEN)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEFS) -I$(top_srcdir) -I$(top_srcdir)/include -I$(top_builddir) \
 	$(ZSTD_CFLAGS) $(URING_CFLAGS) -o $@ $(filter %.c %.$(OBJEXT),$^)
 
-# The command line is src/cli/options.c (argv into a libgpusort job) and the library's
+# The command line is src/cli/ less main.c (argv into a libgpusort job) and the library's
 # job checks (src/library/); the checks name the sort engine's algorithms, so the engine
 # comes along (and with CUDA, its nvcc-built objects and the runtime).
 FUZZ_ENGINE = kernels/sort_engine.c kernels/bucket_sort_cpu.c kernels/thread_pool.c kernels/huge_memory.c
@@ -21,7 +21,9 @@ FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OB
 	kernels/gpu_quick_sort.$(OBJEXT) kernels/gpu_merge.$(OBJEXT)
 endif
 FUZZ_SHARED_INCLUDES = tests/fuzz/quiet_harness.h tests/fuzz/command_line.h
-FUZZ_OPTIONS_FILES = src/cli/options.c src/library/job_options.c src/library/results.c \
+FUZZ_CLI_FILES = src/cli/options.c src/cli/option_values.c src/cli/option_errors.c \
+	src/cli/obsolete_key.c src/cli/help.c src/cli/version.c
+FUZZ_OPTIONS_FILES = $(FUZZ_CLI_FILES) src/library/job_options.c src/library/results.c \
 	src/binary/key_image.c src/settings/keydef.c src/common/size_parse.c \
 	src/common/report.c src/common/stats.c src/text/text_order.c src/text/text_locale.c \
 	src/text/text_collate.c $(FUZZ_ENGINE)
