@@ -132,7 +132,8 @@ static int merge_in_one(const struct record_order *order, const struct merge_inp
 		used++;
 	}
 	if (!error && used)
-		error = merge_records(order, verify, sources, used, true, MERGE_BLOCK, range_sink_write, sink, NULL);
+		error = merge_records(order, verify, sources, used,
+				      &(struct merge_sink){range_sink_write, NULL, sink, MERGE_BLOCK, true}, NULL);
 out:
 	for (size_t i = 0; ranges && i < count; i++) {
 		if (ranges[i].open)

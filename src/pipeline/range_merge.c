@@ -604,9 +604,9 @@ static int range_worker_run(struct range_merge *merge)
 		if (merge->ordered) {
 			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
 			struct ordered_sink ordered = {merge, j};
-			error = merge_records_by_block(merge->order, merge->verify, sources, k, true,
-						       merge->output_bytes, ordered_write, ordered_write_block,
-						       &ordered, NULL);
+			const struct merge_sink into = {ordered_write, ordered_write_block, &ordered,
+							merge->output_bytes, true};
+			error = merge_records(merge->order, merge->verify, sources, k, &into, NULL);
 			if (!error) {
 				ordered_blocks_done(merge->ordered, j);
 			} else {
@@ -615,9 +615,9 @@ static int range_worker_run(struct range_merge *merge)
 				ordered_blocks_cancel(merge->ordered);
 			}
 		} else {
-			error = merge_records_by_block(merge->order, merge->verify, sources, k, true, merge->output_bytes,
-						       positional_write, queue ? positional_write_block : NULL, &sink,
-						       NULL);
+			const struct merge_sink into = {positional_write, queue ? positional_write_block : NULL, &sink,
+							merge->output_bytes, true};
+			error = merge_records(merge->order, merge->verify, sources, k, &into, NULL);
 			if (merge->kept && !error) {
 				merge->kept[j] = (uint64_t)(sink.offset - placed);
 				if (queue)
