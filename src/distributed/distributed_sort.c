@@ -324,8 +324,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	 * its share each. When the share is small beside -S (these files live in memory
 	 * then, beside the local sort's buffers) they go to a memory file system with room
 	 * for them: in the -T directories they would pass through the disk's write-back,
-	 * which every rank of the machine shares (on 4 GPUs of one machine,
-	 * bench/RESULTS.md, the ranks' writes of their runs took turns). */
+	 * which every rank of the machine shares. */
 	const char *rank_dir = NULL;
 	if (share.bytes && share.bytes <= budget / 4 && temp_memory_dir(3 * share.bytes + ((uint64_t)64 << 20)))
 		rank_dir = dirs.memory;
@@ -333,9 +332,8 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	/* The output, opened before the sort: a rank whose range will be mapped faults in,
 	 * on threads of its own while it sorts, about where that range will be (its share's
 	 * place: the splitters cut ranges about as large as the shares), so that the merge
-	 * copies into pages already there (4 GPUs, bench/RESULTS.md: 16 GiB of fresh pages
-	 * took the merge's copies at once). Not beside a sort on the CPU threads, whose
-	 * cores it would take. */
+	 * copies into pages already there rather than fresh ones. Not beside a sort on the
+	 * CPU threads, whose cores it would take. */
 	if ((error = distributed_output_open(cluster, &job->output, &output)) != 0)
 		goto out;
 	bool direct = output.positional && !job->unique;

@@ -34,10 +34,8 @@ struct range_source {
 
 /* A range of a run on a memory file system (where the runs of one machine's ranks
  * live), mapped instead of read (io/file_map.h): the merge then takes its records where
- * they lie, without a copy into a buffer first. On several GPUs of one machine the
- * host's memory bandwidth bounds the merge, and each pass of the data through it counts
- * (4 H200s, 16 GiB: a rank's merge 2.1-2.7 s read, 0.75-1.0 s mapped; bench/RESULTS.md).
- * Leaves the range unmapped (for the caller to read it) where io does not map it or it
+ * they lie, without a copy into a buffer first, as the host's memory bandwidth bounds
+ * the merge of ranks that share a machine. Leaves the range unmapped (for the caller to read it) where io does not map it or it
  * does not end at a record's end. */
 static void range_map(struct range_source *source, const struct record_order *order, const struct merge_input *input)
 {

@@ -22,8 +22,8 @@
  * to the file behind it while it merges the next ones. */
 #define RANGE_WRITE_DEPTH 3
 /* The most -u's moves of ranges into place read at once (compact_unique), the next piece
- * read while one is written. The moves are bound by the disk: on the 2-core VM 4.2 GB
- * took 5.8-6.2 s in pieces of 8 MiB, 7.3-7.5 s in pieces of 64 MiB (bench/RESULTS.md). */
+ * read while one is written: the moves are bound by the disk, which smaller pieces keep
+ * busier. */
 #define UNIQUE_MOVE_BYTES_MAX ((size_t)8 << 20)
 /* How often the main thread looks at the merge threads (and redraws --progress). */
 #define MERGE_POLL_NANOSECONDS 20000000L
@@ -119,7 +119,7 @@ static int run_lower_bound(const struct record_order *order, struct run *run, co
 
 /* The lower bounds of a plan's splitters in every run: (splitter, run) pairs taken in
  * turn by threads, each with a block buffer of its own (a bound costs a block read and
- * decompressed: 63 splitters in 37 runs took seconds on one thread). */
+ * decompressed). */
 struct bound_jobs {
 	const struct record_order *order;
 	struct run_list *list;
