@@ -194,7 +194,8 @@ static int run_merge(const struct record_order *order, unsigned char *all, const
 	}
 	c->used = 0;
 	sort_verify_init(verify, true);
-	int error = merge_records(order, verify, ms, k, true, 64 * order->record_size, collect, c, failed);
+	int error = merge_records(order, verify, ms, k,
+				  &(struct merge_sink){collect, NULL, c, 64 * order->record_size, true}, failed);
 	free(sources);
 	free(ms);
 	return error;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The splitters every rank agrees on: each rank's encoded samples (splitters.h) are
- * gathered by all, decoded, sorted, and parts - 1 chosen, the ranks agreeing after each
- * collective step. Both data paths use it: the one through files (distributed_sort)
- * and the one that keeps the shares on the GPUs (resident_sort). */
+/* The splitters every rank agrees on, and the cuts they make: each rank's encoded
+ * samples (splitters.h) are gathered by all, decoded, sorted, and parts - 1 chosen, the
+ * ranks agreeing after each collective step; each rank then cuts its sorted share
+ * before each. Both data paths use it: the one through files (distributed_sort) and
+ * the one that keeps the shares on the GPUs (resident_sort). */
 #ifndef GPUSORT_AGREED_SPLITTERS_H
 #define GPUSORT_AGREED_SPLITTERS_H
 
@@ -11,18 +12,21 @@
 #include "cluster.h"
 #include "splitters.h"
 
-struct agreed_splitters {
-	unsigned char *gathered; /* every rank's encoded samples, which the samples point into */
-	struct sample *samples;
-	struct sample *chosen;   /* one per rank, of which count are set */
-	size_t count;
+/* How a rank's sorted share is cut: cut sets cuts[j] (j < count) where the share is cut
+ * before splitters[j], and reports a failure; end is the share's end in the same unit
+ * (bytes or records). */
+struct share_cutter {
+	int (*cut)(void *context, const struct sample *splitters, size_t count, uint64_t *cuts);
+	void *context;
+	uint64_t end;
 };
 
-/* error: this rank's failure in making its samples (already reported), or 0. Every
- * rank calls it; returns 0 with the splitters in agreed (free them with
- * agreed_splitters_free, also after a failure), or the first failing rank's error. */
-int agreed_splitters_choose(const struct cluster *cluster, const struct record_order *order, bool unique, int error,
-			    const unsigned char *encoded, size_t encoded_bytes, struct agreed_splitters *agreed);
-void agreed_splitters_free(struct agreed_splitters *agreed);
+/* The split of the sort across ranks, for both data paths: the splitters agreed from
+ * every rank's encoded samples (error: this rank's failure in making its own, reported,
+ * or 0), and this rank's cuts: cuts[d] to cuts[d + 1] of its share go to rank d (cuts
+ * holds size + 1). Every rank calls it; returns 0 or the first failing rank's error. */
+int agreed_splitters_split(const struct cluster *cluster, const struct record_order *order, bool unique, int error,
+			   const unsigned char *encoded, size_t encoded_bytes, const struct share_cutter *cutter,
+			   uint64_t *cuts);
 
 #endif

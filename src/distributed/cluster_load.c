@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The ranks (cluster.h) through the MPI module: gpusort-mpi.so, the one part of gpusort
  * that links libmpi, is opened only when the environment shows an MPI launch, so that
- * a gpusort started without one loads no MPI library at all (about 7 ms of start-up
- * on the dev VM: Open MPI's eleven shared libraries). GPUSORT_MPI_MODULE names another
+ * a gpusort started without one loads no MPI library at all (Open MPI's shared
+ * libraries cost start-up time). GPUSORT_MPI_MODULE names another
  * path; a gpusort not installed finds the one built beside it (.libs/, libtool's). */
 #include "config.h"
 #include <dlfcn.h>

@@ -21,10 +21,9 @@ static void cluster_leave(void)
 }
 
 /* Open MPI opens every messaging layer it has before picking one, and its cm layer
- * probes the fabrics' libraries as it opens (PSM2, OFI, Portals): 0.2 s of the 0.3 s
- * that MPI_Init took for each of 2 ranks on the dev VM (Debian's Open MPI 4.1.4).
- * Ranks that are all on one machine talk through shared memory, which is ob1's, so
- * there they ask for ob1 alone, unless the user chose (OMPI_MCA_pml). */
+ * probes the fabrics' libraries as it opens (PSM2, OFI, Portals), most of MPI_Init's
+ * time. Ranks that are all on one machine talk through shared memory, which is ob1's,
+ * so there they ask for ob1 alone, unless the user chose (OMPI_MCA_pml). */
 static void prefer_shared_memory_layer(void)
 {
 #ifdef OPEN_MPI

@@ -59,7 +59,7 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 /* [offset, offset + length) of the twin into map, where mapping it pays and can be. */
 static int map_range(struct distributed_output *output, uint64_t offset, uint64_t length, struct file_map *map)
 {
-	/* the ranks' ranges pay at every size measured (bench/RESULTS.md) */
+	/* a rank's range is worth mapping at any size */
 	if (!output->positional || output->fd < 0 || !file_map_wanted(length, 0))
 		return 0;
 	return file_map_range(output->fd, offset, length, false, "range_write", map);

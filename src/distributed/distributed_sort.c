@@ -36,7 +36,6 @@
 #include "../pipeline/record_order.h"
 #include "../pipeline/text_sort.h"
 #include "../text/text_order.h"
-#include "../../io/fault_inject.h"
 #include "../../io/temp_files.h"
 
 /* The exchange's bytes per pair of ranks and round, within these bounds of -S / (4 x ranks). */
@@ -196,36 +195,37 @@ static int local_sort(const struct cluster *cluster, const struct sort_job *job,
 	return status ? -EIO : 0;
 }
 
+/* The cuts of this rank's run before each splitter. */
+struct run_cutter {
+	struct local_run *run;
+	bool unique;
+	int rank;
+};
+
+static int run_cut(void *context, const struct sample *splitters, size_t count, uint64_t *cuts)
+{
+	struct run_cutter *cutter = context;
+	int error = 0;
+	for (size_t j = 0; j < count && !error; j++)
+		error = splitters_cut(cutter->run, cutter->unique, cutter->rank, &splitters[j], &cuts[j]);
+	if (error)
+		report("%s: %s", cutter->run->path, strerror(-error));
+	return error;
+}
+
 /* Splitters from every rank's samples, and this rank's cuts: cuts[d] to cuts[d + 1] of
  * its run go to rank d. */
 static int split(const struct cluster *cluster, struct local_run *run, bool unique, uint64_t *cuts)
 {
-	int size = cluster->size;
 	unsigned char *encoded = NULL;
 	size_t encoded_bytes = 0;
-	struct agreed_splitters agreed;
-	int error = splitters_sample(run, cluster->rank, splitters_sample_count(size), &encoded, &encoded_bytes);
+	int error = splitters_sample(run, cluster->rank, splitters_sample_count(cluster->size), &encoded, &encoded_bytes);
 	if (error)
 		report("%s: %s", run->path, strerror(-error));
-	error = agreed_splitters_choose(cluster, run->order, unique, error, encoded, encoded_bytes, &agreed);
-	if (error)
-		goto out;
-	cuts[0] = 0;
-	for (int d = 1; d <= size && !error; d++) {
-		cuts[d] = run->size;
-		if (d < size && (size_t)d <= agreed.count)
-			error = splitters_cut(run, unique, cluster->rank, &agreed.chosen[d - 1], &cuts[d]);
-		if (d == 1 && size > 1 && fault_inject("distributed_cut") == FAULT_SHORT)
-			cuts[d] = 0; /* the planted bug (io/fault_inject.h) */
-		if (cuts[d] < cuts[d - 1])
-			cuts[d] = cuts[d - 1];
-	}
-	if (error)
-		report("%s: %s", run->path, strerror(-error));
-	error = cluster_agree(cluster, error);
-out:
+	struct run_cutter context = {run, unique, cluster->rank};
+	const struct share_cutter cutter = {run_cut, &context, run->size};
+	error = agreed_splitters_split(cluster, run->order, unique, error, encoded, encoded_bytes, &cutter, cuts);
 	free(encoded);
-	agreed_splitters_free(&agreed);
 	return error;
 }
 
@@ -266,224 +266,290 @@ static int on_rank_zero(const struct cluster *cluster, const struct sort_job *jo
 	return status;
 }
 
-static int distributed_sort(const struct cluster *cluster, const struct sort_job *job)
-{
-	bool root = cluster->rank == 0;
-	struct rank_figures figures = {0};
-	double started = seconds_now(), phase = started;
+/* What one rank holds for the job, from its first step to the teardown, which alone
+ * releases it (rank_job_finish). */
+struct rank_job {
+	const struct cluster *cluster;
+	const struct sort_job *job;
+	bool root;
+	size_t budget;
+	unsigned threads;
+	struct rank_figures figures;
+	double started, phase;
 	struct distributed_order built;
-	struct shared_inputs inputs = {0};
-	struct input_share share = {0};
-	struct local_run run = {.fd = -1};
-	struct exchange exchange = {0};
-	struct distributed_output output = {.fd = -1};
-	struct job_dirs dirs = {0};
-	struct range_ends ends = {0};
-	char local_path[PATH_MAX] = "", piece_path[PATH_MAX] = "";
-	int piece_fd = -1;
-	uint64_t *cuts = NULL;
-	size_t budget = rank_budget(cluster, job);
-	struct sort_engine *resident_engine = NULL; /* the resident sort's, closed after the commit */
+	struct shared_inputs inputs;
+	struct input_share share;
+	struct job_dirs dirs;
+	const char *rank_dir;                /* this rank's own files: a memory file system, or NULL */
+	struct distributed_output output;
+	bool direct;                         /* the range merged straight into the output */
+	struct sort_engine *resident_engine; /* the resident sort's, closed after the commit */
+	char local_path[PATH_MAX];           /* this rank's run, "" once removed */
+	struct local_run run;
+	uint64_t *cuts;
+	struct exchange exchange;
+	struct range_ends ends;
+	struct sort_verify verify;
+	char piece_path[PATH_MAX];           /* the merged range, when not direct */
+	int piece_fd;
+};
 
-	/* what one process checks before reading anything, checked and said by rank 0 */
-	int error = order_build(job, !root, &built);
-	/* -R: one salt for all, rank 0's, or the ranks' orders would differ */
-	bool random = built.has_text && text_order_is_random(&built.text);
+static void rank_job_init(struct rank_job *rj, const struct cluster *cluster, const struct sort_job *job)
+{
+	memset(rj, 0, sizeof *rj);
+	rj->cluster = cluster;
+	rj->job = job;
+	rj->root = cluster->rank == 0;
+	rj->budget = rank_budget(cluster, job);
+	rj->threads = rank_threads(cluster, job);
+	rj->started = rj->phase = seconds_now();
+	rj->run.fd = -1;
+	rj->output.fd = -1;
+	rj->piece_fd = -1;
+	sort_verify_init(&rj->verify, !job->no_verify);
+}
+
+/* The order (with -R's salt, rank 0's for all), the temp directories, the output's
+ * check and the inputs, each checked and said by rank 0 as one process would. */
+static int rank_job_prepare(struct rank_job *rj)
+{
+	const struct cluster *cluster = rj->cluster;
+	const struct sort_job *job = rj->job;
+	struct distributed_order *built = &rj->built;
+	int error = order_build(job, !rj->root, built);
+	bool random = built->has_text && text_order_is_random(&built->text);
 	if ((error = cluster_agree(cluster, error)) == 0 && random) {
-		if (root && text_sort_read_salt(job->random_source, built.salt) != 0)
+		if (rj->root && text_sort_read_salt(job->random_source, built->salt) != 0)
 			error = -EINVAL;
-		if ((error = cluster_agree(cluster, error)) == 0) {
-			cluster_broadcast(cluster, built.salt, sizeof built.salt, 0);
-			text_order_salt(&built.text, built.salt);
-			built.salted = true;
-		}
+		if ((error = cluster_agree(cluster, error)) != 0)
+			return error;
+		cluster_broadcast(cluster, built->salt, sizeof built->salt, 0);
+		text_order_salt(&built->text, built->salt);
+		built->salted = true;
 	}
 	if (!error && (error = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count)) != 0)
 		report("temporary directory: %s", strerror(-error));
 	/* every rank's files in the job's directories, which the others remove on signals */
 	if ((error = cluster_agree(cluster, error)) != 0 ||
-	    (error = job_dirs_make(cluster, job->runs.temp_dirs, job->runs.temp_dir_count, &dirs)) != 0)
-		goto out;
-	if (root && output_check(&job->output))
+	    (error = job_dirs_make(cluster, job->runs.temp_dirs, job->runs.temp_dir_count, &rj->dirs)) != 0)
+		return error;
+	if (rj->root && output_check(&job->output))
 		error = -EACCES;
-	if ((error = cluster_agree(cluster, error)) != 0 || (error = inputs_resolve(cluster, job, &inputs)) != 0)
-		goto out;
+	if ((error = cluster_agree(cluster, error)) != 0 || (error = inputs_resolve(cluster, job, &rj->inputs)) != 0)
+		return error;
 	/* the shares: rank 0 first, so that a bad input is reported once */
-	size_t record_size = built.order.record_size;
-	if (root)
-		error = input_share_plan(&inputs.list, record_size, built.order.eol, 0, cluster->size, false, &share);
+	size_t record_size = built->order.record_size;
+	if (rj->root)
+		error = input_share_plan(&rj->inputs.list, record_size, built->order.eol, 0, cluster->size, false, &rj->share);
 	if ((error = cluster_agree(cluster, error)) != 0)
-		goto out;
-	if (!root)
-		error = input_share_plan(&inputs.list, record_size, built.order.eol, cluster->rank, cluster->size, false,
-					 &share);
-	if ((error = cluster_agree(cluster, error)) != 0)
-		goto out;
+		return error;
+	if (!rj->root)
+		error = input_share_plan(&rj->inputs.list, record_size, built->order.eol, cluster->rank, cluster->size,
+					 false, &rj->share);
+	return cluster_agree(cluster, error);
+}
 
+/* Where this rank's files go, and the output, opened before the sort. */
+static int rank_job_open_output(struct rank_job *rj)
+{
+	const struct cluster *cluster = rj->cluster;
+	const struct sort_job *job = rj->job;
+	uint64_t share = rj->share.bytes;
 	/* This rank's own files (its sorted share, what it receives, its piece) hold about
 	 * its share each. When the share is small beside -S (these files live in memory
 	 * then, beside the local sort's buffers) they go to a memory file system with room
 	 * for them: in the -T directories they would pass through the disk's write-back,
-	 * which every rank of the machine shares (on 4 GPUs of one machine,
-	 * bench/RESULTS.md, the ranks' writes of their runs took turns). */
-	const char *rank_dir = NULL;
-	if (share.bytes && share.bytes <= budget / 4 && temp_memory_dir(3 * share.bytes + ((uint64_t)64 << 20)))
-		rank_dir = dirs.memory;
+	 * which every rank of the machine shares. */
+	if (share && share <= rj->budget / 4 && temp_memory_dir(3 * share + ((uint64_t)64 << 20)))
+		rj->rank_dir = rj->dirs.memory;
+	int error = distributed_output_open(cluster, &job->output, &rj->output);
+	if (error)
+		return error;
+	rj->direct = rj->output.positional && !job->unique;
+	if (!rj->direct)
+		return 0;
+	/* A rank whose range will be mapped faults in, on threads of its own while it
+	 * sorts, about where that range will be (its share's place: the splitters cut ranges
+	 * about as large as the shares), so that the merge copies into pages already there
+	 * rather than fresh ones. Not beside a sort on the CPU threads, whose cores it would
+	 * take. */
+	uint64_t share_offset = cluster_exscan(cluster, share), total = cluster_sum(cluster, share);
+	if (share <= rj->budget / 2 && job->engine.device != SORT_DEVICE_CPU &&
+	    (error = distributed_output_prefault_start(&rj->output, share_offset, share, total)) != 0)
+		report_file_failure("write failed", rj->output.name, error);
+	return cluster_agree(cluster, error);
+}
 
-	/* The output, opened before the sort: a rank whose range will be mapped faults in,
-	 * on threads of its own while it sorts, about where that range will be (its share's
-	 * place: the splitters cut ranges about as large as the shares), so that the merge
-	 * copies into pages already there (4 GPUs, bench/RESULTS.md: 16 GiB of fresh pages
-	 * took the merge's copies at once). Not beside a sort on the CPU threads, whose
-	 * cores it would take. */
-	if ((error = distributed_output_open(cluster, &job->output, &output)) != 0)
-		goto out;
-	bool direct = output.positional && !job->unique;
-	if (direct) {
-		uint64_t share_offset = cluster_exscan(cluster, share.bytes), total = cluster_sum(cluster, share.bytes);
-		if (share.bytes <= budget / 2 && job->engine.device != SORT_DEVICE_CPU &&
-		    (error = distributed_output_prefault_start(&output, share_offset, share.bytes, total)) != 0)
-			report_file_failure("write failed", output.name, error);
-		if ((error = cluster_agree(cluster, error)) != 0)
-			goto out;
-	}
+/* Bare keys beside GPUs: the shares kept on them, the ranges exchanged GPU to GPU.
+ * Returns 1 when it sorted, 0 when the files must, or the agreed error. */
+static int rank_job_resident(struct rank_job *rj)
+{
+	const struct resident_job work = {rj->job, &rj->share, &rj->built.layout, &rj->built.order, &rj->output,
+					  rj->budget, rj->threads, &rj->figures, rj->job->no_verify ? NULL : &rj->ends,
+					  &rj->resident_engine};
+	int done = resident_sort(rj->cluster, &work);
+	rj->phase = seconds_now();
+	return done;
+}
 
-	/* bare keys beside GPUs: the shares kept on them, the ranges exchanged GPU to GPU */
-	if (direct) {
-		const struct resident_job work = {job, &share, &built.layout, &built.order, &output, budget,
-						  rank_threads(cluster, job), &figures, job->no_verify ? NULL : &ends,
-						  &resident_engine};
-		int done = resident_sort(cluster, &work);
-		if (done != 0) {
-			error = done < 0 ? done : 0;
-			phase = seconds_now();
-			goto out;
-		}
-	}
-
-	/* 1. this rank's share sorted into a local run */
-	phase = seconds_now();
-	int fd = temp_file_create_preferring(rank_dir, local_path, sizeof local_path);
+/* 1. this rank's share sorted into a local run */
+static int rank_job_sort_share(struct rank_job *rj)
+{
+	rj->phase = seconds_now();
+	int error, fd = temp_file_create_preferring(rj->rank_dir, rj->local_path, sizeof rj->local_path);
 	if (fd < 0) {
 		error = fd;
-		report_temp_create_error(local_path, error);
-		local_path[0] = '\0';
+		report_temp_create_error(rj->local_path, error);
+		rj->local_path[0] = '\0';
 	} else {
 		close(fd);
-		error = local_sort(cluster, job, &share, &built, &dirs, local_path);
+		error = local_sort(rj->cluster, rj->job, &rj->share, &rj->built, &rj->dirs, rj->local_path);
 	}
-	if (!error && (error = local_run_open(&run, local_path, &built.order)) != 0)
-		report_file_error(local_path, error);
-	distributed_output_prefault_stop(&output);
-	figures.share_bytes = run.size;
-	figures.sort_seconds = seconds_now() - phase;
-	if ((error = cluster_agree(cluster, error)) != 0)
-		goto out;
+	if (!error && (error = local_run_open(&rj->run, rj->local_path, &rj->built.order)) != 0)
+		report_file_error(rj->local_path, error);
+	distributed_output_prefault_stop(&rj->output);
+	rj->figures.share_bytes = rj->run.size;
+	rj->figures.sort_seconds = seconds_now() - rj->phase;
+	return cluster_agree(rj->cluster, error);
+}
 
-	/* 2. splitters and cuts */
-	phase = seconds_now();
-	cuts = calloc((size_t)cluster->size + 1, sizeof *cuts);
-	if (!cuts)
+/* 2. splitters and cuts; 3. the exchange: the ranges read in place from the runs, or
+ * sent in batches that -S bounds */
+static int rank_job_exchange(struct rank_job *rj)
+{
+	const struct cluster *cluster = rj->cluster;
+	rj->phase = seconds_now();
+	rj->cuts = calloc((size_t)cluster->size + 1, sizeof *rj->cuts);
+	if (!rj->cuts)
 		report("%s", strerror(ENOMEM));
-	if ((error = cluster_agree(cluster, cuts ? 0 : -ENOMEM)) != 0 ||
-	    (error = split(cluster, &run, job->unique, cuts)) != 0)
-		goto out;
-	figures.split_seconds = seconds_now() - phase;
-
-	/* 3. the exchange: the ranges read in place from the runs, or sent in batches that
-	 * -S bounds */
-	size_t batch = budget / (4 * (size_t)cluster->size);
+	int error = cluster_agree(cluster, rj->cuts ? 0 : -ENOMEM);
+	if (error || (error = split(cluster, &rj->run, rj->job->unique, rj->cuts)) != 0)
+		return error;
+	rj->figures.split_seconds = seconds_now() - rj->phase;
+	size_t batch = rj->budget / (4 * (size_t)cluster->size);
 	batch = batch < BATCH_MIN ? BATCH_MIN : batch > BATCH_MAX ? BATCH_MAX : batch;
-	error = exchange_run(cluster, &run, cuts, batch, rank_dir, &exchange);
-	figures.sent_bytes = exchange.sent_bytes;
-	figures.received_bytes = exchange.received_bytes;
-	figures.rounds = exchange.rounds;
-	figures.shared_runs = exchange.shared;
-	figures.exchange_seconds = exchange.seconds;
+	struct exchange *exchange = &rj->exchange;
+	error = exchange_run(cluster, &rj->run, rj->cuts, batch, rj->rank_dir, exchange);
+	rj->figures.sent_bytes = exchange->sent_bytes;
+	rj->figures.received_bytes = exchange->received_bytes;
+	rj->figures.rounds = exchange->rounds;
+	rj->figures.shared_runs = exchange->shared;
+	rj->figures.exchange_seconds = exchange->seconds;
 	if ((error = cluster_agree(cluster, error)) != 0)
-		goto out;
+		return error;
 	/* every rank holds every run open now: the run's name goes, so that whatever ends
 	 * the job, even SIGKILL of every rank, its bytes go with the last descriptor */
-	if (exchange.by_descriptor) {
-		temp_file_remove(local_path);
-		local_path[0] = '\0';
+	if (exchange->by_descriptor) {
+		temp_file_remove(rj->local_path);
+		rj->local_path[0] = '\0';
 	}
+	return 0;
+}
 
-	/* 4. the merge of this rank's range: straight into the output at its offset when
-	 * the range's size is known (without -u, every record received is written) and the
-	 * output is a file every rank can write, else into a piece put in place after */
-	phase = seconds_now();
+/* Where this rank's merged range goes: straight into the output at its offset when the
+ * range's size is known (without -u, every record received is written) and the output
+ * is a file every rank can write, else into a piece put in place after. */
+static int rank_job_sink(struct rank_job *rj, struct range_sink *sink)
+{
 	uint64_t incoming = 0;
-	for (int s = 0; s < cluster->size; s++)
-		incoming += exchange.received[s];
-	struct sort_verify verify;
-	sort_verify_init(&verify, !job->no_verify);
-	struct range_sink sink = {NULL, -1, NULL, 0, 0, &built.order, job->no_verify ? NULL : &ends};
-	if (direct) {
-		sink.output = &output;
-		sink.name = output.name;
-		sink.offset = cluster_exscan(cluster, incoming);
+	for (int s = 0; s < rj->cluster->size; s++)
+		incoming += rj->exchange.received[s];
+	*sink = (struct range_sink){NULL, -1, NULL, 0, 0, &rj->built.order, rj->job->no_verify ? NULL : &rj->ends};
+	if (rj->direct) {
+		sink->output = &rj->output;
+		sink->name = rj->output.name;
+		sink->offset = cluster_exscan(rj->cluster, incoming);
 		/* mapped when the range fits half of -S: the mapped pages count as this rank's */
-		if (incoming <= budget / 2 && (error = distributed_output_map(&output, sink.offset, incoming)) != 0)
-			report_file_failure("write failed", output.name, error);
-	} else {
-		piece_fd = temp_file_create_preferring(rank_dir, piece_path, sizeof piece_path);
-		if (piece_fd < 0) {
-			error = piece_fd;
-			report_temp_create_error(piece_path, error);
-			piece_path[0] = '\0';
-		}
-		sink.fd = piece_fd;
-		sink.name = piece_path;
+		int error = incoming <= rj->budget / 2 ? distributed_output_map(&rj->output, sink->offset, incoming) : 0;
+		if (error)
+			report_file_failure("write failed", rj->output.name, error);
+		return error;
 	}
+	rj->piece_fd = temp_file_create_preferring(rj->rank_dir, rj->piece_path, sizeof rj->piece_path);
+	sink->fd = rj->piece_fd;
+	sink->name = rj->piece_path;
+	if (rj->piece_fd >= 0)
+		return 0;
+	report_temp_create_error(rj->piece_path, rj->piece_fd);
+	rj->piece_path[0] = '\0';
+	return rj->piece_fd;
+}
+
+/* 4. the merge of this rank's range, checked, and (a piece) put in place */
+static int rank_job_merge(struct rank_job *rj)
+{
+	const struct cluster *cluster = rj->cluster;
+	rj->phase = seconds_now();
+	struct range_sink sink;
+	int error = rank_job_sink(rj, &sink);
 	if (!error)
-		error = merge_range(cluster, &built.order, &exchange, budget, rank_threads(cluster, job),
-				    &verify, &sink);
-	figures.merge_seconds = seconds_now() - phase;
-	figures.output_bytes = sink.written;
+		error = merge_range(cluster, &rj->built.order, &rj->exchange, rj->budget, rj->threads, &rj->verify, &sink);
+	rj->figures.merge_seconds = seconds_now() - rj->phase;
+	rj->figures.output_bytes = sink.written;
 	/* the merged range is in the output or the piece: what was received goes now, and
 	 * this rank's run once every rank has merged (their merges may read it in place) */
-	local_run_close(&run);
-	exchange_free(cluster, &exchange);
+	local_run_close(&rj->run);
+	exchange_free(cluster, &rj->exchange);
 	if ((error = cluster_agree(cluster, error)) != 0)
-		goto out;
-	if (local_path[0])
-		temp_file_remove(local_path);
-	local_path[0] = '\0';
-	if (!job->no_verify &&
-	    (error = distributed_verify(cluster, &built.order, &ends, atomic_load(&verify.disorder), figures.share_bytes,
-					sink.written)) != 0)
-		goto out;
-	phase = seconds_now();
-	if (!direct) {
-		uint64_t offset = cluster_exscan(cluster, sink.written);
-		error = distributed_output_put(cluster, &output, piece_fd, piece_path, sink.written, offset, MERGE_BLOCK);
-	}
-out:
-	/* 5. every rank's range in place: rank 0 commits, or every rank gives up */
-	error = distributed_output_finish(cluster, &output, error);
-	figures.write_seconds = seconds_now() - phase;
-	if (resident_engine)
-		sort_engine_close(resident_engine);
-	figures.total_seconds = seconds_now() - started;
-	local_run_close(&run);
-	exchange_free(cluster, &exchange);
-	if (piece_fd >= 0)
-		close(piece_fd);
-	if (piece_path[0])
-		temp_file_remove(piece_path);
-	if (local_path[0])
-		temp_file_remove(local_path);
-	job_dirs_remove(&dirs);
-	free(cuts);
-	range_ends_free(&ends);
-	input_share_free(&share);
-	inputs_free(cluster, &inputs);
-	if (built.has_text)
-		text_order_free(&built.text);
-	if (!error && job->stats)
-		distributed_stats_print(cluster, &figures);
+		return error;
+	if (rj->local_path[0])
+		temp_file_remove(rj->local_path);
+	rj->local_path[0] = '\0';
+	if (!rj->job->no_verify &&
+	    (error = distributed_verify(cluster, &rj->built.order, &rj->ends, atomic_load(&rj->verify.disorder),
+					rj->figures.share_bytes, sink.written)) != 0)
+		return error;
+	rj->phase = seconds_now();
+	if (rj->direct)
+		return 0;
+	uint64_t offset = cluster_exscan(cluster, sink.written);
+	return distributed_output_put(cluster, &rj->output, rj->piece_fd, rj->piece_path, sink.written, offset,
+				      MERGE_BLOCK);
+}
+
+/* 5. every rank's range in place: rank 0 commits, or every rank gives up; then what the
+ * rank holds is released. Returns the exit status. */
+static int rank_job_finish(struct rank_job *rj, int error)
+{
+	error = distributed_output_finish(rj->cluster, &rj->output, error);
+	rj->figures.write_seconds = seconds_now() - rj->phase;
+	if (rj->resident_engine)
+		sort_engine_close(rj->resident_engine);
+	rj->figures.total_seconds = seconds_now() - rj->started;
+	local_run_close(&rj->run);
+	exchange_free(rj->cluster, &rj->exchange);
+	if (rj->piece_fd >= 0)
+		close(rj->piece_fd);
+	if (rj->piece_path[0])
+		temp_file_remove(rj->piece_path);
+	if (rj->local_path[0])
+		temp_file_remove(rj->local_path);
+	job_dirs_remove(&rj->dirs);
+	free(rj->cuts);
+	range_ends_free(&rj->ends);
+	input_share_free(&rj->share);
+	inputs_free(rj->cluster, &rj->inputs);
+	if (rj->built.has_text)
+		text_order_free(&rj->built.text);
+	if (!error && rj->job->stats)
+		distributed_stats_print(rj->cluster, &rj->figures);
 	return error ? 2 : 0;
+}
+
+static int distributed_sort(const struct cluster *cluster, const struct sort_job *job)
+{
+	struct rank_job rj;
+	rank_job_init(&rj, cluster, job);
+	int error = rank_job_prepare(&rj);
+	if (!error)
+		error = rank_job_open_output(&rj);
+	int resident = !error && rj.direct ? rank_job_resident(&rj) : 0;
+	if (resident < 0)
+		error = resident;
+	if (!error && resident == 0 && (error = rank_job_sort_share(&rj)) == 0 &&
+	    (error = rank_job_exchange(&rj)) == 0)
+		error = rank_job_merge(&rj);
+	return rank_job_finish(&rj, error);
 }
 
 int distributed_sort_run(const struct sort_job *job)

@@ -10,12 +10,24 @@
 #include "input_share.h"
 #include "../common/report.h"
 
-/* The first record boundary at or after global position at, in inputs whose sizes are
- * sizes[] (starting at starts[]): an input's start and end are boundaries; inside one,
- * the byte after a terminator. */
-static int line_boundary(const struct input_list *inputs, const uint64_t *starts, const uint64_t *sizes,
-			 unsigned char eol, uint64_t at, bool quiet, uint64_t *boundary)
+/* The inputs taken as one stream of bytes: input i's are [starts[i], starts[i] + sizes[i])
+ * of total; record_size 0: lines ended by eol. quiet: failures are not reported. */
+struct joined_inputs {
+	const struct input_list *inputs;
+	uint64_t *starts, *sizes, total;
+	size_t record_size;
+	unsigned char eol;
+	bool quiet;
+};
+
+/* The first record boundary at or after global position at: an input's start and end
+ * are boundaries; inside one, the byte after a terminator. */
+static int line_boundary(const struct joined_inputs *joined, uint64_t at, uint64_t *boundary)
 {
+	const struct input_list *inputs = joined->inputs;
+	const uint64_t *starts = joined->starts, *sizes = joined->sizes;
+	unsigned char eol = joined->eol;
+	bool quiet = joined->quiet;
 	size_t i = 0;
 	while (i < inputs->count && at >= starts[i] + sizes[i])
 		i++;
@@ -57,16 +69,15 @@ static int line_boundary(const struct input_list *inputs, const uint64_t *starts
 }
 
 /* Global position to cut at, before rank r's share. */
-static int share_cut(const struct input_list *inputs, const uint64_t *starts, const uint64_t *sizes, uint64_t total,
-		     size_t record_size, unsigned char eol, int r, int size, bool quiet, uint64_t *cut)
+static int share_cut(const struct joined_inputs *joined, int r, int size, uint64_t *cut)
 {
 	/* r x total / size without overflow for any file size */
-	uint64_t at = (uint64_t)((unsigned __int128)total * (unsigned)r / (unsigned)size);
-	if (record_size) {
-		*cut = at / record_size * record_size;
+	uint64_t at = (uint64_t)((unsigned __int128)joined->total * (unsigned)r / (unsigned)size);
+	if (joined->record_size) {
+		*cut = at / joined->record_size * joined->record_size;
 		return 0;
 	}
-	return line_boundary(inputs, starts, sizes, eol, at, quiet, cut);
+	return line_boundary(joined, at, cut);
 }
 
 int input_share_plan(const struct input_list *inputs, size_t record_size, unsigned char eol, int rank, int size,
@@ -130,9 +141,9 @@ int input_share_plan(const struct input_list *inputs, size_t record_size, unsign
 		}
 		goto out;
 	}
+	const struct joined_inputs joined = {inputs, starts, sizes, total, record_size, eol, quiet};
 	uint64_t begin, end;
-	if ((error = share_cut(inputs, starts, sizes, total, record_size, eol, rank, size, quiet, &begin)) != 0 ||
-	    (error = share_cut(inputs, starts, sizes, total, record_size, eol, rank + 1, size, quiet, &end)) != 0)
+	if ((error = share_cut(&joined, rank, size, &begin)) != 0 || (error = share_cut(&joined, rank + 1, size, &end)) != 0)
 		goto out;
 	for (size_t i = 0; i < count && begin < end; i++) {
 		uint64_t from = begin > starts[i] ? begin : starts[i];

@@ -11,6 +11,7 @@
 #include "../common/report.h"
 #include "../common/verify.h"
 #include "../pipeline/merge.h"
+#include "../pipeline/range_cut.h"
 #include "../pipeline/record_stream.h"
 #include "../../io/file_map.h"
 #include "../../io/input_file.h"
@@ -34,10 +35,8 @@ struct range_source {
 
 /* A range of a run on a memory file system (where the runs of one machine's ranks
  * live), mapped instead of read (io/file_map.h): the merge then takes its records where
- * they lie, without a copy into a buffer first. On several GPUs of one machine the
- * host's memory bandwidth bounds the merge, and each pass of the data through it counts
- * (4 H200s, 16 GiB: a rank's merge 2.1-2.7 s read, 0.75-1.0 s mapped; bench/RESULTS.md).
- * Leaves the range unmapped (for the caller to read it) where io does not map it or it
+ * they lie, without a copy into a buffer first, as the host's memory bandwidth bounds
+ * the merge of ranks that share a machine. Leaves the range unmapped (for the caller to read it) where io does not map it or it
  * does not end at a record's end. */
 static void range_map(struct range_source *source, const struct record_order *order, const struct merge_input *input)
 {
@@ -132,7 +131,8 @@ static int merge_in_one(const struct record_order *order, const struct merge_inp
 		used++;
 	}
 	if (!error && used)
-		error = merge_records(order, verify, sources, used, true, MERGE_BLOCK, range_sink_write, sink, NULL);
+		error = merge_records(order, verify, sources, used,
+				      &(struct merge_sink){range_sink_write, NULL, sink, MERGE_BLOCK, true}, NULL);
 out:
 	for (size_t i = 0; ranges && i < count; i++) {
 		if (ranges[i].open)
@@ -162,18 +162,74 @@ static void *merge_part_main(void *context)
 	return NULL;
 }
 
-/* cuts[i * (parts + 1) + t]: where input i is cut before part t, from the largest
- * input's equidistant records (ties: input, then position, as the merge orders them). */
+/* The parts' splitters (from 1; record NULL: past the largest input's end) located in
+ * the inputs, one after another: an input's run serves one reader. */
+struct part_cutter {
+	const struct merge_input *inputs;
+	struct local_run *runs;
+	struct sample *splitters;
+};
+
+static int part_locate(void *context, void *scratch, size_t splitter, size_t input, uint64_t *position)
+{
+	(void)scratch;
+	struct part_cutter *cutter = context;
+	const struct sample *sample = &cutter->splitters[splitter];
+	const struct merge_input *in = &cutter->inputs[input];
+	if (!sample->record || in->length == 0) {
+		*position = in->length;
+		return 0;
+	}
+	int error = splitters_cut(&cutter->runs[input], false, (int)input, sample, position);
+	if (error)
+		report_file_error(in->name, error);
+	return error;
+}
+
+/* The largest input's equidistant records as the parts' splitters (ties: input, then
+ * position, as the merge orders them), each a copy of its own. */
+static int parts_splitters(const struct merge_input *inputs, struct local_run *from, size_t largest, unsigned parts,
+			   struct sample *splitters)
+{
+	for (unsigned t = 1; t < parts; t++) {
+		uint64_t at = from->size / parts * t, start, next;
+		const unsigned char *record;
+		size_t len;
+		int error = local_run_next_start(from, at, &start);
+		if (!error && start < from->size)
+			error = local_run_record(from, start, &record, &len, &next);
+		if (error) {
+			report_file_error(inputs[largest].name, error);
+			return error;
+		}
+		if (start >= from->size)
+			continue;
+		unsigned char *copy = malloc(len ? len : 1);
+		if (!copy) {
+			report("%s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		splitters[t] = (struct sample){memcpy(copy, record, len), len, largest, start};
+	}
+	return 0;
+}
+
+/* bounds[t * count + i]: where input i is cut before part t (range_cut.h). */
 static int cut_parts(const struct record_order *order, const struct merge_input *inputs, size_t count, unsigned parts,
-		     uint64_t *cuts)
+		     uint64_t *bounds)
 {
 	struct local_run *runs = calloc(count, sizeof *runs);
-	unsigned char *splitter = NULL;
+	struct sample *splitters = calloc(parts, sizeof *splitters);
+	uint64_t *ends = calloc(count, sizeof *ends);
 	size_t largest = 0;
-	int error = runs ? 0 : -ENOMEM;
+	int error = runs && splitters && ends ? 0 : -ENOMEM;
+	if (error)
+		report("%s", strerror(ENOMEM));
 	for (size_t i = 0; i < count; i++) {
 		if (runs)
 			runs[i].fd = -1;
+		if (ends)
+			ends[i] = inputs[i].length;
 		if (inputs[i].length > inputs[largest].length)
 			largest = i;
 	}
@@ -182,48 +238,19 @@ static int cut_parts(const struct record_order *order, const struct merge_input 
 		if (inputs[i].length &&
 		    (error = local_run_open_range(&runs[i], inputs[i].path, inputs[i].base, inputs[i].length, order)) != 0)
 			report_file_error(inputs[i].name, error);
-	for (size_t i = 0; i < count && !error; i++) {
-		cuts[i * (parts + 1)] = 0;
-		cuts[i * (parts + 1) + parts] = inputs[i].length;
-	}
-	for (unsigned t = 1; t < parts && !error; t++) {
-		struct local_run *from = &runs[largest];
-		uint64_t at = from->size / parts * t, start, next;
-		const unsigned char *record;
-		size_t len;
-		if ((error = local_run_next_start(from, at, &start)) != 0 ||
-		    (start < from->size && (error = local_run_record(from, start, &record, &len, &next)) != 0)) {
-			report_file_error(inputs[largest].name, error);
-			break;
-		}
-		if (start < from->size) {
-			/* the splitter's bytes, apart from the buffer the searches reuse */
-			unsigned char *copy = realloc(splitter, len ? len : 1);
-			if (!copy) {
-				error = -ENOMEM;
-				report("%s", strerror(ENOMEM));
-				break;
-			}
-			splitter = copy;
-			memcpy(splitter, record, len);
-		}
-		struct sample sample = {splitter, len, largest, start};
-		for (size_t i = 0; i < count && !error; i++) {
-			uint64_t *cut = &cuts[i * (parts + 1) + t];
-			if (start >= from->size || inputs[i].length == 0)
-				*cut = inputs[i].length;
-			else if ((error = splitters_cut(&runs[i], false, (int)i, &sample, cut)) != 0)
-				report_file_error(inputs[i].name, error);
-		}
-	}
-	for (size_t i = 0; i < count && !error; i++)
-		for (unsigned t = 1; t <= parts; t++)
-			if (cuts[i * (parts + 1) + t] < cuts[i * (parts + 1) + t - 1])
-				cuts[i * (parts + 1) + t] = cuts[i * (parts + 1) + t - 1];
+	if (!error)
+		error = parts_splitters(inputs, &runs[largest], largest, parts, splitters);
+	struct part_cutter cutter = {inputs, runs, splitters};
+	const struct range_locator locator = {part_locate, &cutter, 0, 1};
+	if (!error)
+		error = range_cut(&locator, count, parts, ends, bounds, NULL);
 	for (size_t i = 0; runs && i < count; i++)
 		local_run_close(&runs[i]);
+	for (unsigned t = 0; splitters && t < parts; t++)
+		free((void *)splitters[t].record);
 	free(runs);
-	free(splitter);
+	free(splitters);
+	free(ends);
 	return error;
 }
 
@@ -294,7 +321,7 @@ int rank_merge(const struct record_order *order, const struct merge_input *input
 		part[t].sink.written = 0;
 		part[t].sink.ends = sink->ends ? &part[t].ends : NULL;
 		for (size_t i = 0; i < count; i++) {
-			uint64_t from = cuts[i * (parts + 1) + t], to = cuts[i * (parts + 1) + t + 1];
+			uint64_t from = cuts[t * count + i], to = cuts[(t + 1) * count + i];
 			part[t].inputs[i] = (struct merge_input){inputs[i].path, inputs[i].name, inputs[i].base + from,
 								    to - from};
 			offset += to - from;

@@ -18,7 +18,6 @@
 #include "../binary/record_reader.h"
 #include "../common/report.h"
 #include "../common/verify.h"
-#include "../../io/fault_inject.h"
 
 /* As binary_sort.c's: under --device=auto, fewer bytes of keys than this sort on the
  * CPU threads in one process, which finish before a GPU would start. */
@@ -133,22 +132,58 @@ static void bare_flip(unsigned char *key, size_t width, uint64_t mask)
 	memcpy(key, &word, width);
 }
 
+/* Reports a failure of the engine, with its reason where it gave one. */
+static void report_engine(const struct resident_rank *rank, const char *reason, int error)
+{
+	report("sort engine (%s): %s", sort_engine_describe(rank->engine), reason[0] ? reason : strerror(-error));
+}
+
+/* Each splitter's bounds in this share, found on the GPU; a record's place is (key,
+ * rank, position), so this rank's equal keys go before a splitter of a later rank,
+ * after one of an earlier rank, and at its position for one of its own. */
+static int resident_cut(void *context, const struct sample *splitters, size_t count, uint64_t *cuts)
+{
+	struct resident_rank *rank = context;
+	uint64_t mask = record_form_bare_mask(&rank->layout, rank->form);
+	uint64_t *lower = calloc(count, sizeof *lower), *upper = calloc(count, sizeof *upper);
+	unsigned char *values = calloc(count, rank->width);
+	char reason[256] = "";
+	int error = lower && upper && values ? 0 : -ENOMEM;
+	for (size_t j = 0; !error && j < count; j++) {
+		memcpy(values + j * rank->width, splitters[j].record, rank->width);
+		bare_flip(values + j * rank->width, rank->width, mask);
+	}
+	if (!error)
+		error = sort_engine_resident_bounds(rank->engine, values, count, lower, upper, reason, sizeof reason);
+	for (size_t j = 0; !error && j < count; j++) {
+		uint64_t own = splitters[j].position / rank->record_size, mine = (uint64_t)rank->cluster->rank;
+		if (splitters[j].rank < mine)
+			cuts[j] = lower[j];
+		else if (splitters[j].rank > mine)
+			cuts[j] = upper[j];
+		else
+			cuts[j] = own < lower[j] ? lower[j] : own > upper[j] ? upper[j] : own;
+	}
+	if (error)
+		report_engine(rank, reason, error);
+	free(lower);
+	free(upper);
+	free(values);
+	return error;
+}
+
 /* The splitters from every rank's samples of its sorted share, and this rank's cuts. */
 static int split(struct resident_rank *rank)
 {
 	const struct cluster *cluster = rank->cluster;
-	int size = cluster->size;
-	size_t samples_each = splitters_sample_count(size);
+	size_t samples_each = splitters_sample_count(cluster->size);
 	size_t count = rank->n < samples_each ? rank->n : samples_each;
 	uint64_t *indexes = malloc((count ? count : 1) * sizeof *indexes);
 	uint64_t *positions = malloc((count ? count : 1) * sizeof *positions);
 	unsigned char *images = malloc((count ? count : 1) * rank->width), *encoded = NULL;
-	uint64_t *lower = calloc((size_t)size, sizeof *lower), *upper = calloc((size_t)size, sizeof *upper);
-	unsigned char *values = calloc((size_t)size, rank->width);
-	struct agreed_splitters agreed;
 	size_t encoded_bytes = 0;
 	char reason[256] = "";
-	int error = indexes && positions && images && lower && upper && values ? 0 : -ENOMEM;
+	int error = indexes && positions && images ? 0 : -ENOMEM;
 	/* equidistant samples, as the file-based path takes them from its run */
 	for (size_t j = 0; j < count; j++) {
 		indexes[j] = (uint64_t)((unsigned __int128)rank->n * j / count);
@@ -164,49 +199,14 @@ static int split(struct resident_rank *rank)
 		error = splitters_encode(cluster->rank, images, rank->record_size, positions, count, &encoded,
 					 &encoded_bytes);
 	if (error)
-		report("sort engine (%s): %s", sort_engine_describe(rank->engine), reason[0] ? reason : strerror(-error));
-	error = agreed_splitters_choose(cluster, rank->work->order, false, error, encoded, encoded_bytes, &agreed);
-	if (error)
-		goto out;
-	/* each splitter's bounds in this share; a record's place is (key, rank, position),
-	 * so this rank's equal keys go before a splitter of a later rank, after one of an
-	 * earlier rank, and at its position for one of its own */
-	size_t cutters = agreed.count < (size_t)size - 1 ? agreed.count : (size_t)size - 1;
-	for (size_t d = 0; d < cutters; d++) {
-		memcpy(values + d * rank->width, agreed.chosen[d].record, rank->width);
-		bare_flip(values + d * rank->width, rank->width, mask);
-	}
-	if (cutters && rank->n)
-		error = sort_engine_resident_bounds(rank->engine, values, cutters, lower, upper, reason, sizeof reason);
-	rank->cuts[0] = 0;
-	for (int d = 1; d <= size && !error; d++) {
-		uint64_t cut = rank->n;
-		if ((size_t)d <= cutters && rank->n) {
-			const struct sample *splitter = &agreed.chosen[d - 1];
-			uint64_t own = splitter->position / rank->record_size;
-			if (splitter->rank < (uint64_t)cluster->rank)
-				cut = lower[d - 1];
-			else if (splitter->rank > (uint64_t)cluster->rank)
-				cut = upper[d - 1];
-			else
-				cut = own < lower[d - 1] ? lower[d - 1] : own > upper[d - 1] ? upper[d - 1] : own;
-		}
-		if (d == 1 && size > 1 && fault_inject("distributed_cut") == FAULT_SHORT)
-			cut = 0; /* the planted bug (io/fault_inject.h) */
-		rank->cuts[d] = cut < rank->cuts[d - 1] ? rank->cuts[d - 1] : cut;
-	}
-	if (error)
-		report("sort engine (%s): %s", sort_engine_describe(rank->engine), reason[0] ? reason : strerror(-error));
-	error = cluster_agree(cluster, error);
-out:
+		report_engine(rank, reason, error);
+	const struct share_cutter cutter = {resident_cut, rank, rank->n};
+	error = agreed_splitters_split(cluster, rank->work->order, false, error, encoded, encoded_bytes, &cutter,
+				       rank->cuts);
 	free(indexes);
 	free(positions);
 	free(images);
 	free(encoded);
-	free(lower);
-	free(upper);
-	free(values);
-	agreed_splitters_free(&agreed);
 	return error;
 }
 

@@ -5,9 +5,8 @@
  * copies its key range from every rank's GPU into its own (CUDA IPC: over NVLink where
  * the GPUs have it), merges the pieces there and copies the range out into the output at
  * its offset. Nothing goes through a temp file or the host's memory between the read
- * and the write: the file-based path (a local run per rank in /dev/shm, the merge on the
- * CPU) moved every byte through host memory five or six times, and on 2 and 4 GPUs of
- * one machine lost to one GPU (bench/RESULTS.md). */
+ * and the write, where the file-based path (a local run per rank in /dev/shm, the merge
+ * on the CPU) moves every byte through host memory five or six times. */
 #ifndef GPUSORT_RESIDENT_SORT_H
 #define GPUSORT_RESIDENT_SORT_H
 

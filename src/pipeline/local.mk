@@ -15,6 +15,7 @@ libpipeline_la_SOURCES += \
 	src/pipeline/record_stream.h src/pipeline/record_stream.c \
 	src/pipeline/order_check.h src/pipeline/order_check.c \
 	src/pipeline/ordered_blocks.h src/pipeline/ordered_blocks.c \
+	src/pipeline/range_cut.h src/pipeline/range_cut.c \
 	src/pipeline/range_merge.h src/pipeline/range_merge.c \
 	src/pipeline/record_output.h src/pipeline/record_output.c \
 	src/pipeline/output_check.h src/pipeline/output_check.c \

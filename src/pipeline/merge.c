@@ -351,26 +351,16 @@ static int keys_out_emit(void *context, const unsigned char *records, size_t cou
 }
 
 int merge_records(const struct record_order *order, struct sort_verify *verify, struct merge_source *sources,
-		  size_t k, bool to_output, size_t block_bytes, record_sink sink, void *sink_context,
-		  size_t *failed)
-{
-	return merge_records_by_block(order, verify, sources, k, to_output, block_bytes, sink, NULL, sink_context,
-				      failed);
-}
-
-int merge_records_by_block(const struct record_order *order, struct sort_verify *verify,
-			   struct merge_source *sources, size_t k, bool to_output, size_t block_bytes,
-			   record_sink sink, record_block_sink block_sink, void *sink_context, size_t *failed)
+		  size_t k, const struct merge_sink *sink, size_t *failed)
 {
 	if (verify && !verify->enabled)
 		verify = NULL;
 	struct fingerprint print = {0, 0};
 	uint64_t disorder = 0;
-	bool unique = order->unique, keep_last = unique || (verify && to_output);
+	bool unique = order->unique, to_output = sink->to_output, keep_last = unique || (verify && to_output);
+	size_t block_bytes = sink->block_bytes > order->record_size ? sink->block_bytes : order->record_size;
 	if (merge_keys_eligible(order) && k > 0) {
-		if (block_bytes < order->record_size)
-			block_bytes = order->record_size;
-		struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink, block_sink, sink_context};
+		struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink->write, sink->write_block, sink->context};
 		struct keys_out keys = {order, verify, to_output, &out, &print, 0, 0, false};
 		size_t failing = k;
 		int error = out.bytes ? merge_keys(order, sources, k, keys_out_emit, &keys, &failing) : -ENOMEM;
@@ -386,14 +376,12 @@ int merge_records_by_block(const struct record_order *order, struct sort_verify 
 	struct tree tree = {order, NULL, NULL, 1, NULL, NULL};
 	while (tree.leaves < k)
 		tree.leaves *= 2;
-	if (block_bytes < order->record_size)
-		block_bytes = order->record_size;
 	tree.cursors = calloc(tree.leaves, sizeof *tree.cursors);
 	tree.keys = calloc(tree.leaves, sizeof *tree.keys);
 	tree.nodes = calloc(tree.leaves, sizeof *tree.nodes);
 	if (!order->compare)
 		tree.loser_orders = calloc(tree.leaves, sizeof *tree.loser_orders);
-	struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink, block_sink, sink_context};
+	struct output_block out = {malloc(block_bytes), 0, block_bytes, 0, sink->write, sink->write_block, sink->context};
 	struct last_record last = {NULL, NULL, 0, 0, 0, false};
 	int error = (!tree.cursors || !tree.keys || !tree.nodes || !out.bytes || (!order->compare && !tree.loser_orders))
 			    ? -ENOMEM : 0;

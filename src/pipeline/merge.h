@@ -23,24 +23,28 @@ struct merge_source {
 };
 
 
-/* Merges k sources into sink, in output blocks of about block_bytes. Returns 0 or the
- * first negative errno, with *failed (when not NULL) set to the source that failed, or
- * k when it was the sink or memory. Records dropped by -u count as put out for the
- * self-check (verify, NULL for none); to_output: the sink is the sort's output (or a
- * range of it), so what goes to it is checked for order and counted too. */
-int merge_records(const struct record_order *order, struct sort_verify *verify, struct merge_source *sources,
-		  size_t k, bool to_output, size_t block_bytes, record_sink sink, void *sink_context,
-		  size_t *failed);
-
 /* A sink that takes a full output block itself instead of a copy: handed *block (bytes
  * of count records at its start, *capacity bytes in all), it gives back in *block and
  * *capacity a free malloc'ed block of at least as many bytes. */
 typedef int (*record_block_sink)(void *context, unsigned char **block, size_t *capacity, size_t bytes,
 				 size_t count);
-/* merge_records handing each output block to block_sink (records too large for a block
- * still go to sink, from where they lie). */
-int merge_records_by_block(const struct record_order *order, struct sort_verify *verify,
-			   struct merge_source *sources, size_t k, bool to_output, size_t block_bytes,
-			   record_sink sink, record_block_sink block_sink, void *sink_context, size_t *failed);
+
+/* Where a merge puts its records: write takes output blocks of about block_bytes, or
+ * write_block, where set, takes them whole (records too large for a block still go to
+ * write, from where they lie). to_output: this is the sort's output (or a range of it),
+ * so what goes to it is checked for order and counted too. */
+struct merge_sink {
+	record_sink write;
+	record_block_sink write_block;
+	void *context;
+	size_t block_bytes;
+	bool to_output;
+};
+
+/* Merges k sources into sink. Returns 0 or the first negative errno, with *failed (when
+ * not NULL) set to the source that failed, or k when it was the sink or memory. Records
+ * dropped by -u count as put out for the self-check (verify, NULL for none). */
+int merge_records(const struct record_order *order, struct sort_verify *verify, struct merge_source *sources,
+		  size_t k, const struct merge_sink *sink, size_t *failed);
 
 #endif

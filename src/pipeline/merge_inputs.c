@@ -73,6 +73,13 @@ static void input_close(struct input_source *source)
 	source->open = false;
 }
 
+/* -m's inputs, each a stream and a source of the merge, read in blocks of block_bytes. */
+struct input_set {
+	struct input_source *inputs;
+	struct merge_source *sources;
+	size_t count, block_bytes;
+};
+
 static int input_next(void *context, const unsigned char **bytes, size_t *len)
 {
 	struct input_source *source = context;
@@ -96,18 +103,18 @@ static int input_next(void *context, const unsigned char **bytes, size_t *len)
  * input order, so equal records keep it, as in one merge. With few descriptors left
  * (lazily), each group's inputs are opened for its merge and closed after it. Failures
  * are reported. */
-static int merge_inputs_in_passes(const struct record_order *order, struct merge_source *sources, size_t count,
-				  size_t batch, size_t block_bytes, struct run_list *runs,
-				  struct record_output *output, struct sort_stats *stats)
+static int merge_inputs_in_passes(const struct record_order *order, const struct input_set *set, size_t batch,
+				  struct run_list *runs, struct record_output *output, struct sort_stats *stats)
 {
+	size_t count = set->count, block_bytes = set->block_bytes;
 	int error = 0;
 	for (size_t first = 0; first < count && !error; first += batch) {
 		size_t k = count - first < batch ? count - first : batch, failed;
 		struct run_sink sink;
+		const struct merge_sink to = {run_sink_write, NULL, &sink, block_bytes, false};
 		if ((error = run_begin(runs, order, block_bytes, &sink, stats)) != 0)
 			break;
-		error = merge_records(order, NULL, sources + first, k, false, block_bytes, run_sink_write, &sink,
-				      &failed);
+		error = merge_records(order, NULL, set->sources + first, k, &to, &failed);
 		if (error && failed < k)
 			run_abandon(&sink); /* the input has said what is wrong with it */
 		else
@@ -119,9 +126,9 @@ static int merge_inputs_in_passes(const struct record_order *order, struct merge
 	size_t last, fan_in = run_list_fan_in(runs, batch, 0, &one, &last);
 	if (!error)
 		error = merge_passes(order, NULL, runs, fan_in, last, block_bytes, 1, stats);
+	const struct merge_sink to_output = {record_output_write, NULL, output, block_bytes, true};
 	if (!error)
-		error = merge_runs(order, NULL, true, runs, 0, runs->count, block_bytes, record_output_write, output,
-				   NULL);
+		error = merge_runs(order, NULL, runs, 0, runs->count, &to_output, NULL);
 	return error;
 }
 
@@ -142,10 +149,11 @@ static void report_open_failure(const char *name, int error)
  * (runs hold none between merges). The runs are then merged in passes down to what
  * the last merge can open beside the output (which holds output_descriptors), opened
  * only then. Order is kept as in one merge. Failures are reported. */
-static int merge_inputs_into_runs(const struct record_order *order, struct input_source *inputs,
-				  struct merge_source *sources, size_t count, size_t batch, size_t output_descriptors,
-				  size_t block_bytes, struct run_list *runs, struct sort_stats *stats)
+static int merge_inputs_into_runs(const struct record_order *order, const struct input_set *set, size_t batch,
+				  size_t output_descriptors, struct run_list *runs, struct sort_stats *stats)
 {
+	struct input_source *inputs = set->inputs;
+	size_t count = set->count, block_bytes = set->block_bytes;
 	int error = 0;
 	for (size_t first = 0; first < count && !error;) {
 		size_t room = run_descriptors_free(), beside = GROUP_RUN_DESCRIPTORS + GROUP_SPARE_DESCRIPTORS;
@@ -164,9 +172,9 @@ static int merge_inputs_into_runs(const struct record_order *order, struct input
 				report_open_failure(inputs[i].name, error);
 		struct run_sink sink;
 		size_t failed = k;
+		const struct merge_sink to = {run_sink_write, NULL, &sink, block_bytes, false};
 		if (!error && (error = run_begin(runs, order, block_bytes, &sink, stats)) == 0) {
-			error = merge_records(order, NULL, sources + first, k, false, block_bytes, run_sink_write,
-					      &sink, &failed);
+			error = merge_records(order, NULL, set->sources + first, k, &to, &failed);
 			if (error && failed < k)
 				run_abandon(&sink); /* the input has said what is wrong with it */
 			else
@@ -237,9 +245,9 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 		error = -EFBIG;
 	/* -o: the file and its temp twin, made at once beside the runs */
 	size_t output_descriptors = target->name && strcmp(target->name, "-") != 0 && !target->to_fd ? 2 : 0;
+	const struct input_set set = {inputs, sources, count, block_bytes};
 	if (!error && lazily)
-		error = merge_inputs_into_runs(order, inputs, sources, count, limits->batch_size, output_descriptors,
-					       block_bytes, &runs, stats);
+		error = merge_inputs_into_runs(order, &set, limits->batch_size, output_descriptors, &runs, stats);
 	if (!error && !any_record) /* nothing to merge: nor memory to take */
 		error = record_output_empty(target, stats);
 	else if (!error) {
@@ -260,11 +268,11 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 				error = merge_runs_into(merge, order, NULL, true, block_bytes, record_output_write, &output,
 							NULL);
 			else if (in_passes)
-				error = merge_inputs_in_passes(order, sources, count, limits->batch_size, block_bytes,
-							       &runs, &output, stats);
+				error = merge_inputs_in_passes(order, &set, limits->batch_size, &runs, &output, stats);
 			else
-				error = merge_records(order, NULL, sources, count, true, block_bytes, record_output_write,
-						      &output, &failed);
+				error = merge_records(order, NULL, sources, count,
+						      &(struct merge_sink){record_output_write, NULL, &output, block_bytes, true},
+						      &failed);
 			for (size_t i = 0; i < count; i++) {
 				stats->seconds[STAGE_READ] += inputs[i].stream.read_seconds;
 				stats->bytes[STAGE_READ] += inputs[i].stream.bytes_read;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include "merge.h"
 #include "ordered_blocks.h"
+#include "range_cut.h"
 #include "range_merge.h"
 #include "../../io/write_queue.h"
 #include "../common/verify.h"
@@ -22,8 +23,8 @@
  * to the file behind it while it merges the next ones. */
 #define RANGE_WRITE_DEPTH 3
 /* The most -u's moves of ranges into place read at once (compact_unique), the next piece
- * read while one is written. The moves are bound by the disk: on the 2-core VM 4.2 GB
- * took 5.8-6.2 s in pieces of 8 MiB, 7.3-7.5 s in pieces of 64 MiB (bench/RESULTS.md). */
+ * read while one is written: the moves are bound by the disk, which smaller pieces keep
+ * busier. */
 #define UNIQUE_MOVE_BYTES_MAX ((size_t)8 << 20)
 /* How often the main thread looks at the merge threads (and redraws --progress). */
 #define MERGE_POLL_NANOSECONDS 20000000L
@@ -117,50 +118,21 @@ static int run_lower_bound(const struct record_order *order, struct run *run, co
 	return 0;
 }
 
-/* The lower bounds of a plan's splitters in every run: (splitter, run) pairs taken in
- * turn by threads, each with a block buffer of its own (a bound costs a block read and
- * decompressed: 63 splitters in 37 runs took seconds on one thread). */
-struct bound_jobs {
+/* Locates the plan's splitters in the runs (range_cut.h): a bound costs a block read
+ * and decompressed, in the thread's own block buffer. */
+struct run_locator {
 	const struct record_order *order;
 	struct run_list *list;
-	struct range_plan *plan;
+	const struct range_plan *plan;
 	const struct entry *const *splitters; /* per range from 1 */
-	size_t count;                         /* pairs: (ranges - 1) * k */
 	size_t max_block;
-	atomic_size_t next;
-	atomic_int error;         /* the first failure, */
-	atomic_size_t failed_run; /* in this run */
 };
 
-/* The first failure wins. */
-static void bound_jobs_fail(struct bound_jobs *jobs, int error, size_t run)
+static int run_locate(void *context, void *scratch, size_t splitter, size_t run, uint64_t *position)
 {
-	int none = 0;
-	if (atomic_compare_exchange_strong(&jobs->error, &none, error))
-		atomic_store(&jobs->failed_run, run);
-}
-
-static void *bound_worker(void *context)
-{
-	struct bound_jobs *jobs = context;
-	size_t k = jobs->plan->k;
-	unsigned char *buffer = malloc(jobs->max_block);
-	if (!buffer) {
-		bound_jobs_fail(jobs, -ENOMEM, k);
-		return NULL;
-	}
-	for (;;) {
-		size_t i = atomic_fetch_add(&jobs->next, 1);
-		if (i >= jobs->count || atomic_load(&jobs->error))
-			break;
-		size_t j = 1 + i / k, r = i % k;
-		int error = run_lower_bound(jobs->order, &jobs->list->runs[r], jobs->plan->block_starts[r],
-					    jobs->splitters[j], buffer, jobs->max_block, &jobs->plan->bounds[j * k + r]);
-		if (error)
-			bound_jobs_fail(jobs, error, r);
-	}
-	free(buffer);
-	return NULL;
+	const struct run_locator *locator = context;
+	return run_lower_bound(locator->order, &locator->list->runs[run], locator->plan->block_starts[run],
+			       locator->splitters[splitter], scratch, locator->max_block, position);
 }
 
 /* Draws splitters from the sorted union of the runs' index entries (each block's first
@@ -209,7 +181,7 @@ static int range_plan_build(const struct record_order *order, struct run_list *l
 		}
 	if (!error)
 		qsort_r(entries, blocks, sizeof *entries, entry_order, (void *)order);
-	/* Range 0 starts at 0 in every run (calloc); each distinct splitter starts one more. */
+	/* Range 0 starts at 0 in every run; each distinct splitter starts one more. */
 	size_t ranges = 1;
 	const struct entry *previous = NULL;
 	for (size_t j = 1; j < wanted_ranges && !error; j++) {
@@ -219,30 +191,17 @@ static int range_plan_build(const struct record_order *order, struct run_list *l
 		previous = splitter;
 		splitters[ranges++] = splitter;
 	}
-	if (!error && ranges > 1) {
-		struct bound_jobs jobs = {.order = order, .list = list, .plan = plan, .splitters = splitters,
-					  .count = (ranges - 1) * k, .max_block = max_block};
-		atomic_init(&jobs.next, 0);
-		atomic_init(&jobs.error, 0);
-		atomic_init(&jobs.failed_run, k);
-		size_t count = threads > 1 ? threads : 1;
-		if (count > jobs.count)
-			count = jobs.count;
-		pthread_t *ids = calloc(count, sizeof *ids);
-		size_t started = 0;
-		while (ids && started + 1 < count && pthread_create(&ids[started], NULL, bound_worker, &jobs) == 0)
-			started++;
-		bound_worker(&jobs); /* this thread too, and alone where none could start */
-		for (size_t t = 0; t < started; t++)
-			pthread_join(ids[t], NULL);
-		free(ids);
-		error = atomic_load(&jobs.error);
-		size_t failed = atomic_load(&jobs.failed_run);
-		if (error && failed < k)
-			report_file_failure("read failed", list->runs[failed].path, error);
-	}
-	for (size_t r = 0; r < k && !error; r++)
-		plan->bounds[ranges * k + r] = plan->block_starts[r][run_reader_block_count(list->runs[r].reader)];
+	uint64_t *ends = malloc((k ? k : 1) * sizeof *ends);
+	for (size_t r = 0; r < k && ends; r++)
+		ends[r] = plan->block_starts[r][run_reader_block_count(list->runs[r].reader)];
+	if (!error && !ends)
+		error = -ENOMEM;
+	struct run_locator context = {order, list, plan, splitters, max_block};
+	const struct range_locator locator = {run_locate, &context, max_block, threads};
+	size_t failed = k;
+	if (!error && (error = range_cut(&locator, k, ranges, ends, plan->bounds, &failed)) != 0 && failed < k)
+		report_file_failure("read failed", list->runs[failed].path, error);
+	free(ends);
 	plan->ranges = ranges;
 	free(entries);
 	free(splitters);
@@ -552,97 +511,120 @@ static int ordered_write_all(struct range_merge *merge, struct sort_stats *stats
 	return error;
 }
 
-static int range_worker_run(struct range_merge *merge)
+/* A merge thread's own: a slice of every run, which are the merge's sources, and its
+ * write queue to a positional output (NULL: the thread writes each block itself). */
+struct worker_state {
+	struct slice_source *slices;
+	struct merge_source *sources;
+	struct write_queue *queue;
+	size_t unflushed; /* -u: the range whose writes the queue may still hold, or SIZE_MAX */
+};
+
+static int worker_open(struct range_merge *merge, struct worker_state *w)
 {
 	size_t k = merge->plan->k;
-	struct slice_source *slices = calloc(k, sizeof *slices);
-	struct merge_source *sources = calloc(k, sizeof *sources);
-	int error = slices && sources ? 0 : -ENOMEM;
+	*w = (struct worker_state){calloc(k, sizeof *w->slices), calloc(k, sizeof *w->sources), NULL, SIZE_MAX};
+	int error = w->slices && w->sources ? 0 : -ENOMEM;
 	for (size_t r = 0; r < k && !error; r++) {
-		slices[r].merge = merge;
-		slices[r].run = &merge->list->runs[r];
-		slices[r].starts = merge->plan->block_starts[r];
-		slices[r].buffer_bytes = run_reader_max_block_bytes(slices[r].run->reader);
-		slices[r].buffer = malloc(slices[r].buffer_bytes ? slices[r].buffer_bytes : 1);
-		if (!slices[r].buffer)
+		struct slice_source *slice = &w->slices[r];
+		slice->merge = merge;
+		slice->run = &merge->list->runs[r];
+		slice->starts = merge->plan->block_starts[r];
+		slice->buffer_bytes = run_reader_max_block_bytes(slice->run->reader);
+		slice->buffer = malloc(slice->buffer_bytes ? slice->buffer_bytes : 1);
+		if (!slice->buffer)
 			error = -ENOMEM;
-		sources[r].next_block = slice_next;
-		sources[r].context = &slices[r];
+		w->sources[r] = (struct merge_source){slice_next, slice};
 	}
 	if (error)
-		range_merge_fail(merge, NULL, "merge", error);
+		return range_merge_fail(merge, NULL, "merge", error);
 	/* without a queue (no memory for one) the thread writes each block itself */
-	struct write_queue *queue = NULL;
-	if (!error && !merge->ordered
-	    && output_file_write_queue(merge->file, RANGE_WRITE_DEPTH, merge->output_bytes, &queue) != 0)
-		queue = NULL;
-	if (queue && merge->uncached)
-		output_file_uncached(merge->file, queue);
-	size_t unflushed = SIZE_MAX; /* -u: the range whose writes the queue may still hold */
+	if (!merge->ordered && output_file_write_queue(merge->file, RANGE_WRITE_DEPTH, merge->output_bytes, &w->queue) != 0)
+		w->queue = NULL;
+	if (w->queue && merge->uncached)
+		output_file_uncached(merge->file, w->queue);
+	return 0;
+}
+
+/* Waits for the queue's last writes (an error in them is the output's) and frees. */
+static int worker_close(struct range_merge *merge, struct worker_state *w, int error)
+{
+	if (w->queue) {
+		int last = write_queue_wait(w->queue);
+		if (last && !error)
+			error = range_merge_fail(merge, "write failed", merge->name, last);
+		if (!last && !error && w->unflushed != SIZE_MAX)
+			atomic_store(&merge->flushed[w->unflushed], true);
+		atomic_fetch_add(&merge->write_nanoseconds, (uint64_t)(write_queue_wait_seconds(w->queue) * 1e9));
+		atomic_fetch_add(&merge->uncached_bytes, (uint64_t)write_queue_direct_bytes(w->queue));
+		write_queue_close(w->queue);
+	}
+	for (size_t r = 0; w->slices && r < merge->plan->k; r++)
+		free(w->slices[r].buffer);
+	free(w->slices);
+	free(w->sources);
+	return error;
+}
+
+/* Merges range j: into the ordered queues, or at its place in the output. */
+static int worker_merge_range(struct range_merge *merge, struct worker_state *w, size_t j)
+{
+	size_t k = merge->plan->k;
+	const uint64_t *begin = &merge->plan->bounds[j * k], *end = begin + k;
+	struct positional_sink sink = {merge, 0, j, w->queue};
+	for (size_t r = 0; r < k; r++) {
+		w->slices[r].block = 0;
+		w->slices[r].prefetched = 0;
+		w->slices[r].at = begin[r];
+		w->slices[r].end = end[r];
+		sink.offset += (off_t)begin[r];
+	}
+	int error = w->queue ? write_queue_seek(w->queue, sink.offset) : 0;
+	if (error)
+		return range_merge_fail(merge, "write failed", merge->name, error);
+	/* the seek waited for every write before it */
+	if (w->unflushed != SIZE_MAX)
+		atomic_store(&merge->flushed[w->unflushed], true);
+	w->unflushed = SIZE_MAX;
+	if (merge->ordered) {
+		/* Equal keys never straddle ranges, so -u within a range is -u overall. */
+		struct ordered_sink ordered = {merge, j};
+		const struct merge_sink into = {ordered_write, ordered_write_block, &ordered, merge->output_bytes, true};
+		error = merge_records(merge->order, merge->verify, w->sources, k, &into, NULL);
+		if (!error) {
+			ordered_blocks_done(merge->ordered, j);
+		} else {
+			/* reported where it arose: the writer must not wait for this range */
+			atomic_store(&merge->failed, true);
+			ordered_blocks_cancel(merge->ordered);
+		}
+		return error;
+	}
+	off_t placed = sink.offset;
+	const struct merge_sink into = {positional_write, w->queue ? positional_write_block : NULL, &sink,
+					merge->output_bytes, true};
+	error = merge_records(merge->order, merge->verify, w->sources, k, &into, NULL);
+	if (merge->kept && !error) {
+		merge->kept[j] = (uint64_t)(sink.offset - placed);
+		if (w->queue)
+			w->unflushed = j;
+		else
+			atomic_store(&merge->flushed[j], true); /* written in place, in turn */
+	}
+	return error;
+}
+
+static int range_worker_run(struct range_merge *merge)
+{
+	struct worker_state state;
+	int error = worker_open(merge, &state);
 	while (!error && !atomic_load(&merge->failed)) {
 		size_t j = atomic_fetch_add(&merge->next_range, 1);
 		if (j >= merge->plan->ranges)
 			break;
-		const uint64_t *begin = &merge->plan->bounds[j * k], *end = begin + k;
-		struct positional_sink sink = {merge, 0, j, queue};
-		for (size_t r = 0; r < k; r++) {
-			slices[r].block = 0;
-			slices[r].prefetched = 0;
-			slices[r].at = begin[r];
-			slices[r].end = end[r];
-			sink.offset += (off_t)begin[r];
-		}
-		if (queue && (error = write_queue_seek(queue, sink.offset)) != 0) {
-			range_merge_fail(merge, "write failed", merge->name, error);
-			break;
-		}
-		/* the seek waited for every write before it */
-		if (unflushed != SIZE_MAX)
-			atomic_store(&merge->flushed[unflushed], true);
-		unflushed = SIZE_MAX;
-		off_t placed = sink.offset;
-		if (merge->ordered) {
-			/* Equal keys never straddle ranges, so -u within a range is -u overall. */
-			struct ordered_sink ordered = {merge, j};
-			error = merge_records_by_block(merge->order, merge->verify, sources, k, true,
-						       merge->output_bytes, ordered_write, ordered_write_block,
-						       &ordered, NULL);
-			if (!error) {
-				ordered_blocks_done(merge->ordered, j);
-			} else {
-				/* reported where it arose: the writer must not wait for this range */
-				atomic_store(&merge->failed, true);
-				ordered_blocks_cancel(merge->ordered);
-			}
-		} else {
-			error = merge_records_by_block(merge->order, merge->verify, sources, k, true, merge->output_bytes,
-						       positional_write, queue ? positional_write_block : NULL, &sink,
-						       NULL);
-			if (merge->kept && !error) {
-				merge->kept[j] = (uint64_t)(sink.offset - placed);
-				if (queue)
-					unflushed = j;
-				else
-					atomic_store(&merge->flushed[j], true); /* written in place, in turn */
-			}
-		}
+		error = worker_merge_range(merge, &state, j);
 	}
-	if (queue) {
-		/* the last writes: an error in them is the output's */
-		int last = write_queue_wait(queue);
-		if (last && !error)
-			error = range_merge_fail(merge, "write failed", merge->name, last);
-		if (!last && !error && unflushed != SIZE_MAX)
-			atomic_store(&merge->flushed[unflushed], true);
-		atomic_fetch_add(&merge->write_nanoseconds, (uint64_t)(write_queue_wait_seconds(queue) * 1e9));
-		atomic_fetch_add(&merge->uncached_bytes, (uint64_t)write_queue_direct_bytes(queue));
-		write_queue_close(queue);
-	}
-	for (size_t r = 0; slices && r < k; r++)
-		free(slices[r].buffer);
-	free(slices);
-	free(sources);
-	return error;
+	return worker_close(merge, &state, error);
 }
 
 static void *range_worker_main(void *context)
@@ -680,6 +662,46 @@ static int compact_unique(struct range_merge *merge, bool all)
 	if (!error && all)
 		error = output_file_cut(merge->file, merge->placed_end);
 	return error ? range_merge_fail(merge, "write failed", merge->name, error) : 0;
+}
+
+/* Merges every range on up to threads threads (*started of them), the main thread
+ * writing (ordered mode) or watching, for --progress and -u's moves. -ENOTSUP when no
+ * thread starts. */
+static int range_merge_run(struct range_merge *merge, unsigned threads, struct sort_stats *stats, size_t *started)
+{
+	size_t count = threads < merge->plan->ranges ? threads : merge->plan->ranges;
+	struct range_worker *workers = calloc(count, sizeof *workers);
+	int error = 0;
+	for (*started = 0; workers && *started < count; ++*started) {
+		workers[*started].merge = merge;
+		if (pthread_create(&workers[*started].thread, NULL, range_worker_main, &workers[*started]) != 0)
+			break;
+	}
+	uint64_t read_bytes = stats->bytes[STAGE_READ];
+	if (*started == 0) {
+		/* no thread to be had: the in-order merge does it, from an empty file (not one
+		 * extended for direct writes, which -u would leave too long) */
+		int cut = merge->uncached ? output_file_cut(merge->file, 0) : 0;
+		free(workers);
+		return cut ? range_merge_fail(merge, "write failed", merge->name, cut) : -ENOTSUP;
+	}
+	if (merge->ordered)
+		error = ordered_write_all(merge, stats, read_bytes);
+	while (!merge->ordered && atomic_load(&merge->finished) < *started) {
+		struct timespec pause = {0, MERGE_POLL_NANOSECONDS};
+		nanosleep(&pause, NULL);
+		stats_progress_update(stats, (read_bytes + atomic_load(&merge->written)) / 2);
+		if (merge->kept && !atomic_load(&merge->failed) && !error)
+			error = compact_unique(merge, false);
+	}
+	for (size_t i = 0; i < *started; i++) {
+		pthread_join(workers[i].thread, NULL);
+		/* the first real error, not another thread's -ECANCELED echo */
+		if (workers[i].error && (!error || error == -ECANCELED))
+			error = workers[i].error;
+	}
+	free(workers);
+	return error;
 }
 
 int range_merge_into(const struct record_order *order, struct sort_verify *verify, struct run_list *list,
@@ -740,39 +762,8 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	}
 	if (verify)
 		merge.edges = calloc(ranges.ranges, sizeof *merge.edges);
-	size_t count = plan->threads < ranges.ranges ? plan->threads : ranges.ranges;
-	struct range_worker *workers = calloc(count, sizeof *workers);
 	size_t started = 0;
-	for (size_t i = 0; workers && i < count; i++) {
-		workers[i].merge = &merge;
-		if (pthread_create(&workers[i].thread, NULL, range_worker_main, &workers[i]) != 0)
-			break;
-		started++;
-	}
-	uint64_t read_bytes = stats->bytes[STAGE_READ];
-	if (started == 0) {
-		/* no thread to be had: the in-order merge does it, from an empty file (not one
-		 * extended for direct writes, which -u would leave too long) */
-		int cut = merge.uncached ? output_file_cut(file, 0) : 0;
-		error = cut ? range_merge_fail(&merge, "write failed", name, cut) : -ENOTSUP;
-	} else {
-		/* The main thread writes (ordered mode) or watches, for --progress. */
-		if (merge.ordered)
-			error = ordered_write_all(&merge, stats, read_bytes);
-		while (!merge.ordered && atomic_load(&merge.finished) < started) {
-			struct timespec pause = {0, MERGE_POLL_NANOSECONDS};
-			nanosleep(&pause, NULL);
-			stats_progress_update(stats, (read_bytes + atomic_load(&merge.written)) / 2);
-			if (merge.kept && !atomic_load(&merge.failed) && !error)
-				error = compact_unique(&merge, false);
-		}
-		for (size_t i = 0; i < started; i++) {
-			pthread_join(workers[i].thread, NULL);
-			/* the first real error, not another thread's -ECANCELED echo */
-			if (workers[i].error && (!error || error == -ECANCELED))
-				error = workers[i].error;
-		}
-	}
+	error = range_merge_run(&merge, plan->threads, stats, &started);
 	double compact_started = stats_now();
 	if (!error && merge.kept)
 		error = compact_unique(&merge, true);
@@ -797,7 +788,6 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	if (!merge.ordered && started > 0)
 		write_seconds /= (double)started;
 	stats->seconds[STAGE_WRITE] += write_seconds + compact_seconds;
-	free(workers);
 	free(merge.kept);
 	free(merge.flushed);
 	if (merge.ordered)

@@ -671,17 +671,17 @@ int merge_runs_begin(struct run_list *list, size_t first, size_t k, struct run_m
 int merge_runs_into(struct run_merge *merge, const struct record_order *order, struct sort_verify *verify,
 		    bool to_output, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed)
 {
-	return merge_records(order, verify, merge->sources, merge->k, to_output, block_bytes, sink, sink_context,
-			     failed);
+	const struct merge_sink into = {sink, NULL, sink_context, block_bytes, to_output};
+	return merge_records(order, verify, merge->sources, merge->k, &into, failed);
 }
 
-int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
-	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed)
+int merge_runs(const struct record_order *order, struct sort_verify *verify, struct run_list *list, size_t first,
+	       size_t k, const struct merge_sink *sink, size_t *failed)
 {
 	struct run_merge *merge;
 	int error = merge_runs_begin(list, first, k, &merge, failed);
 	if (!error)
-		error = merge_runs_into(merge, order, verify, to_output, block_bytes, sink, sink_context, failed);
+		error = merge_records(order, verify, merge->sources, merge->k, sink, failed);
 	merge_runs_end(merge);
 	return error;
 }

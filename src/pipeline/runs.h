@@ -99,14 +99,13 @@ int run_end(struct run_list *list, struct run_sink *sink, int error);
  * reported by its own name; run_list_remove_all() removes its file. */
 void run_abandon(struct run_sink *sink);
 
-/* Merges runs [first, first + k) of list into sink with one loser tree; to_output: the
- * sink is the sort's output (see merge_records). Runs not open are opened here and
+/* Merges runs [first, first + k) of list into sink (merge.h) with one loser tree. Runs not open are opened here and
  * closed at its end; runs through a compress program are read through a `PROG -d`
  * each, started here and waited for when its run ends.
  * *failed (when not NULL): below k when a run failed, which has been reported; k when
  * the sink or memory did (see merge_records). */
-int merge_runs(const struct record_order *order, struct sort_verify *verify, bool to_output, struct run_list *list,
-	       size_t first, size_t k, size_t block_bytes, record_sink sink, void *sink_context, size_t *failed);
+int merge_runs(const struct record_order *order, struct sort_verify *verify, struct run_list *list, size_t first,
+	       size_t k, const struct merge_sink *sink, size_t *failed);
 
 /* merge_runs in three steps, for a caller that opens the output between the runs and
  * their merge (so that what the output opens beside what it needs takes only the
