@@ -226,14 +226,15 @@ static int binary_sort(void *context, int b)
 	return error;
 }
 
-static int binary_emit(void *context, int b, bool to_output, record_sink sink, record_sink_at sink_at,
-		       void *sink_context)
+static int binary_emit(void *context, int b, const struct emit_output *output)
 {
 	struct binary_chunks *chunks = context;
 	struct binary_chunk *buffer = &chunks->buffers[b];
 	void *items = record_form_in_place(buffer->form) ? (void *)buffer->records : buffer->items;
+	struct emit_output kept = *output;
+	kept.scratch = &chunks->emit_scratch;
 	return record_items_emit(chunks->layout, buffer->form, buffer->records, items, buffer->n, chunks->unique,
-				 to_output, sink, sink_at, sink_context, &chunks->emit_scratch);
+				 &kept);
 }
 
 static uint64_t binary_output_bound(void *context, int b)

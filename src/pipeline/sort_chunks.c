@@ -84,7 +84,8 @@ static int chunk_output_write(const struct chunk_mode *mode, struct chunk_output
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	record_output_prefault_stop(&out->output);
 	if (!error) {
-		error = mode->emit(mode->mode, 0, true, record_output_write, out->sink_at, &out->output);
+		const struct emit_output output = {record_output_write, out->sink_at, &out->output, true, NULL};
+		error = mode->emit(mode->mode, 0, &output);
 		/* an error of the emit itself (not of a write) still needs its message */
 		if (error && !out->output.reported)
 			report_file_failure("write failed", out->output.name, error);
@@ -112,7 +113,8 @@ static int spill(struct spill_job *job)
 	int error = run_begin(job->list, job->order, job->block_bytes, &sink, job->stats);
 	if (error)
 		return error;
-	error = job->mode->emit(job->mode->mode, job->buffer, false, run_sink_write, NULL, &sink);
+	const struct emit_output output = {run_sink_write, NULL, &sink, false, NULL};
+	error = job->mode->emit(job->mode->mode, job->buffer, &output);
 	error = run_end(job->list, &sink, error); /* reports, by the run's name */
 	stats_add(job->stats, STAGE_SPILL, started, error ? 0 : job->list->runs[job->list->count - 1].bytes);
 	return error;

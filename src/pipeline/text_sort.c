@@ -201,13 +201,14 @@ static int text_sort(void *context, int b)
 	return err;
 }
 
-static int text_emit(void *context, int b, bool to_output, record_sink sink, record_sink_at sink_at,
-		     void *sink_context)
+static int text_emit(void *context, int b, const struct emit_output *output)
 {
 	struct text_chunks *chunks = context;
 	struct text_chunk *buffer = &chunks->buffers[b];
+	struct emit_output kept = *output;
+	kept.scratch = &chunks->emit_scratch;
 	return text_lines_emit(chunks->order, &buffer->lines, buffer->sorted, buffer->lines.count, chunks->pool,
-			       chunks->verify, to_output, sink, sink_at, sink_context, &chunks->emit_scratch);
+			       chunks->verify, &kept);
 }
 
 /* The chunk's lines, and a terminator for a last line that has none. */
