@@ -41,16 +41,15 @@ struct chunk_mode {
 	void (*release)(void *mode);
 	/* The most bytes emit puts out for buffer b's chunk. */
 	uint64_t (*output_bound)(void *mode, int b);
-	/* When not NULL: the runs the input makes, as its first chunk shows (0: unknown),
-	 * which then sizes the run blocks in place of block_bytes. */
+	/* The runs the input makes, as its first chunk shows (0: unknown), which size the
+	 * run blocks. */
 	size_t (*expected_runs)(void *mode);
 };
 
 /* Sorts the mode's records into the output the target names; runs, when the input
- * takes more than one chunk, are written as settings say, in blocks of block_bytes.
- * Returns the exit status. */
+ * takes more than one chunk, are written as settings say. Returns the exit status. */
 int sort_chunks(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
-		struct sort_engine *engine, const struct memory_plan *plan, size_t block_bytes,
-		const struct run_settings *settings, const struct output_target *target, struct sort_stats *stats);
+		struct sort_engine *engine, const struct memory_plan *plan, const struct run_settings *settings,
+		const struct output_target *target, struct sort_stats *stats);
 
 #endif
