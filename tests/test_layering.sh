@@ -126,7 +126,8 @@ tap_result $status "the check finds a planted inversion, a room beside and a com
 [ $status -eq 0 ] || sed 's/^/#   found: /' "$WORK/planted.found"
 
 # The whole job (src/pipeline/sort_job.h) stops at the pipeline's entry: of src/pipeline/,
-# only the entry (sort_job.c) and the two mode drivers it calls include it; every other
+# only the entry (sort_job.c), the two mode drivers it calls and the driver they share
+# (sort_driver.c) include it; every other
 # stage takes the few values it uses (the rooms below cannot include it at all).
 # job_readers ROOT: the files of src/pipeline/ that include it, one a line.
 job_readers() (
@@ -137,7 +138,7 @@ job_readers() (
 			echo "$file"
 	done | LC_ALL=C sort
 )
-JOB_ENTRY='src/pipeline/(sort_job\.[ch]|binary_sort\.c|text_sort\.c)'
+JOB_ENTRY='src/pipeline/(sort_job\.[ch]|binary_sort\.c|text_sort\.c|sort_driver\.c)'
 job_readers "$TOP" >"$WORK/job_readers"
 grep -vxE "$JOB_ENTRY" "$WORK/job_readers" >"$WORK/job_beyond"
 # sort_job.c including it shows that the search finds an include at all

@@ -167,8 +167,8 @@ static bool unique_case(struct thread_pool *pool, size_t k, bool descending, uin
 		verify.by_position = to_output;
 		layout.verify = &verify;
 		got.len = 0;
-		int error = record_items_emit(&layout, form, records, items, RECORDS, true, to_output, collect, NULL, &got,
-					      NULL);
+		int error = record_items_emit(&layout, form, records, items, RECORDS, true,
+					      &(struct emit_output){.sink = collect, .context = &got, .to_output = to_output});
 		if (error || got.len != kept * RECORD_SIZE || memcmp(got.bytes, want, got.len) != 0) {
 			tap_diag("%s%s, %s: error %d, %zu records put out, %zu wanted", keys[k].name,
 				 descending ? " descending" : "", to_output ? "output" : "spill", error,

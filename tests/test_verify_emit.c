@@ -92,7 +92,8 @@ static int records_verdict(struct thread_pool *pool, unsigned char *records, siz
 	item_oracle_sort((enum item_width)width, items, RECORDS);
 	record_items_finish_ties(&layout, form, records, items, RECORDS);
 	plant(items, width, at, how);
-	int error = record_items_emit(&layout, form, records, items, RECORDS, false, true, discard, NULL, NULL, NULL);
+	int error = record_items_emit(&layout, form, records, items, RECORDS, false,
+				      &(struct emit_output){.sink = discard, .to_output = true});
 	free(items);
 	char what[160];
 	return error ? error : sort_verify_finish(&verify, what, sizeof what);
@@ -133,7 +134,8 @@ static int lines_verdict(struct thread_pool *pool, struct text_lines *lines, boo
 	sorting_order = &order, sorting_lines = lines;
 	qsort(sorted, lines->count, sizeof *sorted, compare_lines);
 	plant(sorted, sizeof *sorted, at, how);
-	int error = text_lines_emit(&order, lines, sorted, lines->count, pool, &verify, true, discard, NULL, NULL, NULL);
+	int error = text_lines_emit(&order, lines, sorted, lines->count, pool, &verify,
+				    &(struct emit_output){.sink = discard, .to_output = true});
 	free(sorted);
 	text_order_free(&order);
 	char what[160];

@@ -407,7 +407,7 @@ struct ties_job {
 
 /* Whether a tie run is in order already: its full keys equal or rising with the
  * positions, as when they differ in their first 8 bytes alone or not at all (few
- * distinct keys); one pass, where a sort of a million-item run took a second. */
+ * distinct keys); one pass, far cheaper than sorting a long run. */
 static bool tie_run_in_order(const unsigned char *run, size_t count, struct tie_context *context)
 {
 	size_t w = context->width;
@@ -453,26 +453,6 @@ static inline uint64_t bare_image(enum record_form form, const unsigned char *re
 	return form == FORM_BARE_KEY32 ? ((const uint32_t *)records)[i] : ((const uint64_t *)records)[i];
 }
 
-/* Where a positional sink's threads put their records, and its first error. */
-struct positional_sink {
-	record_sink_at sink_at; /* NULL: the records go to the sink in order afterwards */
-	void *context;
-	_Atomic int error;
-};
-
-/* Writes count records, the ones at position first of the output, through the
- * positional sink (when there is one and no write has failed yet). */
-static void write_at(struct positional_sink *out, const unsigned char *bytes, size_t size, size_t first,
-		     size_t count)
-{
-	if (!out->sink_at || count == 0 || out->error)
-		return;
-	int error = out->sink_at(out->context, bytes, count * size, (uint64_t)first * size);
-	int none = 0;
-	if (error)
-		atomic_compare_exchange_strong(&out->error, &none, error);
-}
-
 struct restore_job {
 	const struct record_layout *layout;
 	enum record_form form;
@@ -480,7 +460,7 @@ struct restore_job {
 	size_t n;
 	bool unique;
 	bool to_output;
-	struct positional_sink *out;
+	struct offset_writes *out;
 	/* -u: per slice, how many of its records it kept (at its start), and where the
 	 * first of them goes in the output; NULL: every record is kept, in place */
 	const size_t *kept, *put;
@@ -501,7 +481,8 @@ static void restore_slice(void *context, size_t slice)
 	}
 	struct sort_verify *verify = layout->verify && layout->verify->enabled && job->to_output ? layout->verify : NULL;
 	bare_slice(layout, job->form, job->records, begin, end, true, job->unique, verify);
-	write_at(job->out, job->records + begin * layout->record_size, layout->record_size, first, end - begin);
+	offset_writes_put(job->out, job->records + begin * layout->record_size, (end - begin) * layout->record_size,
+			      (uint64_t)first * layout->record_size);
 }
 
 /* -u on sorted bare images, a slice at a time: the slice keeps the first of each run of
@@ -548,10 +529,10 @@ static void drop_equal_slice(void *context, size_t slice)
 		sort_verify_output(verify, &dropped, disorder);
 }
 
-static int emit_in_place(const struct record_layout *layout, enum record_form form,
-			 unsigned char *records, size_t n, bool unique, bool to_output, record_sink sink,
-			 record_sink_at sink_at, void *context)
+static int emit_in_place(const struct record_layout *layout, enum record_form form, unsigned char *records,
+			 size_t n, bool unique, const struct emit_output *output)
 {
+	bool to_output = output->to_output;
 	size_t size = layout->record_size, slices = (n + SLICE_RECORDS - 1) / SLICE_RECORDS;
 	uint64_t *before = NULL;
 	size_t *kept = NULL, *put = NULL;
@@ -595,18 +576,18 @@ static int emit_in_place(const struct record_layout *layout, enum record_form fo
 		struct fingerprint none = {0, 0};
 		sort_verify_output(verify, &none, disorder);
 	}
-	struct positional_sink out = {sink_at, context, 0};
+	struct offset_writes out = {output->sink_at, output->context, 0};
 	struct restore_job job = {layout, form, records, n, unique, to_output, &out, kept, put};
 	thread_pool_parallel_for(layout->pool, slices, restore_slice, &job);
-	int error = sink_at ? out.error : 0;
+	int error = out.error;
 	/* in order, in blocks of at most EMIT_IN_PLACE_BYTES: all records, or with -u each
 	 * slice's kept ones */
 	size_t per_block = EMIT_IN_PLACE_BYTES / size;
-	for (size_t s = 0; !sink_at && !error && s < (kept ? slices : 1); s++) {
+	for (size_t s = 0; !output->sink_at && !error && s < (kept ? slices : 1); s++) {
 		size_t begin = kept ? s * SLICE_RECORDS : 0, count = kept ? kept[s] : n;
 		for (size_t done = 0; done < count && !error; done += per_block) {
 			size_t take = count - done < per_block ? count - done : per_block;
-			error = sink(context, records + (begin + done) * size, take * size, take);
+			error = output->sink(output->context, records + (begin + done) * size, take * size, take);
 		}
 	}
 	free(before);
@@ -625,12 +606,15 @@ struct gather_job {
 	size_t count;
 	unsigned char *out;
 	bool to_output;
-	struct positional_sink *at; /* NULL: the block goes to a sink in order afterwards */
+	bool unique;
+	struct offset_writes *at; /* each slice written at its offset, where it has a sink_at */
 	/* -u: per item of the block, 1 when it repeats the one before; per slice, records
 	 * kept, then where its first goes in the block. NULL without -u. */
 	unsigned char *dropped;
 	size_t *kept;
-	size_t out_first; /* the block's first record's place in the output */
+	size_t out_first;  /* the block's first record's place in the output */
+	size_t kept_count; /* the records the block puts out */
+	size_t n, per_block; /* the records, and a block's most */
 };
 
 /* Two records' keys in output order (directions applied): <0, 0, >0. */
@@ -841,8 +825,7 @@ static void gather_slice(void *context, size_t slice)
 			gather_check(job, from, to);
 		}
 	}
-	if (job->at)
-		write_at(job->at, job->out + begin * size, size, job->out_first + begin, end - begin);
+	offset_writes_put(job->at, job->out + begin * size, (end - begin) * size, (job->out_first + begin) * size);
 }
 
 /* -u over a block of items: which to keep (each against the one before it in the order,
@@ -941,79 +924,69 @@ static void unique_gather_slice(void *context, size_t slice)
 	for (size_t i = begin; i < end; i++)
 		if (!job->dropped[i])
 			memcpy(job->out + put++ * size, item_record(job, job->first + i), size);
-	if (job->at)
-		write_at(job->at, job->out + start * size, size, job->out_first + start, put - start);
+	offset_writes_put(job->at, job->out + start * size, (put - start) * size, (job->out_first + start) * size);
 }
 
-/* Every record in item order (less, with -u, the repeats of the one before it), block
- * by block: the pool gathers each block (with -u, after marking it), which the sink
- * then writes in order on a thread of its own while the pool does the next; or, with a
- * positional sink, each thread writes the slice it gathered at its offset, while it is
- * in cache. */
-static int emit_gathered(const struct record_layout *layout, enum record_form form,
-			 const unsigned char *records, const void *items, size_t n, size_t per_block, bool unique,
-			 bool to_output, record_sink sink, record_sink_at sink_at, void *context,
-			 struct emit_scratch *scratch)
+/* Readies the next block, the items after the last block's, and under -u marks on the
+ * pool which of its records to keep. */
+static bool next_block(void *context, unsigned char *block, struct emit_round *round)
 {
-	size_t size = layout->record_size, slices = (per_block + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
-	struct emit_scratch own = {{NULL, NULL}, 0}; /* the caller keeps none: this emit's */
-	if (!scratch)
-		scratch = &own;
-	bool have_blocks = emit_scratch_reserve(scratch, per_block * size);
-	unsigned char **blocks = scratch->blocks;
-	unsigned char *dropped = unique ? malloc(per_block) : NULL;
-	size_t *kept = unique ? malloc(slices * sizeof *kept) : NULL;
-	struct sink_call call = {0};
-	struct positional_sink at = {sink_at, context, 0};
-	int error = have_blocks && (!unique || (dropped && kept)) ? 0 : -ENOMEM;
-	size_t put = 0;
-	for (size_t done = 0, k = 0; done < n && !error; done += per_block, k++) {
-		size_t count = n - done < per_block ? n - done : per_block, out = count;
-		size_t block_slices = (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
-		struct gather_job job = {layout, form, records, items, done, count, blocks[k & 1], to_output,
-					 sink_at ? &at : NULL, dropped, kept, put};
-		if (unique) {
-			thread_pool_parallel_for(layout->pool, block_slices,
-						 !to_output && form_holds_key(form) ? unique_mark_items_slice
-										    : unique_mark_slice, &job);
-			out = 0;
-			for (size_t i = 0; i < block_slices; i++) {
-				size_t slice_kept = kept[i];
-				kept[i] = out;
-				out += slice_kept;
-			}
+	struct gather_job *job = context;
+	job->first += job->count;
+	job->out_first += job->kept_count;
+	if (job->first >= job->n)
+		return false;
+	size_t count = job->n - job->first < job->per_block ? job->n - job->first : job->per_block, out = count;
+	size_t slices = (count + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
+	job->count = count;
+	job->out = block;
+	if (job->unique) {
+		thread_pool_parallel_for(job->layout->pool, slices,
+					 !job->to_output && form_holds_key(job->form) ? unique_mark_items_slice
+										      : unique_mark_slice, job);
+		out = 0;
+		for (size_t i = 0; i < slices; i++) {
+			size_t slice_kept = job->kept[i];
+			job->kept[i] = out;
+			out += slice_kept;
 		}
-		/* the sink's thread may still be writing the other block, not this one */
-		thread_pool_parallel_for(layout->pool, block_slices, unique ? unique_gather_slice : gather_slice, &job);
-		put += out;
-		if (sink_at)
-			error = at.error;
-		else if (out > 0) /* once the block before is written: the next fills its buffer */
-			error = sink_call_start(&call, sink, context, blocks[k & 1], out * size, out);
-		else
-			error = sink_call_wait(&call);
 	}
-	int last = sink_call_wait(&call);
-	if (!error)
-		error = last;
-	emit_scratch_free(&own);
-	free(dropped);
-	free(kept);
-	return error;
+	job->kept_count = out;
+	*round = (struct emit_round){slices, out * job->layout->record_size, out};
+	return true;
 }
 
-int record_items_emit(const struct record_layout *layout, enum record_form form,
-		      unsigned char *records, const void *items, size_t n, bool unique, bool to_output,
-		      record_sink sink, record_sink_at sink_at, void *context, struct emit_scratch *scratch)
+static void gather_block_slice(void *context, size_t slice)
+{
+	struct gather_job *job = context;
+	if (job->unique)
+		unique_gather_slice(job, slice);
+	else
+		gather_slice(job, slice);
+}
+
+int record_items_emit(const struct record_layout *layout, enum record_form form, unsigned char *records,
+		      const void *items, size_t n, bool unique, const struct emit_output *output)
 {
 	if (record_form_in_place(form))
-		return emit_in_place(layout, form, records, n, unique, to_output, sink, sink_at, context);
-
+		return emit_in_place(layout, form, records, n, unique, output);
+	/* Every record in item order (less, with -u, the repeats of the one before it),
+	 * block by block (emit_rounds.h), in blocks of 1/16 of the chunk within bounds. */
 	size_t size = layout->record_size;
 	size_t block_bytes = n * size / 16;
 	block_bytes = block_bytes < EMIT_BLOCK_MIN ? EMIT_BLOCK_MIN
 		      : block_bytes > EMIT_BLOCK_MAX ? EMIT_BLOCK_MAX : block_bytes;
 	size_t per_block = block_bytes / size ? block_bytes / size : 1;
-	return emit_gathered(layout, form, records, items, n, per_block, unique, to_output, sink, sink_at, context,
-			     scratch);
+	size_t slices = (per_block + GATHER_SLICE_RECORDS - 1) / GATHER_SLICE_RECORDS;
+	struct gather_job job = {.layout = layout, .form = form, .records = records, .items = items,
+				 .to_output = output->to_output, .unique = unique, .n = n, .per_block = per_block};
+	struct emit_rounds rounds = {.job = &job, .pool = layout->pool, .block_bytes = per_block * size,
+				     .next = next_block, .gather = gather_block_slice};
+	job.at = &rounds.at;
+	job.dropped = unique ? malloc(per_block) : NULL;
+	job.kept = unique ? malloc(slices * sizeof *job.kept) : NULL;
+	int error = !unique || (job.dropped && job.kept) ? emit_rounds_run(&rounds, output) : -ENOMEM;
+	free(job.dropped);
+	free(job.kept);
+	return error;
 }

@@ -6,7 +6,7 @@
 #ifndef GPUSORT_RECORD_ITEMS_H
 #define GPUSORT_RECORD_ITEMS_H
 
-#include "../common/record_sink.h"
+#include "../common/emit_rounds.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,18 +81,15 @@ void record_items_finish_ties(const struct record_layout *layout, enum record_fo
 			      const unsigned char *records, void *items, size_t n);
 
 
-/* Emits the records in item order to the sink, dropping all but the first of equal
- * keys when unique; with sink_at (not NULL) the pool's threads may write them at their
- * offsets instead (the i-th record put out at i * record_size), as they are ready:
- * bare keys are, slice by slice as each is restored; gathered records go to sink, a
- * block written while the next is gathered. In-place forms turn images back into keys first. Records dropped
- * count as put out for the self-check (layout->verify); to_output: the sink is the
- * sort's output, so the records emitted are checked for order and counted too (a run
- * is checked where it is merged into the output). Returns 0 or the sink's negative
- * errno. scratch: the gather's blocks (see emit_scratch), or NULL. */
-int record_items_emit(const struct record_layout *layout, enum record_form form,
-		      unsigned char *records, const void *items, size_t n, bool unique, bool to_output,
-		      record_sink sink, record_sink_at sink_at, void *context, struct emit_scratch *scratch);
-
+/* Emits the records in item order as output says (emit_rounds.h), dropping all but the
+ * first of equal keys when unique: gathered records a block at a time, the sink writing
+ * one while the next is gathered, or with a sink_at each slice written by the thread
+ * that gathered it (the i-th record put out at i * record_size); in-place forms turn
+ * images back into keys first, and go out from the records themselves. Records dropped
+ * count as put out for the self-check (layout->verify); with to_output the records
+ * emitted are the sort's output and are checked for order and counted too (a run is
+ * checked where it is merged into the output). Returns 0 or the sink's negative errno. */
+int record_items_emit(const struct record_layout *layout, enum record_form form, unsigned char *records,
+		      const void *items, size_t n, bool unique, const struct emit_output *output);
 
 #endif

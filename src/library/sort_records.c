@@ -150,7 +150,9 @@ static int sort_on_engine(struct sort_engine *engine, struct record_layout *layo
 	 * the caller's records again. */
 	struct copy_sink sink = {out, layout->record_size, 0};
 	error = code == GPUSORT_OK || in_place
-		? record_items_emit(layout, form, records, items, n, false, true, copy_records, NULL, &sink, NULL) : 0;
+		? record_items_emit(layout, form, records, items, n, false,
+				    &(struct emit_output){.sink = copy_records, .context = &sink, .to_output = true})
+		: 0;
 	if (code == GPUSORT_OK && error)
 		code = error == -ENOMEM ? GPUSORT_ERROR_NO_MEMORY : GPUSORT_ERROR_INTERNAL;
 	char what[160];

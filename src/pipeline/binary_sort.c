@@ -1,29 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* Binary record mode: read records in chunks that fit the memory budget, sort each
- * chunk's items on the engine, and write the records in order; when the input does not
- * fit one chunk, each sorted chunk becomes a spilled run and the runs are merged. */
+/* Binary record mode's driver: the driver both modes share (sort_driver.h), given
+ * binary's chunks: records read in chunks that fit the memory budget, each chunk's items
+ * sorted on the engine and its records put out in order, or spilled as a run. */
 #include "config.h"
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../io/temp_files.h"
 #include "binary_sort.h"
 #include "sort_job.h"
-#include "engine_choice.h"
 #include "sort_chunks.h"
-#include "input_list.h"
+#include "sort_driver.h"
 #include "memory_plan.h"
-#include "merge_inputs.h"
-#include "order_check.h"
-#include "output_check.h"
 #include "../binary/record_items.h"
 #include "record_order.h"
-#include "record_output.h"
 #include "../binary/record_reader.h"
 #include "../common/report.h"
 #include "../common/stats.h"
-#include "../common/verify.h"
 #include "../../kernels/huge_memory.h"
 
 /* Sorts one chunk of n records in place of its item array; returns the form used. */
@@ -72,6 +64,7 @@ struct binary_chunks {
 	bool unique;
 	bool records_grow;        /* the size unknown: records in huge_memory, grown */
 	bool spill_ready;         /* the spill's arrays are made */
+	int64_t total;            /* the input's bytes; -1: unknown */
 	struct sort_stats *stats;
 	struct emit_scratch emit_scratch; /* the gather's blocks, chunk after chunk */
 	struct binary_chunk {
@@ -226,20 +219,28 @@ static int binary_sort(void *context, int b)
 	return error;
 }
 
-static int binary_emit(void *context, int b, bool to_output, record_sink sink, record_sink_at sink_at,
-		       void *sink_context)
+static int binary_emit(void *context, int b, const struct emit_output *output)
 {
 	struct binary_chunks *chunks = context;
 	struct binary_chunk *buffer = &chunks->buffers[b];
 	void *items = record_form_in_place(buffer->form) ? (void *)buffer->records : buffer->items;
+	struct emit_output kept = *output;
+	kept.scratch = &chunks->emit_scratch;
 	return record_items_emit(chunks->layout, buffer->form, buffer->records, items, buffer->n, chunks->unique,
-				 to_output, sink, sink_at, sink_context, &chunks->emit_scratch);
+				 &kept);
 }
 
 static uint64_t binary_output_bound(void *context, int b)
 {
 	struct binary_chunks *chunks = context;
 	return (uint64_t)chunks->buffers[b].n * chunks->layout->record_size;
+}
+
+static size_t binary_expected_runs(void *context)
+{
+	struct binary_chunks *chunks = context;
+	return chunks->total > 0 ? (size_t)chunks->total / chunks->layout->record_size / chunks->plan->chunk_records + 1
+				 : 0;
 }
 
 static void binary_release(void *context)
@@ -277,114 +278,88 @@ static bool binary_buffers(struct binary_chunks *chunks)
 	return !size_known || !plan->overlap || binary_spill_buffers(chunks, true);
 }
 
-/* The record size against -S, judged by the sort, -c and -m alike: when an input holds
- * a record. */
-struct check_sizes {
+/* With --device=auto, an input whose items (the keys as the engine sorts them) come to
+ * less than this is sorted on the CPU threads: the GPU's fixed costs, creating the CUDA
+ * context and tearing it down at exit, exceed what the CPU threads take for that many
+ * items. --device=N still asks for the GPU. */
+#define BINARY_GPU_MIN_ITEM_BYTES ((int64_t)256 << 20)
+
+/* Binary mode's part of the driver (sort_driver.h). */
+struct binary_mode {
 	const struct sort_job *job;
-	const struct record_layout *layout;
+	struct record_layout layout;
+	struct record_order order;
+	struct record_reader *reader; /* until the chunks take it */
 };
 
-static bool check_record_fits(const void *arg)
+/* The record size against -S, judged by the sort, -c and -m alike: when an input holds
+ * a record. */
+static bool binary_fits(const void *context)
 {
-	const struct check_sizes *sizes = arg;
-	return binary_record_fits(&sizes->job->memory, sizes->job->binary.record_size_option, sizes->layout);
+	const struct binary_mode *binary = context;
+	return binary_record_fits(&binary->job->memory, binary->job->binary.record_size_option, &binary->layout);
 }
 
-/* With --device=auto, an input whose items (the keys as the engine sorts them) come to
- * less than this is sorted on the CPU threads: the GPU's fixed costs, about 0.25 s to
- * create the CUDA context and 0.1 s to tear it down at exit on the H100 machine, exceed
- * what its 16 cores take for that many items. --device=N still asks for the GPU. */
-#define BINARY_GPU_MIN_ITEM_BYTES ((int64_t)256 << 20)
+static int binary_open(void *context, struct sort_drive *drive)
+{
+	struct binary_mode *binary = context;
+	const struct input_list *inputs = drive->inputs;
+	if (record_reader_open(inputs->names, inputs->ranges, inputs->count, binary->layout.record_size,
+			       &binary->reader) < 0)
+		return 2;
+	/* Sizes are judged against the input before anything is planned, and no input
+	 * costs nothing whatever the sizes. */
+	int empty = record_reader_empty(binary->reader);
+	if (empty < 0 || (!empty && !binary_fits(binary)))
+		return 2;
+	drive->empty = empty;
+	drive->total = record_reader_total_bytes(binary->reader);
+	if (drive->total >= 0) {
+		size_t n = (size_t)drive->total / binary->layout.record_size;
+		drive->work = (int64_t)n * record_form_width(record_form_choose(&binary->layout, n));
+	}
+	return 0;
+}
+
+static int binary_sort_inputs(void *context, struct sort_drive *drive)
+{
+	struct binary_mode *binary = context;
+	const struct sort_job *job = drive->job;
+	struct record_layout *layout = &binary->layout;
+	layout->pool = drive->pool;
+	layout->verify = &drive->verify;
+	drive->verify.expected = drive->total >= 0 ? drive->total / (int64_t)layout->record_size : -1;
+	struct memory_plan plan = {0};
+	memory_plan_binary(&job->memory, &drive->asked, layout, drive->engine, drive->total, &plan);
+	struct binary_chunks chunks = {.layout = layout, .engine = drive->engine, .reader = binary->reader,
+				       .plan = &plan, .unique = job->unique, .records_grow = drive->total < 0,
+				       .total = drive->total, .stats = &drive->stats};
+	binary->reader = NULL; /* the chunks' now: closed with them, its descriptors the merge's */
+	int status = 2;
+	if (binary_buffers(&chunks)) {
+		const struct chunk_mode mode = {&chunks, binary_fill, binary_carry, binary_sort, binary_emit,
+						binary_release, binary_output_bound, binary_expected_runs};
+		status = sort_chunks(&mode, &binary->order, &drive->verify, drive->engine, &plan, &job->runs,
+				     &job->output, &drive->stats);
+	}
+	binary_release(&chunks);
+	return status;
+}
+
+static void binary_close(void *context)
+{
+	struct binary_mode *binary = context;
+	record_reader_close(binary->reader);
+	binary->reader = NULL;
+}
 
 int binary_sort_run(const struct sort_job *job)
 {
-	struct record_layout layout;
-	struct sort_stats stats;
-	struct record_reader *reader = NULL;
-	struct sort_engine *engine = NULL;
-	struct memory_plan plan = {0};
-	struct input_list inputs;
-	struct record_order order;
-	const char *small = NULL;
-	int status = 2;
-
-	record_layout_from_key(&job->binary, &layout);
-	record_order_binary(&order, &layout, job->unique);
-	const struct check_sizes sizes = {job, &layout};
-	/* -m merges inputs it takes as sorted and -c only reads: neither sorts anything */
-	struct sort_verify verify;
-	sort_verify_init(&verify, !job->no_verify && !job->merge_only && !job->check);
-	layout.verify = &verify;
-	stats_begin(&stats);
-	int error = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count);
-	if (error) {
-		report("temporary directory: %s", strerror(-error));
-		return 2;
-	}
-	if (!job->check && output_check(&job->output))
-		return 2;
-	if (input_list_resolve(&job->inputs, job->check, &inputs) != 0)
-		return 2;
-	if (job->check) {
-		status = order_check(&order, inputs.names[0], job->check, check_record_fits, &sizes);
-		input_list_free(&inputs);
-		return status;
-	}
-	/* -m opens its inputs itself, as many at a time as descriptors allow */
-	if (!job->merge_only && record_reader_open(inputs.names, inputs.ranges, inputs.count, layout.record_size,
-						   &reader) < 0)
-		goto out;
-	/* Sizes are judged against the input before anything is planned, and no input
-	 * costs nothing whatever the sizes. (-m judges each of its inputs itself.) */
-	int empty = job->merge_only ? 0 : record_reader_empty(reader);
-	if (empty < 0 || (!empty && !job->merge_only && !check_record_fits(&sizes)))
-		goto out;
-	if (empty) {
-		status = record_output_empty(&job->output, &stats) ? 2 : 0;
-		goto out;
-	}
-	int64_t total_bytes = reader ? record_reader_total_bytes(reader) : -1, item_bytes = -1;
-	if (total_bytes >= 0) {
-		size_t n = (size_t)total_bytes / layout.record_size;
-		item_bytes = (int64_t)n * record_form_width(record_form_choose(&layout, n));
-	}
-	struct sort_engine_config asked = job->engine;
-	asked.threads = memory_plan_threads(&job->memory, asked.threads);
-	if (engine_choice_open(&asked, job->merge_only, item_bytes, BINARY_GPU_MIN_ITEM_BYTES,
-			       "items below 256 MiB: the CPU threads finish before a GPU would start", &engine, &small) < 0)
-		goto out;
-	layout.pool = sort_engine_thread_pool(engine);
-	if (job->merge_only) {
-		status = merge_inputs(&order, &job->memory, &job->runs, &job->output, inputs.names, inputs.count,
-				      check_record_fits, &sizes, &stats);
-		goto out;
-	}
-	verify.expected = total_bytes >= 0 ? total_bytes / (int64_t)layout.record_size : -1;
-	memory_plan_binary(&job->memory, &asked, &layout, engine, total_bytes, &plan);
-	struct binary_chunks chunks = {.layout = &layout, .engine = engine, .reader = reader, .plan = &plan,
-				       .unique = job->unique, .records_grow = total_bytes < 0, .stats = &stats};
-	reader = NULL; /* the chunks' now: closed with them, its descriptors the merge's */
-	if (binary_buffers(&chunks)) {
-		stats_progress_start(&stats, job->progress, total_bytes);
-		size_t runs = total_bytes > 0 ? (size_t)total_bytes / layout.record_size / plan.chunk_records + 1 : 0;
-		const struct chunk_mode mode = {&chunks, binary_fill, binary_carry, binary_sort, binary_emit,
-						binary_release, binary_output_bound, NULL};
-		status = sort_chunks(&mode, &order, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, runs),
-				     &job->runs, &job->output, &stats);
-	}
-	binary_release(&chunks);
-out:
-	stats_progress_finish(&stats, status == 0);
-	if (engine)
-		engine_choice_note(job->verbose, engine, small, &stats);
-	stats.verified = verify.enabled && status == 0;
-	stats.verify_seconds = sort_verify_seconds(&verify, plan.threads);
-	stats.verified_records = atomic_load(&verify.input_count);
-	if (job->stats && status != 2)
-		stats_print(&stats);
-	record_reader_close(reader);
-	if (engine)
-		sort_engine_close(engine);
-	input_list_free(&inputs);
-	return status;
+	struct binary_mode binary = {.job = job};
+	record_layout_from_key(&job->binary, &binary.layout);
+	record_order_binary(&binary.order, &binary.layout, job->unique);
+	const struct sort_driver_mode mode = {&binary, &binary.order, binary_fits, BINARY_GPU_MIN_ITEM_BYTES,
+					      "items below 256 MiB: the CPU threads finish before a GPU would start",
+					      binary_open, binary_sort_inputs, binary_close};
+	return sort_driver_run(job, &mode);
 }

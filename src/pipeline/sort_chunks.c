@@ -14,31 +14,21 @@
 #include "../common/verify.h"
 
 /* An in-memory sort's output is written by pwrite, which takes the file's lock in turn,
- * thread after thread, or through a mapping (io/file_map.h), whose page faults cost
- * more than the copies into it when taken as the copies go (twice as much on the dev
- * VM). While the GPU sorts, the cores are free to take those faults ahead: an output of
- * OUTPUT_MAP_MIN_BYTES or more is then mapped and faulted in during
- * the sort by FILE_PREFAULT_THREADS threads (H100, 2 GiB of u64: the write stage 0.12-0.13 s
- * against 0.50-0.92 s by pwrite; bench/RESULTS.md). Not beside a sort on the CPU
- * threads, where they compete (dev VM, 512 MiB: the write 0.08 s shorter, the sort
- * 0.3-0.7 s longer), nor for outputs larger than the dirty bytes at which the kernel
- * starts writing back in the background (io/cache_budget.h's dirty_background_room):
- * those go at the disk's pace either way (H100, 125 GiB of memory, 16 GiB after a sync:
- * the write stage 10.8 s mapped, 6.9 s mapped and faulted in ahead, against 9.2 and
- * 6.2 s by pwrite in the same runs), where within that room a mapping takes the machine's
- * memory bandwidth (the same H100, 8 GiB after a sync: the write stage 0.48 and 2.57 s
- * mapped against 2.46 and 4.43 s by pwrite; H200, 251 GiB: 16 GiB made a new file in
- * 1.5 s by 16 threads copying into a mapping, 5.6-6.0 s by pwrite from 1 to 32 threads;
- * bench/multi_gpu_floor.sh). A tmpfs output (a distributed sort's rank writing its
- * sorted share) has no write-back and is mapped at any size from the least up, as pwrite
- * into a tmpfs file takes its lock in turn too. GPUSORT_OUTPUT_MAP=1 maps and faults in
- * at any size. */
+ * or through a mapping (io/file_map.h), whose page faults cost more than the copies into
+ * it when taken as the copies go. While the GPU sorts, the cores are free to take those
+ * faults ahead: an output of OUTPUT_MAP_MIN_BYTES or more is then mapped and faulted in
+ * during the sort by FILE_PREFAULT_THREADS threads. Not beside a sort on the CPU
+ * threads, where they compete, nor for outputs larger than the dirty bytes at which the
+ * kernel starts writing back in the background (io/cache_budget.h's
+ * dirty_background_room), which go at the disk's pace either way. A tmpfs output (a
+ * distributed sort's rank writing its sorted share) has no write-back and is mapped at
+ * any size, as pwrite into a tmpfs file takes its lock in turn too. Measurements:
+ * bench/RESULTS.md. GPUSORT_OUTPUT_MAP=1 maps and faults in at any size. */
 #define OUTPUT_MAP_MIN_BYTES ((uint64_t)256 << 20)
 
 /* The output of an input that is one chunk: opened, and where large, allocated and
- * mapped, before the chunk sorts, so that threads (io/file_map.h's, FILE_PREFAULT_THREADS
- * of them, a 64 MiB piece at a time until the sort is done: the pool's threads then
- * fault in the rest as they copy, 16 of them faster than 4) fault its pages in meanwhile. */
+ * mapped, before the chunk sorts, so that threads (io/file_map.h's) fault its pages in
+ * meanwhile; the pool's threads fault in the rest as they copy. */
 struct chunk_output {
 	struct record_output output;
 	record_sink_at sink_at;
@@ -84,7 +74,8 @@ static int chunk_output_write(const struct chunk_mode *mode, struct chunk_output
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	record_output_prefault_stop(&out->output);
 	if (!error) {
-		error = mode->emit(mode->mode, 0, true, record_output_write, out->sink_at, &out->output);
+		const struct emit_output output = {record_output_write, out->sink_at, &out->output, true, NULL};
+		error = mode->emit(mode->mode, 0, &output);
 		/* an error of the emit itself (not of a write) still needs its message */
 		if (error && !out->output.reported)
 			report_file_failure("write failed", out->output.name, error);
@@ -112,7 +103,8 @@ static int spill(struct spill_job *job)
 	int error = run_begin(job->list, job->order, job->block_bytes, &sink, job->stats);
 	if (error)
 		return error;
-	error = job->mode->emit(job->mode->mode, job->buffer, false, run_sink_write, NULL, &sink);
+	const struct emit_output output = {run_sink_write, NULL, &sink, false, NULL};
+	error = job->mode->emit(job->mode->mode, job->buffer, &output);
 	error = run_end(job->list, &sink, error); /* reports, by the run's name */
 	stats_add(job->stats, STAGE_SPILL, started, error ? 0 : job->list->runs[job->list->count - 1].bytes);
 	return error;
@@ -211,8 +203,8 @@ static int merge_into_output(const struct record_order *order, struct sort_verif
 }
 
 int sort_chunks(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
-		struct sort_engine *engine, const struct memory_plan *plan, size_t block_bytes,
-		const struct run_settings *settings, const struct output_target *target, struct sort_stats *stats)
+		struct sort_engine *engine, const struct memory_plan *plan, const struct run_settings *settings,
+		const struct output_target *target, struct sort_stats *stats)
 {
 	int more = mode->fill(mode->mode, 0), error;
 	if (more < 0)
@@ -229,8 +221,7 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 		error = chunk_output_write(mode, &out, error, stats);
 		return error ? 2 : 0;
 	}
-	if (mode->expected_runs)
-		block_bytes = memory_plan_run_block_bytes(plan, mode->expected_runs(mode->mode));
+	size_t block_bytes = memory_plan_run_block_bytes(plan, mode->expected_runs(mode->mode));
 	struct run_list list = {NULL, 0, plan->threads, memory_plan_run_writer_depth(plan, block_bytes), {0}, settings, 0};
 	error = form_runs(mode, order, plan, block_bytes, &list, more, stats);
 	mode->release(mode->mode); /* the chunks' memory is the merge's now */

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../common/record_sink.h"
+#include "../common/emit_rounds.h"
 #include "../common/stats.h"
 #include "output_check.h"
 #include "runs.h"
@@ -34,24 +34,22 @@ struct chunk_mode {
 	/* Sorts buffer b's chunk (counting the prepare and sort stages); returns 0 or a
 	 * negative errno, reported. */
 	int (*sort)(void *mode, int b);
-	/* Puts buffer b's sorted chunk out through sink, -u applied; to_output: it is the
-	 * sort's output (verify.h). sink_at, when not NULL, may take the records instead,
-	 * each piece at its offset, from the pool's threads. Returns 0 or the sink's error. */
-	int (*emit)(void *mode, int b, bool to_output, record_sink sink, record_sink_at sink_at, void *context);
+	/* Puts buffer b's sorted chunk out as output says (emit_rounds.h), -u applied.
+	 * Returns 0 or the sink's error. */
+	int (*emit)(void *mode, int b, const struct emit_output *output);
 	/* Frees both buffers (their memory goes to the merge). */
 	void (*release)(void *mode);
 	/* The most bytes emit puts out for buffer b's chunk. */
 	uint64_t (*output_bound)(void *mode, int b);
-	/* When not NULL: the runs the input makes, as its first chunk shows (0: unknown),
-	 * which then sizes the run blocks in place of block_bytes. */
+	/* The runs the input makes, as its first chunk shows (0: unknown), which size the
+	 * run blocks. */
 	size_t (*expected_runs)(void *mode);
 };
 
 /* Sorts the mode's records into the output the target names; runs, when the input
- * takes more than one chunk, are written as settings say, in blocks of block_bytes.
- * Returns the exit status. */
+ * takes more than one chunk, are written as settings say. Returns the exit status. */
 int sort_chunks(const struct chunk_mode *mode, const struct record_order *order, struct sort_verify *verify,
-		struct sort_engine *engine, const struct memory_plan *plan, size_t block_bytes,
-		const struct run_settings *settings, const struct output_target *target, struct sort_stats *stats);
+		struct sort_engine *engine, const struct memory_plan *plan, const struct run_settings *settings,
+		const struct output_target *target, struct sort_stats *stats);
 
 #endif

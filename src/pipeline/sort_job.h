@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The pipeline's entry: a sort job, what it asks for as the library built it from a
  * struct gpusort_job (src/library/job_options.c, validated there), and the one call
- * that runs it. Only the drivers (this entry, binary_sort.c and text_sort.c) and the
- * rooms above the pipeline see the whole job; each stage below takes the few values it
- * uses. */
+ * that runs it. Only the drivers (this entry, binary_sort.c, text_sort.c and the
+ * sort_driver.c they share) and the rooms above the pipeline see the whole job; each
+ * stage below takes the few values it uses. */
 #ifndef GPUSORT_SORT_JOB_H
 #define GPUSORT_SORT_JOB_H
 

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Text mode's driver: builds the order, resolves the inputs, then checks (-c/-C),
- * merges (-m) or sorts: inputs are read into memory and sorted there when they fit the
- * -S budget, else sorted in chunks that are spilled as runs and merged (sort_chunks). */
+/* Text mode's driver: builds the order, then runs the driver both modes share
+ * (sort_driver.h), giving it text's chunks: lines read input after input, sorted in
+ * memory when they fit the -S budget, else in chunks spilled as runs and merged. */
 #include "config.h"
 #include "sort_job.h"
 #include "text_sort.h"
-#include "../common/verify.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -14,26 +13,20 @@
 #include <sys/stat.h>
 #include "input_list.h"
 #include "memory_plan.h"
-#include "merge_inputs.h"
-#include "order_check.h"
-#include "output_check.h"
 #include "record_order.h"
-#include "record_output.h"
 #include "../common/report.h"
 #include "../common/stats.h"
 #include "../text/text_line_sort.h"
 #include "../text/text_lines.h"
 #include "../text/text_order.h"
-#include "engine_choice.h"
 #include "sort_chunks.h"
+#include "sort_driver.h"
 #include "../text/text_emit.h"
 #include "../text/text_debug.h"
 #include "../../io/input_file.h"
 #include "../../io/output_file.h"
 #include "../../io/random_source.h"
-#include "../../io/temp_files.h"
 #include "../../kernels/huge_memory.h"
-#include "../../kernels/thread_pool.h"
 
 /* Text chunks (sort_chunks.h): lines read input after input into a buffer until the
  * chunk is full, sorted by their complete lines; the partial line at the end, and any
@@ -201,13 +194,14 @@ static int text_sort(void *context, int b)
 	return err;
 }
 
-static int text_emit(void *context, int b, bool to_output, record_sink sink, record_sink_at sink_at,
-		     void *sink_context)
+static int text_emit(void *context, int b, const struct emit_output *output)
 {
 	struct text_chunks *chunks = context;
 	struct text_chunk *buffer = &chunks->buffers[b];
+	struct emit_output kept = *output;
+	kept.scratch = &chunks->emit_scratch;
 	return text_lines_emit(chunks->order, &buffer->lines, buffer->sorted, buffer->lines.count, chunks->pool,
-			       chunks->verify, to_output, sink, sink_at, sink_context, &chunks->emit_scratch);
+			       chunks->verify, &kept);
 }
 
 /* The chunk's lines, and a terminator for a last line that has none. */
@@ -244,9 +238,8 @@ static void text_release(void *context)
 }
 
 /* With --device=auto, inputs below this many bytes are sorted on the CPU threads: the
- * CUDA context alone takes about 0.4 s to start on the H100 machine, while its 16 cores
- * sort 256 MiB of text (10M lines) in 0.23 s in all, and the GPU's sort stage was no
- * faster there (0.094 s against 0.102 s). --device=N still asks for the GPU. */
+ * CUDA context takes longer to start than the CPU threads take to sort that much text,
+ * and the GPU's sort stage is no faster for it. --device=N still asks for the GPU. */
 #define TEXT_GPU_MIN_BYTES ((int64_t)1 << 30)
 
 /* The inputs' total size, or -1 when one is not a regular file (a pipe, stdin). */
@@ -263,61 +256,37 @@ static int64_t inputs_size(const struct input_list *inputs)
 	return total;
 }
 
-/* Sorts (or merges, -m) the inputs once the order and the list are known; returns the
- * exit status. */
-static int sort_text(const struct sort_job *job, const struct text_order *order, const struct input_list *inputs,
-		     struct sort_stats *stats)
-{
-	struct sort_engine *engine = NULL;
-	struct thread_pool *pool = NULL;
+/* Text mode's part of the driver (sort_driver.h). */
+struct text_mode {
+	const struct text_order *order;
 	struct record_order lines;
-	record_order_text(&lines, order);
-	/* -m merges inputs it takes as sorted: it sorts nothing */
-	struct sort_verify verify;
-	sort_verify_init(&verify, !job->no_verify && !job->merge_only);
-	int64_t total = inputs_size(inputs);
-	const char *small = NULL;
-	struct sort_engine_config asked = job->engine;
-	asked.threads = memory_plan_threads(&job->memory, asked.threads);
-	int status = 2, err = engine_choice_open(&asked, job->merge_only, total, TEXT_GPU_MIN_BYTES,
-						 "input below 1 GiB: the CPU threads finish before a GPU would start",
-						 &engine, &small);
-	if (!err && (err = thread_pool_create(asked.threads, &pool)) != 0)
-		report("threads: %s", strerror(-err));
-	if (err)
-		goto out;
-	if (job->merge_only) {
-		status = merge_inputs(&lines, &job->memory, &job->runs, &job->output, inputs->names, inputs->count, NULL,
-				      NULL, stats);
-		goto out;
-	}
-	stats_progress_start(stats, job->progress, total);
+};
+
+static int text_open(void *context, struct sort_drive *drive)
+{
+	(void)context;
+	drive->total = drive->work = inputs_size(drive->inputs);
+	return 0;
+}
+
+static int text_sort_inputs(void *context, struct sort_drive *drive)
+{
+	struct text_mode *text = context;
+	const struct sort_job *job = drive->job;
 	struct memory_plan plan;
-	memory_plan_text(&job->memory, &asked, total, &plan);
-	struct text_chunks chunks = {.order = order, .engine = engine, .pool = pool, .verify = &verify, .stats = stats,
-				     .inputs = inputs, .chunk_bytes = plan.chunk_bytes, .total = total};
+	memory_plan_text(&job->memory, &drive->asked, drive->total, &plan);
+	struct text_chunks chunks = {.order = text->order, .engine = drive->engine, .pool = drive->pool,
+				     .verify = &drive->verify, .stats = &drive->stats, .inputs = drive->inputs,
+				     .chunk_bytes = plan.chunk_bytes, .total = drive->total};
 	for (int i = 0; i < 2; i++)
-		text_lines_init(&chunks.buffers[i].lines, order->eol);
+		text_lines_init(&chunks.buffers[i].lines, text->order->eol);
 	const struct chunk_mode mode = {&chunks, text_fill, text_carry, text_sort, text_emit, text_release,
 					 text_output_bound, text_expected_runs};
-	status = sort_chunks(&mode, &lines, &verify, engine, &plan, memory_plan_run_block_bytes(&plan, 0), &job->runs,
-			     &job->output, stats);
+	int status = sort_chunks(&mode, &text->lines, &drive->verify, drive->engine, &plan, &job->runs, &job->output,
+				 &drive->stats);
 	text_release(&chunks);
 	if (chunks.file)
 		input_file_close(chunks.file);
-	stats_progress_finish(stats, status == 0);
-	stats->verified = verify.enabled && status == 0;
-	stats->verify_seconds = sort_verify_seconds(&verify, thread_pool_size(pool));
-	stats->verified_records = atomic_load(&verify.input_count);
-out:
-	if (engine)
-		engine_choice_note(job->verbose, engine, small, stats);
-	if (job->stats && status != 2)
-		stats_print(stats);
-	if (pool)
-		thread_pool_destroy(pool);
-	if (engine)
-		sort_engine_close(engine);
 	return status;
 }
 
@@ -374,24 +343,12 @@ int text_sort_run(const struct sort_job *job)
 		text_order_free(&order);
 		return 2;
 	}
-	struct sort_stats stats;
-	stats_begin(&stats);
-	struct input_list inputs = {0};
-	int status = 2;
-	if ((job->check || !output_check(&job->output)) &&
-	    (status = input_list_resolve(&job->inputs, job->check, &inputs)) == 0) {
-		if (job->check) {
-			struct record_order lines;
-			record_order_text(&lines, &order);
-			status = order_check(&lines, inputs.names[0], job->check, NULL, NULL);
-		} else if ((err = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count)) != 0) {
-			report("temporary directory: %s", strerror(-err));
-			status = 2;
-		} else {
-			status = sort_text(job, &order, &inputs, &stats);
-		}
-	}
-	input_list_free(&inputs);
+	struct text_mode text = {.order = &order};
+	record_order_text(&text.lines, &order);
+	const struct sort_driver_mode mode = {&text, &text.lines, NULL, TEXT_GPU_MIN_BYTES,
+					      "input below 1 GiB: the CPU threads finish before a GPU would start",
+					      text_open, text_sort_inputs, NULL};
+	int status = sort_driver_run(job, &mode);
 	text_order_free(&order);
 	return status;
 }

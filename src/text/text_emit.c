@@ -2,10 +2,10 @@
 /* Sorted lines put out (see text_emit.h). A first pass measures each chunk of lines (and
  * under -u decides which lines to keep, each against its predecessor, which needs no
  * order between chunks); prefix sums give every chunk its place; then rounds of chunks
- * are gathered by the pool into a buffer, checked while in cache, and handed on. */
+ * are gathered by the pool into a block, checked while in cache, and handed on
+ * (emit_rounds.h). */
 #include "config.h"
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../common/verify.h"
@@ -15,9 +15,8 @@
 
 #define EMIT_CHUNK_LINES 16384
 /* A round is a quarter of the lines put out, within these bounds: two rounds of a
- * spilled chunk stay small beside it, and one round keeps every compressor thread busy
- * (H100, 16 threads, 4.3 GB under -S 1G: rounds of a sixteenth, 10 MiB, took the spill
- * stage from 16-18 s to 19-23 s; 32 MiB rounds took it to 5 s). */
+ * spilled chunk stay small beside it, and one round is large enough to keep every
+ * compressor thread of a run writer busy. */
 #define ROUND_BYTES_MIN ((uint64_t)4 << 20)
 #define ROUND_BYTES_MAX ((uint64_t)32 << 20)
 
@@ -31,13 +30,13 @@ struct emit_job {
 	unsigned char *keep; /* under -u: whether line i of the order is put out */
 	uint64_t *offsets;   /* chunk c's bytes start at offsets[c] (chunks + 1 of them) */
 	size_t *kept;        /* lines chunk c puts out */
+	size_t chunks;
 	uint64_t round_bytes; /* a round's most bytes (at least one chunk each) */
 	char *round;         /* the round's buffer, which starts at offset round_base */
 	uint64_t round_base;
 	size_t first;        /* the round's first chunk */
-	record_sink_at sink_at; /* when not NULL: each chunk written at its offset */
-	void *context;
-	_Atomic int error;   /* the first error of a sink_at */
+	size_t next;         /* the next round's first chunk */
+	struct offset_writes *at; /* each chunk written at its offset, where it has a sink_at */
 };
 
 /* How far ahead measure_chunk and gather_lines ask for the lines they will read, whose
@@ -255,87 +254,76 @@ static void gather_chunk(void *context, size_t index)
 		sort_verify_output(job->verify, &check.print, check.disorder + (check.stray != 0));
 		sort_verify_time(job->verify, sort_verify_clock() - spent);
 	}
-	if (job->sink_at && out > start && !job->error) {
-		int error = job->sink_at(job->context, (const unsigned char *)start, (size_t)(out - start),
-					 job->offsets[chunk]);
-		int none = 0;
-		if (error)
-			atomic_compare_exchange_strong(&job->error, &none, error);
-	}
+	offset_writes_put(job->at, (const unsigned char *)start, (size_t)(out - start), job->offsets[chunk]);
 }
 
 /* Rounds: consecutive chunks up to round_bytes (at least one chunk each); returns the
  * chunk after the round that starts at first. */
-static size_t round_end(const struct emit_job *job, size_t chunks, size_t first)
+static size_t round_end(const struct emit_job *job, size_t first)
 {
 	size_t c = first + 1;
-	while (c < chunks && job->offsets[c + 1] - job->offsets[first] <= job->round_bytes)
+	while (c < job->chunks && job->offsets[c + 1] - job->offsets[first] <= job->round_bytes)
 		c++;
 	return c;
 }
 
+static bool next_round(void *context, unsigned char *block, struct emit_round *round)
+{
+	struct emit_job *job = context;
+	size_t first = job->next, end, count = 0;
+	if (first >= job->chunks)
+		return false;
+	job->next = end = round_end(job, first);
+	job->round = (char *)block;
+	job->round_base = job->offsets[first];
+	job->first = first;
+	for (size_t i = first; i < end; i++)
+		count += job->kept[i];
+	*round = (struct emit_round){end - first, job->offsets[end] - job->round_base, count};
+	return true;
+}
+
+/* Measures every chunk, then gives each its offset; returns the largest round's bytes. */
+static uint64_t plan_rounds(struct emit_job *job, struct thread_pool *pool)
+{
+	thread_pool_parallel_for(pool, job->chunks, measure_chunk, job);
+	uint64_t total = 0, largest = 0;
+	for (size_t c = 0; c < job->chunks; c++) {
+		uint64_t bytes = job->offsets[c];
+		job->offsets[c] = total;
+		total += bytes;
+	}
+	job->offsets[job->chunks] = total;
+	job->round_bytes = total / 4 < ROUND_BYTES_MIN ? ROUND_BYTES_MIN
+			  : total / 4 > ROUND_BYTES_MAX ? ROUND_BYTES_MAX : total / 4;
+	for (size_t first = 0, c; first < job->chunks; first = c) {
+		c = round_end(job, first);
+		if (job->offsets[c] - job->offsets[first] > largest)
+			largest = job->offsets[c] - job->offsets[first];
+	}
+	return largest;
+}
+
 int text_lines_emit(const struct text_order *order, const struct text_lines *lines, const uint64_t *sorted,
-		    size_t n, struct thread_pool *pool, struct sort_verify *verify, bool to_output,
-		    record_sink sink, record_sink_at sink_at, void *context, struct emit_scratch *scratch)
+		    size_t n, struct thread_pool *pool, struct sort_verify *verify, const struct emit_output *output)
 {
 	if (n == 0)
 		return 0;
 	size_t chunks = (n + EMIT_CHUNK_LINES - 1) / EMIT_CHUNK_LINES;
 	struct emit_job job = {.order = order, .lines = lines, .sorted = sorted, .n = n,
-			       .verify = verify && verify->enabled ? verify : NULL, .to_output = to_output,
-			       .sink_at = sink_at, .context = context};
+			       .verify = verify && verify->enabled ? verify : NULL, .to_output = output->to_output,
+			       .chunks = chunks};
+	struct emit_rounds rounds = {.job = &job, .pool = pool, .next = next_round, .gather = gather_chunk};
+	job.at = &rounds.at;
 	job.offsets = malloc((chunks + 1) * sizeof *job.offsets);
 	job.kept = malloc(chunks * sizeof *job.kept);
 	if (order->unique)
 		job.keep = huge_memory_alloc(n);
 	int err = -ENOMEM;
-	if (!job.offsets || !job.kept || (order->unique && !job.keep))
-		goto done;
-	thread_pool_parallel_for(pool, chunks, measure_chunk, &job);
-	uint64_t total = 0, largest = 0;
-	for (size_t c = 0; c < chunks; c++) {
-		uint64_t bytes = job.offsets[c];
-		job.offsets[c] = total;
-		total += bytes;
+	if (job.offsets && job.kept && (!order->unique || job.keep)) {
+		rounds.block_bytes = plan_rounds(&job, pool);
+		err = emit_rounds_run(&rounds, output);
 	}
-	job.offsets[chunks] = total;
-	job.round_bytes = total / 4 < ROUND_BYTES_MIN ? ROUND_BYTES_MIN
-			  : total / 4 > ROUND_BYTES_MAX ? ROUND_BYTES_MAX : total / 4;
-	for (size_t first = 0, c; first < chunks; first = c) {
-		c = round_end(&job, chunks, first);
-		if (job.offsets[c] - job.offsets[first] > largest)
-			largest = job.offsets[c] - job.offsets[first];
-	}
-	/* two round buffers: the sink writes one (on a thread of its own) while the pool
-	 * gathers the next; with sink_at the gathering threads write, and one is enough */
-	struct emit_scratch own = {{NULL, NULL}, 0}; /* the caller keeps none: this emit's */
-	if (!scratch)
-		scratch = &own;
-	err = emit_scratch_reserve(scratch, largest ? largest : 1) ? 0 : -ENOMEM;
-	char *rounds[2] = {(char *)scratch->blocks[0], (char *)(sink_at ? scratch->blocks[0] : scratch->blocks[1])};
-	struct sink_call call = {0};
-	for (size_t first = 0, c, k = 0; first < chunks && !err; first = c, k++) {
-		c = round_end(&job, chunks, first);
-		job.round = rounds[k & 1];
-		job.round_base = job.offsets[first];
-		job.first = first;
-		thread_pool_parallel_for(pool, c - first, gather_chunk, &job);
-		if (sink_at) {
-			err = job.error;
-			continue;
-		}
-		size_t count = 0;
-		for (size_t i = first; i < c; i++)
-			count += job.kept[i];
-		if (job.offsets[c] > job.round_base)
-			err = sink_call_start(&call, sink, context, (const unsigned char *)job.round,
-					      job.offsets[c] - job.round_base, count);
-	}
-	int last = sink_call_wait(&call);
-	if (!err)
-		err = last;
-	emit_scratch_free(&own);
-done:
 	huge_memory_free(job.keep);
 	free(job.kept);
 	free(job.offsets);

@@ -7,22 +7,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../common/record_sink.h"
+#include "../common/emit_rounds.h"
 #include "../../kernels/thread_pool.h"
 #include "text_lines.h"
 #include "text_order.h"
 
 struct sort_verify;
 
-/* Puts the lines sorted[0, n) of lines out through sink, in rounds of whole lines
- * gathered on pool (NULL: this thread). The self-check (verify.h; NULL for none): lines
- * dropped by -u count as put out; to_output: these lines are the sort's output, so they
- * are counted too (by index when verify->by_position) and checked for order. Returns 0,
- * the sink's error or -ENOMEM. With sink_at, each thread writes the lines it gathered at
- * their offset while they are in cache, and sink is not called. scratch: the rounds'
- * buffers (emit_scratch), or NULL. */
+/* Puts the lines sorted[0, n) of lines out as output says (emit_rounds.h), in rounds of
+ * whole lines gathered on pool (NULL: this thread); with a sink_at, each thread writes
+ * the lines it gathered at their offset while they are in cache. The self-check
+ * (verify.h; NULL for none): lines dropped by -u count as put out; with to_output they
+ * are the sort's output, so they are counted too (by index when verify->by_position)
+ * and checked for order. Returns 0, the sink's error or -ENOMEM. */
 int text_lines_emit(const struct text_order *order, const struct text_lines *lines, const uint64_t *sorted,
-		    size_t n, struct thread_pool *pool, struct sort_verify *verify, bool to_output,
-		    record_sink sink, record_sink_at sink_at, void *context, struct emit_scratch *scratch);
+		    size_t n, struct thread_pool *pool, struct sort_verify *verify, const struct emit_output *output);
 
 #endif
