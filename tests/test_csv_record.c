@@ -169,6 +169,7 @@ static const struct bad_case bad_cases[] = {
 	{ "\"a\"b,c\n", CSV_AFTER_CLOSING_QUOTE, 1, 3, 0 },
 	{ "\"a\" ,c\n", CSV_AFTER_CLOSING_QUOTE, 1, 3, 0 },
 	{ "z\n\"multi\nline\"\rx\n", CSV_AFTER_CLOSING_QUOTE, 2, 15, 1 },
+	{ "\"a\nb\"\r\nx\"y\n", CSV_QUOTE_IN_UNQUOTED, 3, 8, 1 },
 };
 
 static void test_good_cases(void)
