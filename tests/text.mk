@@ -34,3 +34,10 @@ EXTRA_DIST += tests/test_debug.sh tests/debug_fuzz.py
 # system sort in the C locale and en_US.UTF-8: output, messages, status, files left.
 TESTS += tests/test_gnu_cases.sh
 EXTRA_DIST += tests/test_gnu_cases.sh
+# CSV records and fields (--csv): hand-written cases cut at every offset, every
+# malformed kind, and random inputs against Python's csv module (tests/csv_oracle.py).
+check_PROGRAMS += tests/test_csv_record
+tests_test_csv_record_SOURCES = tests/test_csv_record.c
+tests_test_csv_record_LDADD = $(TEST_LINK)
+TESTS += tests/test_csv_record
+EXTRA_DIST += tests/csv_oracle.py

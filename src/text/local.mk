@@ -18,5 +18,7 @@ libpipeline_la_SOURCES += \
 	src/text/text_lines.h src/text/text_lines.c \
 	src/text/text_line_copy.h src/text/text_line_copy.c \
 	src/text/text_merge_sort.h src/text/text_merge_sort.c \
-	src/text/text_line_sort.h src/text/text_line_sort.c
+	src/text/text_line_sort.h src/text/text_line_sort.c \
+	src/text/csv_record.h src/text/csv_record.c \
+	src/text/csv_field.h src/text/csv_field.c
 EXTRA_DIST += src/text/README.md
