@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # src/common/: helpers of every room above it: messages, --stats, the self-check's
-# fingerprints, GNU's SIZE syntax, the memory limits.
+# fingerprints, GNU's SIZE syntax, the memory limits, the GPUSORT_* variables.
 libpipeline_la_SOURCES += \
+	src/common/environment.h src/common/environment.c \
 	src/common/report.h src/common/report.c \
 	src/common/stats.h src/common/stats.c \
 	src/common/verify.h src/common/verify.c \

@@ -215,7 +215,7 @@ static int split(const struct cluster *cluster, struct local_run *run, bool uniq
 		cuts[d] = run->size;
 		if (d < size && (size_t)d <= agreed.count)
 			error = splitters_cut(run, unique, cluster->rank, &agreed.chosen[d - 1], &cuts[d]);
-		if (d == 1 && size > 1 && fault_inject("distributed_cut") == FAULT_SHORT)
+		if (d == 1 && size > 1 && fault_at(FAULT_DISTRIBUTED_CUT) == FAULT_SHORT)
 			cuts[d] = 0; /* the planted bug (io/fault_inject.h) */
 		if (cuts[d] < cuts[d - 1])
 			cuts[d] = cuts[d - 1];
@@ -327,7 +327,7 @@ static int distributed_sort(const struct cluster *cluster, const struct sort_job
 	 * which every rank of the machine shares (on 4 GPUs of one machine,
 	 * bench/RESULTS.md, the ranks' writes of their runs took turns). */
 	const char *rank_dir = NULL;
-	if (share.bytes && share.bytes <= budget / 4 && temp_memory_dir(3 * share.bytes + ((uint64_t)64 << 20)))
+	if (share.bytes && share.bytes <= budget / 4 && temp_memory_dir(dirs.memory, 3 * share.bytes + ((uint64_t)64 << 20)))
 		rank_dir = dirs.memory;
 
 	/* The output, opened before the sort: a rank whose range will be mapped faults in,

@@ -16,6 +16,7 @@
 #include "agreed_splitters.h"
 #include "splitters.h"
 #include "../binary/record_reader.h"
+#include "../common/environment.h"
 #include "../common/report.h"
 #include "../common/verify.h"
 #include "../../io/fault_inject.h"
@@ -51,8 +52,7 @@ static bool rank_may(const struct resident_rank *rank)
 {
 	const struct resident_job *work = rank->work;
 	const struct sort_job *job = work->job;
-	const char *asked = getenv("GPUSORT_RESIDENT");
-	if ((asked && strcmp(asked, "0") == 0) || rank->cluster->local_size != rank->cluster->size ||
+	if (environment_switch(ENVIRONMENT_RESIDENT) == 0 || rank->cluster->local_size != rank->cluster->size ||
 	    job->engine.device == SORT_DEVICE_CPU || !record_form_in_place(rank->form))
 		return false;
 	uint64_t share = work->share->bytes;
@@ -191,7 +191,7 @@ static int split(struct resident_rank *rank)
 			else
 				cut = own < lower[d - 1] ? lower[d - 1] : own > upper[d - 1] ? upper[d - 1] : own;
 		}
-		if (d == 1 && size > 1 && fault_inject("distributed_cut") == FAULT_SHORT)
+		if (d == 1 && size > 1 && fault_at(FAULT_DISTRIBUTED_CUT) == FAULT_SHORT)
 			cut = 0; /* the planted bug (io/fault_inject.h) */
 		rank->cuts[d] = cut < rank->cuts[d - 1] ? rank->cuts[d - 1] : cut;
 	}
