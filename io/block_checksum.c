@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* block_checksum (see block_checksum.h): four independent lanes over 8-byte words, so
- * the multiplications of neighbouring words overlap in the CPU (several GB/s per core,
- * well above any disk), then the lanes, the tail and the length folded together. Each
+ * the multiplications of neighbouring words overlap in the CPU (far faster than any disk),
+ * then the lanes, the tail and the length folded together. Each
  * step is a bijection of the lane for a fixed word and of the word for a fixed lane, so
  * any change to one word changes its lane. */
 #include "config.h"

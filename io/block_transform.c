@@ -30,8 +30,8 @@ static inline void interleave_round(__m128i x[8], int bit)
  * holding elements 2m and 2m+1. Splitting, register m holds elements 2m and 2m+1
  * (register bits: element bits 3-1; lane: element bit 0 and the byte); four rounds move
  * the element's bits into the lane, highest first, and the byte's into the registers,
- * plane j ending in register (j & 1) << 2 | (j >> 2) << 1 | (j >> 1 & 1). A merge reading
- * runs of u64 keys spent 14% of its time joining byte by byte (dev VM). */
+ * plane j ending in register (j & 1) << 2 | (j >> 2) << 1 | (j >> 1 & 1). Joining byte
+ * by byte would cost a merge of u64 runs a large share of its time. */
 static inline void transpose_16(const unsigned char *in, size_t in_step, unsigned char *out, size_t out_step,
 				bool split)
 {

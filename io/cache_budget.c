@@ -111,34 +111,10 @@ static uint64_t cgroup_headroom(void)
 	return room;
 }
 
-/* GPUSORT_TEMP_CACHE's bytes; false when it is not set or not a size. */
-static bool budget_from_environment(uint64_t *bytes)
+uint64_t temp_cache_budget(int fd, int64_t given)
 {
-	const char *text = getenv("GPUSORT_TEMP_CACHE");
-	if (!text || !*text)
-		return false;
-	char *end;
-	unsigned long long number = strtoull(text, &end, 10);
-	if (end == text)
-		return false;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'G': case 'g': shift = 30; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'K': case 'k': shift = 10; end++; break;
-	default: break;
-	}
-	if (*end != '\0')
-		return false;
-	*bytes = (uint64_t)number << shift;
-	return true;
-}
-
-uint64_t temp_cache_budget(int fd)
-{
-	uint64_t budget;
-	if (budget_from_environment(&budget))
-		return budget;
+	if (given >= 0)
+		return (uint64_t)given;
 	return file_in_memory(fd) ? 0 : dirty_background_room();
 }
 

@@ -10,19 +10,19 @@
  * has room for (the kernel throttles a cgroup's writers by its own limit): so the temp
  * files alone never set off writeback, nor crowd a small cgroup. On a tmpfs
  * (file_in_memory) the budget is 0: no device is behind it, writing behind costs
- * nothing there, and it is what times the memory for run_level.h.
- * GPUSORT_TEMP_CACHE=BYTES (a number, with an optional K, M or G suffix) sets it, for
- * tests and benchmarks (0: every run written behind from its start, as before). */
+ * nothing there, and it is what times the memory for run_level.h. */
 #ifndef GPUSORT_CACHE_BUDGET_H
 #define GPUSORT_CACHE_BUDGET_H
 
 #include <stdint.h>
 
-/* fd: a temp file in the directory the runs go to. */
-uint64_t temp_cache_budget(int fd);
+/* fd: a temp file in the directory the runs go to; given, where not negative, is the
+ * caller's budget instead (GPUSORT_TEMP_CACHE; 0: every run written behind from its
+ * start). */
+uint64_t temp_cache_budget(int fd, int64_t given);
 
 /* The dirty bytes the kernel lets build up before it starts writing back in the
- * background (the budget above without GPUSORT_TEMP_CACHE and whatever the file system):
+ * background (the budget above, none given and whatever the file system):
  * a file written within it is made in memory alone, at memory's speed. */
 uint64_t dirty_background_room(void);
 

@@ -45,7 +45,7 @@ static void children_prepare(void)
  * millisecond where the tests ask (fault point spawn_wait). */
 static void spawn_retry_wait(double seconds)
 {
-	if (fault_inject("spawn_wait") == FAULT_SHORT)
+	if (fault_at(FAULT_SPAWN_WAIT) == FAULT_SHORT)
 		seconds = 0.001;
 	struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
 	while (nanosleep(&left, &left) != 0 && errno == EINTR)
@@ -62,7 +62,7 @@ static int compress_child_spawn(pid_t *pid, const char *program, bool decompress
 	unsigned tries = decompress ? DECOMPRESS_START_TRIES : COMPRESS_START_TRIES;
 	double wait = SPAWN_RETRY_FIRST_WAIT;
 	for (unsigned try = 1;; try++) {
-		int fault = fault_inject(decompress ? "decompress_start" : "compress_start");
+		int fault = fault_at(decompress ? FAULT_DECOMPRESS_START : FAULT_COMPRESS_START);
 		int error = fault < 0 ? -fault : posix_spawnp(pid, program, actions, attributes, argv, environ);
 		if (error != EAGAIN || try == tries)
 			return error;

@@ -43,7 +43,7 @@ static int copy_by_buffer(int from_fd, int to_fd, off_t offset, off_t length)
 			break;
 		}
 		for (ssize_t done = 0; !error && done < got;) {
-			int fault = fault_inject("output_copy");
+			int fault = fault_at(FAULT_OUTPUT_COPY);
 			if (fault < 0) {
 				error = fault;
 				break;
@@ -97,7 +97,7 @@ static int allocate(int fd, int mode, off_t offset, off_t length)
  * allocate so, its free space must hold what the file grows by. */
 static int copy_reserve(int to_fd, off_t old_size, off_t length)
 {
-	int error = fault_inject("output_copy");
+	int error = fault_at(FAULT_OUTPUT_COPY);
 	if (error > 0)
 		error = 0; /* a short transfer means nothing here */
 	if (!error && length > 0)
@@ -124,7 +124,7 @@ int file_copy_contents(int from_fd, int to_fd)
 	if (error)
 		return error;
 	while (offset < length) {
-		int fault = fault_inject("output_copy");
+		int fault = fault_at(FAULT_OUTPUT_COPY);
 		if (fault < 0)
 			return fault;
 		/* in pieces, as parallel_io's calls: a signal waits for one piece at most */

@@ -45,19 +45,19 @@ static bool map_pages(int fd, uint64_t offset, uint64_t length, int prot, struct
 	void *bytes = mmap(NULL, mapped, prot, MAP_SHARED, fd, (off_t)from);
 	if (bytes == MAP_FAILED)
 		return false;
-	*map = (struct file_map){bytes, from, mapped, false};
+	*map = (struct file_map){bytes, from, mapped, false, FAULT_NONE};
 	return true;
 }
 
-int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const char *fault_op, struct file_map *map)
+int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, struct file_map *map)
 {
-	*map = (struct file_map){NULL, 0, 0, false};
+	*map = (struct file_map){.bytes = NULL};
 	int mode = fcntl(fd, F_GETFL);
 	bool in_memory = file_in_memory(fd);
 	struct stat st;
 	if (length == 0 || mode < 0 || (mode & O_ACCMODE) != O_RDWR || (in_memory && !sole) || fstat(fd, &st) != 0)
 		return 0;
-	int error = fault_inject(fault_op);
+	int error = fault_at_fd(fd);
 	if (error < 0)
 		return error;
 	if (in_memory) {
@@ -69,6 +69,7 @@ int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const ch
 		return 0;
 	/* a kernel that cannot fault pages in ahead gets no tmpfs mapping (SIGBUS when full) */
 	map->in_memory = in_memory;
+	map->fault = fault_tag_of(fd);
 	if (in_memory && populate(map->bytes, 1) == -EINVAL)
 		file_map_release(map);
 	return 0;
@@ -76,7 +77,7 @@ int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const ch
 
 void file_map_read(const char *path, uint64_t offset, uint64_t length, struct file_map *map)
 {
-	*map = (struct file_map){NULL, 0, 0, false};
+	*map = (struct file_map){.bytes = NULL};
 	int fd = fd_safer(open(path, O_RDONLY | O_CLOEXEC));
 	if (fd < 0)
 		return;
@@ -87,12 +88,11 @@ void file_map_read(const char *path, uint64_t offset, uint64_t length, struct fi
 	close(fd);
 }
 
-int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes, size_t length,
-		  const char *fault_op)
+int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes, size_t length)
 {
 	if (!map->bytes || offset < map->from || offset + length > map->from + map->length)
 		return 0;
-	int fault = fault_inject(fault_op);
+	int fault = fault_at((enum fault_point)map->fault);
 	if (fault < 0)
 		return fault;
 	unsigned char *to = map->bytes + (offset - map->from);
@@ -162,13 +162,10 @@ void file_map_release(struct file_map *map)
 {
 	if (map->bytes)
 		munmap(map->bytes, map->length);
-	*map = (struct file_map){NULL, 0, 0, false};
+	*map = (struct file_map){.bytes = NULL};
 }
 
-int file_map_wanted(uint64_t bytes, uint64_t min_bytes)
+int file_map_wanted(int forced, uint64_t bytes, uint64_t min_bytes)
 {
-	const char *wanted = getenv("GPUSORT_OUTPUT_MAP");
-	if (wanted && (strcmp(wanted, "0") == 0 || strcmp(wanted, "1") == 0))
-		return wanted[0] == '1';
-	return bytes >= min_bytes;
+	return forced == 0 || forced == 1 ? forced : bytes >= min_bytes;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A range of a file being written, allocated and mapped, so that several threads or
  * processes copy into its pages without the file's lock, which buffered writes (pwrite)
- * take in turn: on the H200 machine 2 GiB went into one file at 4.4 GB/s at most by
- * pwrite and at 11 GB/s by copies into one such mapping (bench/RESULTS.md). Or a range of
+ * take in turn, so that copies into the mapping outpace pwrite (bench/RESULTS.md). Or a range of
  * a file in memory, mapped to be read where it lies (file_map_read). */
 #ifndef GPUSORT_FILE_MAP_H
 #define GPUSORT_FILE_MAP_H
@@ -18,6 +17,7 @@ struct file_map {
 	uint64_t from;        /* a page boundary */
 	size_t length;
 	bool in_memory;       /* a tmpfs file: pages faulted in before each copy */
+	int fault;            /* the fault point of the descriptor mapped (fault_inject.h) */
 };
 
 /* Allocates [offset, offset + length) of fd (fallocate, which may extend the file) and
@@ -30,8 +30,9 @@ struct file_map {
  * its pages are then faulted in before each copy (file_map_copy), so that a full tmpfs
  * is an error (ENOSPC) and not a SIGBUS, and without MADV_POPULATE_WRITE (Linux 5.14)
  * it is not mapped. No room (ENOSPC, EDQUOT, EFBIG) is a negative errno. Faults are
- * injected as fault_op. Callers ask file_map_wanted first. */
-int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, const char *fault_op, struct file_map *map);
+ * injected as fd's tag, and the copies' as the same (fault_inject.h). Callers ask
+ * file_map_wanted first. */
+int file_map_range(int fd, uint64_t offset, uint64_t length, bool sole, struct file_map *map);
 
 /* Maps [offset, offset + length) of the file at path for reading into map where the
  * file is on a memory file system and holds the range: its pages are in memory already,
@@ -49,20 +50,19 @@ static inline const unsigned char *file_map_at(const struct file_map *map, uint6
 /* Whether fd is a file of a memory file system (tmpfs): no write-back behind it. */
 bool file_in_memory(int fd);
 
-/* Whether a writer of bytes should map them: GPUSORT_OUTPUT_MAP=1 always, =0 never,
- * else from min_bytes up (the caller's measured crossover). */
-int file_map_wanted(uint64_t bytes, uint64_t min_bytes);
+/* Whether a writer of bytes should map them: forced 1 always, 0 never, else from
+ * min_bytes up (the caller's crossover; GPUSORT_OUTPUT_MAP gives forced). */
+int file_map_wanted(int forced, uint64_t bytes, uint64_t min_bytes);
 
 /* Copies length bytes to the file's offset through the mapping when it holds them all:
  * returns 1 when done, 0 when it does not (the caller writes them), or the negative
- * errno that fault_op injected. */
-int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes, size_t length,
-		  const char *fault_op);
+ * errno of a fault injected. */
+int file_map_copy(const struct file_map *map, uint64_t offset, const void *bytes, size_t length);
 
 /* Faults in, for writing, the pages of the mapped part of [offset, offset + length), so
  * that later copies there take no page faults: a thread can do this for a range while
- * the data to copy is still being made (on the H100 machine's ext4 and the dev VM's, the
- * faults of a fresh mapping cost twice the copy itself). Where the kernel cannot
+ * the data to copy is still being made (the faults of a fresh mapping can cost more than
+ * the copy itself). Where the kernel cannot
  * (before Linux 5.14) the copies fault as before. */
 void file_map_prefault(const struct file_map *map, uint64_t offset, uint64_t length);
 

@@ -14,7 +14,6 @@ struct piece_read {
 	unsigned char *buffer;
 	size_t len;
 	uint64_t offset;
-	const char *fault_op;
 	int error;
 	pthread_t thread;
 	bool running;
@@ -22,7 +21,7 @@ struct piece_read {
 
 static void piece_read_run(struct piece_read *read)
 {
-	ssize_t got = parallel_pread(read->fd, read->buffer, read->len, (off_t)read->offset, read->fault_op);
+	ssize_t got = parallel_pread(read->fd, read->buffer, read->len, (off_t)read->offset);
 	read->error = got < 0 ? (int)got : (size_t)got < read->len ? -EIO : 0; /* the file is shorter */
 }
 
@@ -47,7 +46,7 @@ static int piece_read_wait(struct piece_read *read)
 	return read->error;
 }
 
-int file_move_down(int fd, uint64_t from, uint64_t to, uint64_t len, size_t piece, const char *fault_op)
+int file_move_down(int fd, uint64_t from, uint64_t to, uint64_t len, size_t piece)
 {
 	if (to > from || piece == 0)
 		return -EINVAL;
@@ -61,7 +60,7 @@ int file_move_down(int fd, uint64_t from, uint64_t to, uint64_t len, size_t piec
 		free(buffers[1]);
 		return -ENOMEM;
 	}
-	struct piece_read read = {.fd = fd, .buffer = buffers[0], .len = piece, .offset = from, .fault_op = fault_op};
+	struct piece_read read = {.fd = fd, .buffer = buffers[0], .len = piece, .offset = from};
 	piece_read_run(&read);
 	int error = read.error;
 	for (uint64_t done = 0, k = 0; done < len && !error; k++) {
@@ -72,10 +71,10 @@ int file_move_down(int fd, uint64_t from, uint64_t to, uint64_t len, size_t piec
 			uint64_t next = done + this;
 			read = (struct piece_read){.fd = fd, .buffer = buffers[(k + 1) & 1],
 						   .len = len - next < piece ? (size_t)(len - next) : piece,
-						   .offset = from + next, .fault_op = fault_op};
+						   .offset = from + next};
 			piece_read_start(&read);
 		}
-		error = parallel_pwrite(fd, data, this, (off_t)(to + done), fault_op);
+		error = parallel_pwrite(fd, data, this, (off_t)(to + done));
 		int next_error = piece_read_wait(&read);
 		if (!error)
 			error = next_error;

@@ -13,7 +13,7 @@
  * it is written, and the next one is read (on a thread of its own) while this one is
  * written, which is safe as a piece's new place ends where the next one's old place
  * begins, or below. Large pieces are read and written on several threads
- * (parallel_io.h). Faults are injected as fault_op. Uses two buffers of piece bytes. */
-int file_move_down(int fd, uint64_t from, uint64_t to, uint64_t len, size_t piece, const char *fault_op);
+ * (parallel_io.h). Faults are injected as fd's tag (fault_inject.h). Uses two buffers of piece bytes. */
+int file_move_down(int fd, uint64_t from, uint64_t to, uint64_t len, size_t piece);
 
 #endif

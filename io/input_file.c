@@ -18,13 +18,9 @@
 #include "safe_fd.h"
 #include "io_ring.h"
 
-/* The read-ahead window is INPUT_DEPTH x INPUT_BLOCK = 64 MiB. Measured on the 2-core
- * dev VM (2 GiB file, caches dropped, consumer taking 64 MiB pieces with 20 ms of work
- * each; runs vary by +-25%): 1x1 MiB 664 MB/s, 4x1 698, 4x4 706, 8x4 869, 8x8 1004-1281,
- * 16x8 1091-1163; pread straight into the caller's buffer 850-1219 in the same runs.
- * A window smaller than the caller's piece overlaps little; with page-cached data the
- * copy out of the slots makes io_uring slower than pread (5.9 vs 5.2 GB/s at 1x1, 1.6
- * vs 3.3 GB/s at 4x4). So: a 64 MiB window, and bench/ should confirm on the device. */
+/* The read-ahead window is INPUT_DEPTH x INPUT_BLOCK = 64 MiB: a window smaller than
+ * the caller's piece overlaps little, and a deeper one gains nothing on page-cached
+ * data, where the copy out of the slots costs more than pread (bench/RESULTS.md). */
 #ifndef INPUT_DEPTH
 #define INPUT_DEPTH 8
 #endif
@@ -105,7 +101,7 @@ static void read_slot_start(struct input_file *file, struct read_slot *slot)
 	slot->at_end = false;
 	slot->state = SLOT_READING;
 	file->next_offset += slot->want;
-	int fault = fault_inject("input_read");
+	int fault = fault_at(FAULT_INPUT_READ);
 	if (fault < 0) {
 		slot->error = fault;
 		slot->state = SLOT_DONE;
@@ -253,6 +249,7 @@ int input_file_open(const char *path, struct input_file **result)
 		}
 		file->owns_fd = true;
 	}
+	fault_tag(file->fd, FAULT_INPUT_READ);
 	struct stat st = {0}; /* read below also when fstat fails */
 	if (fstat(file->fd, &st) != 0 || S_ISDIR(st.st_mode)) {
 		int error = S_ISDIR(st.st_mode) ? -EISDIR : -errno;
@@ -316,7 +313,7 @@ static ssize_t input_read_sync(struct input_file *file, unsigned char *buffer, s
 		}
 		if (want > IO_CALL_MAX)
 			want = IO_CALL_MAX; /* a signal waits for one call at most */
-		int fault = fault_inject("input_read");
+		int fault = fault_at(FAULT_INPUT_READ);
 		if (fault < 0)
 			return fault;
 		if (fault == FAULT_SHORT && want > 1)
@@ -389,7 +386,7 @@ static ssize_t input_read_direct(struct input_file *file, unsigned char *buffer,
 		file->ended = true;
 		return 0;
 	}
-	ssize_t got = parallel_pread(file->fd, buffer, len, file->sync_offset, "input_read");
+	ssize_t got = parallel_pread(file->fd, buffer, len, file->sync_offset);
 	if (got < 0)
 		return got;
 	file->sync_offset += got;

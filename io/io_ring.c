@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fault_inject.h"
 #include "io_ring.h"
 #include "safe_fd.h"
 
@@ -16,8 +17,7 @@ static pthread_once_t io_ring_once = PTHREAD_ONCE_INIT;
 
 static void io_ring_decide(void)
 {
-	const char *mode = getenv("GPUSORT_IO");
-	io_ring_allowed = !(mode && strcmp(mode, "sync") == 0);
+	io_ring_allowed = fault_at(FAULT_IO_RING) == 0;
 	int fd = fd_safer(open("/proc/sys/kernel/io_uring_disabled", O_RDONLY | O_CLOEXEC));
 	if (fd >= 0) {
 		char value[8] = "";

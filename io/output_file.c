@@ -96,7 +96,7 @@ static int output_twin_in_temp_dir(struct output_file *file)
  * lose one of its properties. */
 static int output_twin_create(struct output_file *file)
 {
-	int fault = fault_inject("output_open");
+	int fault = fault_at(FAULT_OUTPUT_OPEN);
 	if (fault < 0)
 		return fault;
 	file->original_fd = fd_safer(open(file->final_path, O_WRONLY | O_CLOEXEC | O_NOCTTY));
@@ -167,7 +167,8 @@ static int output_open_descriptor(int fd, struct output_file **result)
 		return -ENOMEM;
 	file->original_fd = -1;
 	file->fd = fd;
-	int error = write_queue_open(file->fd, OUTPUT_DEPTH, OUTPUT_BLOCK, "output_write", &file->queue);
+	fault_tag(file->fd, FAULT_OUTPUT_WRITE);
+	int error = write_queue_open(file->fd, OUTPUT_DEPTH, OUTPUT_BLOCK, &file->queue);
 	if (error) {
 		output_file_abort(file);
 		return error;
@@ -202,7 +203,7 @@ int output_file_open(const char *path, struct output_file **result)
 	struct stat st;
 	if (target.exists && stat(file->final_path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* /dev/null, a FIFO, a terminal: nothing to rename, write in place. */
-		error = fault_inject("output_open");
+		error = fault_at(FAULT_OUTPUT_OPEN);
 		file->fd = error ? -1 : fd_safer(open(file->final_path, O_WRONLY | O_CLOEXEC));
 		if (!error && file->fd < 0)
 			error = -errno;
@@ -210,9 +211,10 @@ int output_file_open(const char *path, struct output_file **result)
 	} else {
 		error = output_twin_create(file);
 	}
-	if (!error)
-		error = write_queue_open(file->fd, OUTPUT_DEPTH, OUTPUT_BLOCK, "output_write",
-					 &file->queue);
+	if (!error) {
+		fault_tag(file->fd, FAULT_OUTPUT_WRITE);
+		error = write_queue_open(file->fd, OUTPUT_DEPTH, OUTPUT_BLOCK, &file->queue);
+	}
 	if (error) {
 		output_file_abort(file);
 		return error;
@@ -240,7 +242,7 @@ static int output_write_direct(struct output_file *file, const void *data, size_
 	if (file->error)
 		return file->error;
 	off_t offset = write_queue_offset(file->queue);
-	file->error = parallel_pwrite(file->fd, data, len, offset, "output_write");
+	file->error = parallel_pwrite(file->fd, data, len, offset);
 	if (!file->error)
 		write_queue_skip(file->queue, len);
 	return file->error;
@@ -286,7 +288,7 @@ int output_file_map(struct output_file *file, uint64_t bytes)
 {
 	if (!output_file_positional(file) || file->allocated || bytes == 0)
 		return 0;
-	int error = file_map_range(file->fd, 0, bytes, true, "output_write", &file->map);
+	int error = file_map_range(file->fd, 0, bytes, true, &file->map);
 	/* a bare allocation (no mapping) still extends the file: the commit cuts it */
 	file->allocated = error == 0;
 	return error;
@@ -328,11 +330,11 @@ int output_file_write_at(struct output_file *file, const void *data, size_t len,
 		return -ESPIPE;
 	if (file->allocated)
 		written_to(file, (uint64_t)offset + len);
-	int copied = file_map_copy(&file->map, (uint64_t)offset, from, len, "output_write");
+	int copied = file_map_copy(&file->map, (uint64_t)offset, from, len);
 	if (copied)
 		return copied < 0 ? copied : 0;
 	while (len) {
-		int fault = fault_inject("output_write");
+		int fault = fault_at(FAULT_OUTPUT_WRITE);
 		if (fault < 0)
 			return fault;
 		size_t want = len < IO_CALL_MAX ? len : IO_CALL_MAX; /* a signal waits for one call */
@@ -355,15 +357,13 @@ int output_file_write_queue(struct output_file *file, unsigned depth, size_t slo
 {
 	if (!output_file_positional(file))
 		return -ESPIPE;
-	return write_queue_open(file->fd, depth, slot_bytes, "output_write", queue);
+	return write_queue_open(file->fd, depth, slot_bytes, queue);
 }
 
-bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes)
+bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes, int forced)
 {
-	const char *wanted = getenv("GPUSORT_OUTPUT_DIRECT");
-	bool forced = wanted && strcmp(wanted, "1") == 0, never = wanted && strcmp(wanted, "0") == 0;
-	if (never || !output_file_positional(file) || file_in_memory(file->fd) || bytes == 0
-	    || (!forced && bytes <= dirty_background_room()))
+	if (forced == 0 || !output_file_positional(file) || file_in_memory(file->fd) || bytes == 0
+	    || (forced != 1 && bytes <= dirty_background_room()))
 		return false;
 	/* the file's length first: writes past its end would each wait for the device */
 	struct stat st;
@@ -376,7 +376,11 @@ int output_file_move(struct output_file *file, uint64_t from, uint64_t to, uint6
 {
 	if (!output_file_positional(file))
 		return -EINVAL;
-	return file_move_down(file->fd, from, to, len, piece, "output_move");
+	/* -u's moves come after the last write: the descriptor's transfers are moves now */
+	fault_tag(file->fd, FAULT_OUTPUT_MOVE);
+	int error = file_move_down(file->fd, from, to, len, piece);
+	fault_tag(file->fd, FAULT_OUTPUT_WRITE);
+	return error;
 }
 
 int output_file_cut(struct output_file *file, uint64_t bytes)
@@ -454,7 +458,7 @@ int output_file_commit(struct output_file *file)
 	}
 	if (!error && file->temp_path) {
 		if (!copy) {
-			int fault = fault_inject("output_rename");
+			int fault = fault_at(FAULT_OUTPUT_RENAME);
 			if (fault < 0)
 				error = fault;
 			else if (rename(file->temp_path, file->final_path) != 0)

@@ -67,16 +67,16 @@ int output_file_write_queue(struct output_file *file, unsigned depth, size_t slo
  * should go past the page cache (output_file_uncached): an output larger than the
  * dirty data at which the kernel starts writing back (cache_budget.h) goes to the
  * device during the writes anyway, and a copy of every byte into the page cache first
- * costs the writers' CPU (bench/RESULTS.md). Not on a memory file system, nor where the
- * output is not positional. GPUSORT_OUTPUT_DIRECT=1 forces it at any size, =0 never.
+ * costs the writers' CPU. Not on a memory file system, nor where the output is not
+ * positional. forced: 1 at any size, 0 never, else by the size (GPUSORT_OUTPUT_DIRECT).
  * Where wanted, the file is first extended to bytes, the length the writes must fill
  * (or at most fill: output_file_cut then sets the length they reached). */
-bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes);
+bool output_file_uncached_wanted(struct output_file *file, uint64_t bytes, int forced);
 /* Moves len bytes of the positional output from offset from down to offset to (to <=
  * from; the two may overlap) in pieces of piece bytes (io/file_move.h: two buffers of
  * them): the stretches of an output written at offsets that turned out too high (-u's
  * ranges, placed before their duplicates were known). Faults are injected as
- * "output_move". Returns 0 or a negative errno. */
+ * output_move (fault_inject.h). Returns 0 or a negative errno. */
 int output_file_move(struct output_file *file, uint64_t from, uint64_t to, uint64_t len, size_t piece);
 /* Sets the positional output's length to bytes (after writes of fewer bytes than
  * output_file_uncached_wanted was told). Returns 0 or a negative errno. */

@@ -22,7 +22,6 @@ struct piece {
 	size_t len;
 	off_t offset;
 	bool write;
-	const char *fault_op;
 	size_t done;   /* bytes moved */
 	int error;     /* negative errno, or 0 */
 };
@@ -32,7 +31,7 @@ static void *piece_run(void *context)
 	struct piece *piece = context;
 	while (piece->done < piece->len) {
 		size_t want = piece->len - piece->done < IO_CALL_MAX ? piece->len - piece->done : IO_CALL_MAX;
-		int fault = fault_inject(piece->fault_op);
+		int fault = fault_at_fd(piece->fd);
 		if (fault < 0) {
 			piece->error = fault;
 			break;
@@ -81,7 +80,7 @@ void parallel_io_piece(size_t len, unsigned count, unsigned i, size_t *begin, si
 
 /* Runs the pieces; returns the contiguous bytes moved from the start, or the first
  * error. */
-static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool write, const char *fault_op)
+static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool write)
 {
 	struct piece pieces[THREADS_MAXIMUM];
 	pthread_t threads[THREADS_MAXIMUM];
@@ -97,7 +96,7 @@ static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool wri
 		size_t begin, end;
 		parallel_io_piece(len, count, i, &begin, &end);
 		pieces[i] = (struct piece){fd, (unsigned char *)buffer + begin, end - begin,
-					  offset + (off_t)begin, write, fault_op, 0, 0};
+					  offset + (off_t)begin, write, 0, 0};
 	}
 	/* Several pieces go to threads of their own, which start with the signals that end
 	 * a process blocked, while the caller waits for them in pthread_join: the kernel
@@ -133,14 +132,14 @@ static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool wri
 	return (ssize_t)moved;
 }
 
-ssize_t parallel_pread(int fd, void *buffer, size_t len, off_t offset, const char *fault_op)
+ssize_t parallel_pread(int fd, void *buffer, size_t len, off_t offset)
 {
-	return transfer(fd, buffer, len, offset, false, fault_op);
+	return transfer(fd, buffer, len, offset, false);
 }
 
-int parallel_pwrite(int fd, const void *buffer, size_t len, off_t offset, const char *fault_op)
+int parallel_pwrite(int fd, const void *buffer, size_t len, off_t offset)
 {
-	ssize_t moved = transfer(fd, (void *)buffer, len, offset, true, fault_op);
+	ssize_t moved = transfer(fd, (void *)buffer, len, offset, true);
 	if (moved < 0)
 		return (int)moved;
 	return (size_t)moved == len ? 0 : -EIO;

@@ -16,10 +16,10 @@
 #define IO_CALL_MAX ((size_t)4 << 20)
 
 /* Reads up to len bytes at offset; returns the bytes read (fewer only at the end of
- * the file) or a negative errno. fault_op names the operation for fault_inject. */
-ssize_t parallel_pread(int fd, void *buffer, size_t len, off_t offset, const char *fault_op);
+ * the file) or a negative errno. Faults are injected as fd's tag (fault_inject.h). */
+ssize_t parallel_pread(int fd, void *buffer, size_t len, off_t offset);
 /* Writes len bytes at offset; returns 0 or a negative errno (-ENOSPC on a full disk). */
-int parallel_pwrite(int fd, const void *buffer, size_t len, off_t offset, const char *fault_op);
+int parallel_pwrite(int fd, const void *buffer, size_t len, off_t offset);
 
 /* The byte range [begin, end) of piece i when len bytes are split into count pieces:
  * page-aligned, in order, together exactly [0, len). */

@@ -22,24 +22,12 @@
 #include "run_file.h"
 #include "write_queue.h"
 
-/* Measured on the dev VM (one core, 128 MiB of sorted uniform keys in 1 MiB blocks,
- * zstd 1.5.4; ratio, compress MB/s, decompress MB/s, transform included):
- *   u64 none    level -1: 1.000 4513 10275   level 1: 1.060  969 1317   level 3: 1.060  966 1346
- *   u64 planes  level -1: 1.381 1231  2281   level 1: 1.367 1246 2336   level 3: 1.438  730 2136
- *   u64 delta   level -1: 1.509 1105  1868   level 1: 1.518 1106 1933   level 3: 1.519 1037 1956
- *   u32 none    level -1: 1.000 1175  9891   level 1: 1.199  832 1507   level 3: 1.200  415 1587
- *   u32 planes  level -1: 2.753  722  1771   level 1: 2.689  765 1861   level 3: 2.926  627 1741
- *   u32 delta   level -1: 3.353  858  1227   level 1: 3.513  740 1047   level 3: 3.519  707 1073
- * RUN_TRANSFORM_DELTA pays for key-only records (u64: 1.06 -> 1.52 at a higher compress
- * speed; u32: 1.20 -> 3.51), and level 3 buys nothing over level 1 once it is on. */
+/* RUN_TRANSFORM_DELTA pays for key-only records (a higher ratio at a higher compress
+ * speed), and level 3 buys nothing over level 1 once it is on (bench/RESULTS.md). */
 /* Level 1's hash table one step smaller than zstd's own (2^12 entries, 16 KiB, where
  * 2^13 would be its choice for 1 MiB blocks): the table stays in the L1 cache beside the
- * block, and sorted blocks find their matches close by anyway. Single-threaded on the
- * dev VM (CPU time, 100 MB sorted in 1 MiB blocks, zstd 1.5.4; ratio, compress MB/s):
- *   gensort-style records  hash log 13: 6.518  906   hash log 12: 6.536 1034
- *   16-byte u32 records                 2.695  349                2.706  370
- *   text lines (tests/textgen)          1.559  548                1.553  674
- *   u64 (no transform)                  1.058  842                1.058  840 */
+ * block, and sorted blocks find their matches close by anyway: faster at the same ratio
+ * (bench/RESULTS.md). */
 #define RUN_LEVEL1_HASH_LOG 12
 #define RUN_MAGIC "GPURUN01"
 #define RUN_FOOTER_BYTES 40
@@ -493,7 +481,8 @@ static int run_writer_start(struct run_writer *writer, int fd)
 	writer->compressors = calloc(options->threads, sizeof *writer->compressors);
 	if (!writer->jobs || !writer->compressors)
 		return -ENOMEM;
-	int error = write_queue_open(fd, RUN_WRITE_DEPTH, 4096, "temp_write", &writer->queue);
+	fault_tag(fd, FAULT_TEMP_WRITE);
+	int error = write_queue_open(fd, RUN_WRITE_DEPTH, 4096, &writer->queue);
 	/* the writer thread first, then the compressors, as many as start: with none of
 	 * either (no process left), the caller does their work */
 	if (!error && !options->on_caller)
@@ -563,12 +552,20 @@ static void run_write_on_caller(struct run_writer *writer, struct run_job *job)
 	pthread_sigmask(SIG_SETMASK, &before, NULL);
 }
 
-/* Hands a block to the compressors: a copy of data, or (exchange) the caller's buffer
- * itself, swapped for the slot's free one. */
-static int run_writer_hand_over(struct run_writer *writer, const void *data, bool lend, void **exchange,
-				size_t *capacity, size_t bytes, uint64_t records,
-				const void *index_entry, size_t entry_bytes)
+/* A block handed to the writer and its index entry. */
+struct handed_block {
+	size_t bytes;
+	uint64_t records;
+	const void *index_entry;
+	size_t entry_bytes;
+};
+
+/* Hands a block to the compressors: a copy of data, or data itself, lent (lend), or
+ * (exchange) the caller's buffer itself, swapped for the slot's free one. */
+static int run_writer_hand_over(struct run_writer *writer, const struct handed_block *block, const void *data,
+				bool lend, void **exchange, size_t *capacity)
 {
+	size_t bytes = block->bytes, entry_bytes = block->entry_bytes;
 	if (entry_bytes > UINT32_MAX || writer->options.element_bytes > (1u << 24) - 1)
 		return -EINVAL;
 	pthread_mutex_lock(&writer->lock);
@@ -584,7 +581,7 @@ static int run_writer_hand_over(struct run_writer *writer, const void *data, boo
 	if (error)
 		return error;
 	if (entry_bytes)
-		memcpy(job->entry, index_entry, entry_bytes);
+		memcpy(job->entry, block->index_entry, entry_bytes);
 	job->entry_bytes = entry_bytes;
 	job->lent = NULL;
 	if (lend) {
@@ -607,7 +604,7 @@ static int run_writer_hand_over(struct run_writer *writer, const void *data, boo
 		memcpy(job->input, data, bytes);
 	}
 	job->bytes = bytes;
-	job->records = records;
+	job->records = block->records;
 	pthread_mutex_lock(&writer->lock);
 	job->state = JOB_QUEUED;
 	writer->appended++;
@@ -626,13 +623,15 @@ static int run_writer_hand_over(struct run_writer *writer, const void *data, boo
 int run_writer_append_block(struct run_writer *writer, const void *data, size_t bytes,
 			    uint64_t records, const void *index_entry, size_t entry_bytes)
 {
-	return run_writer_hand_over(writer, data, false, NULL, NULL, bytes, records, index_entry, entry_bytes);
+	struct handed_block block = {bytes, records, index_entry, entry_bytes};
+	return run_writer_hand_over(writer, &block, data, false, NULL, NULL);
 }
 
 int run_writer_append_lent(struct run_writer *writer, const void *data, size_t bytes, uint64_t records,
 			   const void *index_entry, size_t entry_bytes)
 {
-	return run_writer_hand_over(writer, data, true, NULL, NULL, bytes, records, index_entry, entry_bytes);
+	struct handed_block block = {bytes, records, index_entry, entry_bytes};
+	return run_writer_hand_over(writer, &block, data, true, NULL, NULL);
 }
 
 int run_writer_wait_lent(struct run_writer *writer)
@@ -651,7 +650,8 @@ int run_writer_append_exchange(struct run_writer *writer, void **block, size_t *
 			       size_t bytes, uint64_t records, const void *index_entry,
 			       size_t entry_bytes)
 {
-	return run_writer_hand_over(writer, NULL, false, block, capacity, bytes, records, index_entry, entry_bytes);
+	struct handed_block handed = {bytes, records, index_entry, entry_bytes};
+	return run_writer_hand_over(writer, &handed, NULL, false, block, capacity);
 }
 
 int run_writer_finish(struct run_writer *writer, struct run_file_stats *stats)
@@ -833,7 +833,7 @@ static int run_read_full(int fd, void *buffer, size_t bytes, uint64_t offset)
 	unsigned char *p = buffer;
 	size_t have = 0;
 	while (have < bytes) {
-		int fault = fault_inject("temp_read");
+		int fault = fault_at(FAULT_TEMP_READ);
 		if (fault < 0)
 			return fault;
 		size_t want = bytes - have;

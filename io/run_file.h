@@ -40,8 +40,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* zstd level 1: about 1 GB/s per core on sorted u64 keys; level 3 gains nothing once
- * RUN_TRANSFORM_DELTA is on (numbers in run_file.c). */
+/* zstd level 1: level 3 gains nothing once RUN_TRANSFORM_DELTA is on (run_file.c). */
 #define RUN_DEFAULT_LEVEL 1
 /* A block handed over (run_writer_append_exchange) in a buffer with this many bytes to
  * spare after it is stored without a copy. */
@@ -67,16 +66,13 @@ enum run_transform {
 	/* elements as little-endian unsigned integers of 4 or 8 bytes replaced by their
 	 * differences from the previous one (sorted keys: small numbers), then byte planes;
 	 * other widths get byte planes only. Use it for records that are just a u32/u64/
-	 * i32/i64/f32/f64 key: sorted u64 compress 1.52x instead of 1.06x, u32 3.5x
-	 * instead of 1.2x, and faster than without. */
+	 * i32/i64/f32/f64 key: sorted keys compress several times better, and faster
+	 * than without. */
 	RUN_TRANSFORM_DELTA = 2,
 	/* the first prefix_bytes of each element XORed with the element before's: for
 	 * sorted records whose key leads them (elements below 64 KiB, a prefix below 256
-	 * bytes; else none). 200 MB of sorted 100-byte gensort-style records with 10-byte
-	 * keys in 1 MiB blocks, one core of the dev VM, zstd 1.5.4 (ratio, compress and
-	 * decompress MB/s of CPU time, the transform included): level 1 (hash log 12)
-	 * without it 6.537 590 1542; level -1 with it 6.598 660 1963; level 1 with it
-	 * 6.930 595 1431. Its runs start at level 1 and may go down to level -1
+	 * bytes; else none): a higher ratio, and faster at level -1 than level 1 without
+	 * it (bench/RESULTS.md). Its runs start at level 1 and may go down to level -1
 	 * (RUN_PREFIX_XOR_LEVEL) where the compressor is slower than the disk. */
 	RUN_TRANSFORM_PREFIX_XOR = 3,
 };

@@ -8,10 +8,9 @@
  *     write_rate > ratio * compress_rate
  * Keys that compress little (random u64 keys, ratio about 1.5) get stored blocks on
  * tmpfs as before (the rule was write_rate > (2 - 1/ratio) * compress_rate, within 15%
- * of this one there); compressible records (ratio 6 and more) keep zstd on any disk, the
- * rule before having stored some of their runs on the 2-core machine's disk, which its
- * host caches (2635 MiB/s of writer time against 1335 MiB/s of compressor; a 5 GB sort
- * of gensort-style records ended at ratio 5.37 instead of 6.55).
+ * of this one there); compressible records (ratio 6 and more) keep zstd on any disk,
+ * where the rule before stored some of their runs on a disk that a host caches, and the
+ * sort ended at a lower ratio.
  * A higher level is kept only while it gains ratio: on sorted records with a text
  * payload level 2 and 3 compress to less than level 1 at half its speed. */
 #include "config.h"

@@ -270,7 +270,7 @@ int temp_file_create(char *path, size_t path_size)
 
 int temp_file_create_in(const char *dir, char *path, size_t path_size)
 {
-	int fd = fault_inject("temp_create");
+	int fd = fault_at(FAULT_TEMP_CREATE);
 	if (fd >= 0) {
 		size_t dir_len = strlen(dir);
 		while (dir_len > 1 && dir[dir_len - 1] == '/')
@@ -278,6 +278,7 @@ int temp_file_create_in(const char *dir, char *path, size_t path_size)
 		int length = snprintf(path, path_size, "%.*s/gpusort.XXXXXX", (int)dir_len, dir);
 		fd = length < 0 || (size_t)length >= path_size ? -ENAMETOOLONG
 			: temp_file_create_registered(path, O_CLOEXEC);
+		fault_tag(fd, FAULT_TEMP_WRITE);
 	}
 	/* The message names the directory as the user gave it, which only we know. */
 	if (fd < 0 && path_size)
@@ -392,13 +393,10 @@ int temp_file_create_preferring(const char *dir, char *path, size_t path_size)
 	return fd >= 0 ? fd : temp_file_create(path, path_size);
 }
 
-const char *temp_memory_dir(uint64_t bytes)
+const char *temp_memory_dir(const char *dir, uint64_t bytes)
 {
-	const char *dir = getenv("GPUSORT_MEMORY_DIR");
-	if (!dir)
-		dir = "/dev/shm";
 	struct statfs fs;
-	if (!dir[0] || statfs(dir, &fs) != 0 || fs.f_type != TMPFS_MAGIC || access(dir, W_OK | X_OK) != 0)
+	if (!dir || !dir[0] || statfs(dir, &fs) != 0 || fs.f_type != TMPFS_MAGIC || access(dir, W_OK | X_OK) != 0)
 		return NULL;
 	return (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize >= bytes ? dir : NULL;
 }

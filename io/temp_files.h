@@ -18,10 +18,10 @@ int temp_file_create_in(const char *dir, char *path, size_t path_size);
 /* In dir when it is given and the file can be made there, else in the next -T
  * directory (temp_file_create). */
 int temp_file_create_preferring(const char *dir, char *path, size_t path_size);
-/* A memory file system (tmpfs: /dev/shm, or $GPUSORT_MEMORY_DIR, "" for none) that this
- * process may write and that has bytes free, or NULL. For files that hold what is in
+/* dir where it is a memory file system (tmpfs: the caller's, GPUSORT_MEMORY_DIR; NULL or
+ * "" for none) that this process may write and that has bytes free, else NULL. For files that hold what is in
  * memory anyway: there they skip the disk's write-back, which all writers share. */
-const char *temp_memory_dir(uint64_t bytes);
+const char *temp_memory_dir(const char *dir, uint64_t bytes);
 /* mkostemp(path, flags) and registration as one step that no signal can split, on any
  * thread: path is a template ending in XXXXXX. Returns an fd or a negative errno. */
 int temp_file_create_registered(char *path, int flags);

@@ -57,7 +57,6 @@ struct write_queue {
 	off_t start;
 	off_t offset;             /* where the next submitted buffer goes */
 	int error;
-	const char *fault_op;
 	double wait_seconds;      /* in the writes: waiting for them, or writing */
 	off_t behind_started;     /* write-behind: the device writes started up to here */
 	off_t behind_waited;      /* ... and waited for up to here */
@@ -169,15 +168,13 @@ static int write_ring_reap(struct write_queue *queue)
 	return 0;
 }
 
-int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *fault_op,
-		     struct write_queue **result)
+int write_queue_open(int fd, unsigned depth, size_t slot_bytes, struct write_queue **result)
 {
 	struct write_queue *queue = calloc(1, sizeof *queue);
 	if (!queue)
 		return -ENOMEM;
 	queue->fd = fd;
 	queue->direct_fd = -1;
-	queue->fault_op = fault_op;
 	struct stat st;
 	int flags = fcntl(fd, F_GETFL);
 	off_t here = lseek(fd, 0, SEEK_CUR);
@@ -351,7 +348,7 @@ static int slot_send(struct write_queue *queue, struct write_slot *slot, size_t 
 	slot->fd = fd;
 	slot->busy = true;
 	queue->next = (queue->next + 1) % queue->depth;
-	int fault = fault_inject(queue->fault_op);
+	int fault = fault_at_fd(queue->fd);
 	if (fault < 0) {
 		write_slot_fail(queue, slot, fault);
 		return fault;

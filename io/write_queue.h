@@ -12,10 +12,9 @@
 
 struct write_queue;
 
-/* Writes start at the fd's current offset. fault_op names the operation for
- * fault_inject ("output_write", "temp_write"). depth buffers of slot_bytes each. */
-int write_queue_open(int fd, unsigned depth, size_t slot_bytes, const char *fault_op,
-		     struct write_queue **queue);
+/* Writes start at the fd's current offset; faults are injected as fd's tag
+ * (fault_inject.h). depth buffers of slot_bytes each. */
+int write_queue_open(int fd, unsigned depth, size_t slot_bytes, struct write_queue **queue);
 /* A free buffer of at least min_bytes (waits for an earlier write when all are busy). */
 int write_queue_buffer(struct write_queue *queue, size_t min_bytes, void **buffer);
 /* Writes bytes of the buffer last handed out at the next offset. */

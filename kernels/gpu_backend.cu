@@ -39,6 +39,7 @@ struct gpu_backend {
 	cudaEvent_t staging_free[2];
 	unsigned staging_next;    /* the buffer copy_in fills next, alternating */
 	struct thread_pool *copy_pool; /* fills and empties the staging buffers */
+	bool staged_only;         /* never lock host items in place (gpu_backend_set_staged_only) */
 	struct registration *pending;  /* host chunks a sort left locked (gpu_backend_unlock) */
 	pthread_mutex_t pending_lock;
 	char name[256];
@@ -285,6 +286,11 @@ extern "C" void gpu_backend_set_copy_pool(struct gpu_backend *backend, struct th
 	backend->copy_pool = pool;
 }
 
+extern "C" void gpu_backend_set_staged_only(struct gpu_backend *backend, bool staged_only)
+{
+	backend->staged_only = staged_only;
+}
+
 /* memcpy between pageable and staging memory on the copy pool's threads: one core
  * copies about 6 GB/s, the PCIe link takes 55, so one thread would pace the transfer. */
 #define COPY_SLICE_BYTES (1u << 20)
@@ -393,7 +399,7 @@ static int stage_through(gpu_items_piece_fn call, void *context, struct thread_p
  * later (gpu_backend_sort's keep_locked): the next sort, gpu_backend_unlock, or closing
  * the backend, which the engine does beside the write. Only large page-aligned buffers
  * (the engine's own large buffers are); a chunk the driver will not lock is staged.
- * GPUSORT_HOST_REGISTER=0 stages every chunk (for comparisons). */
+ * gpu_backend_set_staged_only stages every chunk (for comparisons). */
 #define REGISTER_MINIMUM_BYTES ((size_t)16 << 20)
 #define HOST_PAGE_BYTES 4096u
 struct registration {
@@ -403,14 +409,9 @@ struct registration {
 	bool locked[MAX_CHUNKS];
 };
 
-static bool registration_wanted(const void *host, size_t bytes)
+static bool registration_wanted(const struct gpu_backend *backend, const void *host, size_t bytes)
 {
-	static int enabled = -1;
-	if (enabled < 0) {
-		const char *setting = getenv("GPUSORT_HOST_REGISTER");
-		enabled = !(setting && strcmp(setting, "0") == 0);
-	}
-	return enabled && bytes >= REGISTER_MINIMUM_BYTES && (uintptr_t)host % HOST_PAGE_BYTES == 0;
+	return !backend->staged_only && bytes >= REGISTER_MINIMUM_BYTES && (uintptr_t)host % HOST_PAGE_BYTES == 0;
 }
 
 static size_t chunk_size(const struct registration *locks, int c)
@@ -676,7 +677,7 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 	TRY(cudaMallocAsync(&device, scratch_at + bytes, stream), "allocating device memory for the items");
 	bool pinned = host_is_pinned(items);
 	struct registration *locks = NULL;
-	if (!pinned && registration_wanted(items, bytes))
+	if (!pinned && registration_wanted(backend, items, bytes))
 		locks = (struct registration *)calloc(1, sizeof *locks);
 	struct host_items in = {(const char *)items, NULL, NULL, (size_t)width, 0, locks};
 	result = copy_in_and_sort(backend, algorithm, width, &in, n, device, device + scratch_at, pinned, reason,

@@ -83,6 +83,9 @@ void gpu_backend_resident_free(struct gpu_backend *backend);
  * calling thread alone). */
 struct thread_pool;
 void gpu_backend_set_copy_pool(struct gpu_backend *backend, struct thread_pool *pool);
+/* staged_only: every copy goes through the staging buffers, no host items are locked
+ * in place (for comparing the two). */
+void gpu_backend_set_staged_only(struct gpu_backend *backend, bool staged_only);
 
 /* Page-locked host memory (NULL on failure) and its release. */
 void *gpu_backend_host_alloc(size_t bytes);

@@ -128,6 +128,7 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
 	}
 	engine->gpu_ordinal = ordinal;
 	gpu_backend_set_copy_pool(engine->gpu, engine->pool);
+	gpu_backend_set_staged_only(engine->gpu, engine->config.staged_only);
 	snprintf(engine->description, sizeof(engine->description), "gpu %d (%s)", ordinal,
 		 gpu_backend_device_name(engine->gpu));
 	return 0;

@@ -38,6 +38,9 @@ struct sort_engine_config {
 	 * started knowing that one alone (gpu_backend_expose_only), which on a machine of
 	 * several GPUs starts it several times faster */
 	bool one_device;
+	/* Every GPU copy through the staging buffers, no host items locked in place (for
+	 * comparing the two; GPUSORT_HOST_REGISTER=0) */
+	bool staged_only;
 };
 
 struct sort_engine;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "io/fault_inject.h"
 #include "io/input_file.h"
 #include "io/io_ring.h"
 #include "io/output_file.h"
@@ -143,6 +144,8 @@ static int ring(void)
 
 int main(int argc, char **argv)
 {
+	/* the faults a wrapper script asks for (io_ring: no io_uring) */
+	fault_arm(getenv("GPUSORT_FAULT"));
 	if (argc == 2 && strcmp(argv[1], "ring") == 0)
 		return ring();
 	if (argc == 4 && strcmp(argv[1], "copy") == 0)

@@ -56,7 +56,6 @@ static int temp_fd(const char *dir, char *path, size_t size)
 
 int main(void)
 {
-	unsetenv("GPUSORT_TEMP_CACHE");
 	uint64_t room = dirty_background_room();
 	uint64_t fixed = read_proc_number("/proc/sys/vm/dirty_background_bytes");
 	uint64_t ratio = fixed ? 0 : read_proc_number("/proc/sys/vm/dirty_background_ratio");
@@ -71,15 +70,13 @@ int main(void)
 	if (fd < 0 || file_in_memory(fd)) {
 		tap_skip(2, "the build directory is not on a disk's file system");
 	} else {
-		uint64_t budget = temp_cache_budget(fd);
+		uint64_t budget = temp_cache_budget(fd, -1);
 		tap_ok(near(budget, dirty_background_room()), "a disk's temp files get the room (%llu and %llu MiB)",
 		       (unsigned long long)(budget >> 20), (unsigned long long)(dirty_background_room() >> 20));
-		setenv("GPUSORT_TEMP_CACHE", "5M", 1);
-		budget = temp_cache_budget(fd);
+		budget = temp_cache_budget(fd, (int64_t)5 << 20);
 		uint64_t after = dirty_background_room();
-		unsetenv("GPUSORT_TEMP_CACHE");
 		tap_ok(budget == (uint64_t)5 << 20 && near(after, room),
-		       "GPUSORT_TEMP_CACHE=5M sets the temp budget (%llu bytes), not the room (%llu MiB)",
+		       "a budget given (GPUSORT_TEMP_CACHE=5M) is the temp budget (%llu bytes), not the room (%llu MiB)",
 		       (unsigned long long)budget, (unsigned long long)(after >> 20));
 	}
 	if (fd >= 0) {
@@ -91,7 +88,7 @@ int main(void)
 	if (fd < 0 || !file_in_memory(fd)) {
 		tap_skip(1, "no tmpfs at /dev/shm");
 	} else {
-		tap_ok(temp_cache_budget(fd) == 0 && dirty_background_room() > 0,
+		tap_ok(temp_cache_budget(fd, -1) == 0 && dirty_background_room() > 0,
 		       "a tmpfs's temp files get no budget; the room stays");
 	}
 	if (fd >= 0) {

@@ -45,7 +45,7 @@ static int move_case(const char *path, uint64_t from, uint64_t to, uint64_t len,
 	int fd = pattern_file(path, size);
 	if (fd < 0)
 		return 0;
-	int error = file_move_down(fd, from, to, len, piece, "output_move");
+	int error = file_move_down(fd, from, to, len, piece);
 	unsigned char *after = malloc(size ? size : 1);
 	int ok = !error && pread(fd, after, size, 0) == (ssize_t)size;
 	for (size_t i = 0; ok && i < size; i++) {
@@ -99,8 +99,8 @@ int main(void)
 	       "20 MiB in pieces of 8 MiB, each new place overlapping its old one");
 	tap_ok(move_case(path, 100, 0, 1000, 64, 0), "a stretch that ends at the file's end");
 	int fd = pattern_file(path, 1000);
-	tap_ok(file_move_down(fd, 500, 0, 600, 64, "output_move") == -EIO, "a file shorter than the stretch: -EIO");
-	tap_ok(file_move_down(fd, 0, 10, 100, 64, "output_move") == -EINVAL, "upwards: -EINVAL");
+	tap_ok(file_move_down(fd, 500, 0, 600, 64) == -EIO, "a file shorter than the stretch: -EIO");
+	tap_ok(file_move_down(fd, 0, 10, 100, 64) == -EINVAL, "upwards: -EINVAL");
 	close(fd);
 	unlink(path);
 	return tap_done();

@@ -3,7 +3,7 @@
  * several read sizes, files around the size for parallel reads read first in a small
  * piece and then in others (the path is chosen at the second read), a pipe on stdin,
  * stdin redirected from a partly read file, a directory. Run once as is (io_uring where the kernel has it) and once with
- * GPUSORT_IO=sync (test_io_input_sync.sh). */
+ * GPUSORT_FAULT=io_ring:ENOSYS (test_io_input_sync.sh). */
 #include "config.h"
 #include <errno.h>
 #include <stdint.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "io/fault_inject.h"
 #include "io/input_file.h"
 #include "io/parallel_io.h"
 #include "tests/distributions.h"
@@ -51,6 +52,8 @@ static ssize_t read_all(struct input_file *file, unsigned char *into, size_t roo
 
 int main(void)
 {
+	/* the faults a wrapper script asks for (io_ring: no io_uring) */
+	fault_arm(getenv("GPUSORT_FAULT"));
 	char dir[] = "/tmp/test_io_input.XXXXXX";
 	if (!mkdtemp(dir))
 		return 1;

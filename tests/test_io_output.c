@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "io/fault_inject.h"
 #include "io/output_file.h"
 #include "io/temp_files.h"
 #include "tests/distributions.h"
@@ -106,6 +107,8 @@ static int write_pieces(struct output_file *file, const unsigned char *data, siz
 
 int main(void)
 {
+	/* the faults a wrapper script asks for (io_ring: no io_uring) */
+	fault_arm(getenv("GPUSORT_FAULT"));
 	if (!mkdtemp(dir))
 		return 1;
 	temp_files_init(NULL, 0);

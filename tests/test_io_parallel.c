@@ -35,8 +35,8 @@ static int round_trip(const char *path, size_t len)
 			data[i] = (unsigned char)(i * 2654435761u >> 13);
 		memset(back, 0, len + 4096);
 		/* the read asks for more than the file holds, as the record reader does */
-		ok = parallel_pwrite(fd, data, len, 0, "test_write") == 0 &&
-		     parallel_pread(fd, back, len + 4096, 0, "test_read") == (ssize_t)len &&
+		ok = parallel_pwrite(fd, data, len, 0) == 0 &&
+		     parallel_pread(fd, back, len + 4096, 0) == (ssize_t)len &&
 		     memcmp(data, back, len) == 0;
 	}
 	if (fd >= 0)

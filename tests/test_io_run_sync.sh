@@ -1,4 +1,4 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# run_file again with io_uring switched off (GPUSORT_IO=sync): the same results.
-GPUSORT_IO=sync exec "${TESTS_BUILDDIR:-tests}/test_io_run"
+# run_file again with io_uring switched off (GPUSORT_FAULT=io_ring:ENOSYS): the same results.
+GPUSORT_FAULT=io_ring:ENOSYS exec "${TESTS_BUILDDIR:-tests}/test_io_run"

@@ -8,7 +8,7 @@
  * -EBADMSG while its neighbours still read; a run cut inside a stored block does not
  * open; a run past the write-behind windows reads back whole; a writer on the
  * caller's thread (on_caller) starts no thread and writes the same runs. Run with and without
- * GPUSORT_IO=sync (test_io_run_threads_sync.sh). */
+ * GPUSORT_FAULT=io_ring:ENOSYS (test_io_run_threads_sync.sh). */
 #include "config.h"
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "io/fault_inject.h"
 #include "io/run_file.h"
 #include "tests/distributions.h"
 #include "tests/tap.h"
@@ -369,6 +370,8 @@ static void on_caller_round_trips(void)
 
 int main(void)
 {
+	/* the faults a wrapper script asks for (io_ring: no io_uring) */
+	fault_arm(getenv("GPUSORT_FAULT"));
 	snprintf(path, sizeof path, "%s/test_io_run_threads.%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		 (int)getpid());
 	make_blocks(11);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "io/fault_inject.h"
 #include "io/file_map.h"
 #include "io/io_ring.h"
 #include "io/output_file.h"
@@ -129,7 +130,7 @@ static int write_output(const struct layout *layout, const char *path, off_t *di
 	int error = output_file_open(path, &file);
 	if (error)
 		return error;
-	if (!output_file_uncached_wanted(file, layout->total)) {
+	if (!output_file_uncached_wanted(file, layout->total, 1)) {
 		output_file_abort(file);
 		return -ENOTSUP;
 	}
@@ -212,7 +213,7 @@ int main(void)
 					    : "the temp directory's file system takes no O_DIRECT");
 		return 0;
 	}
-	setenv("GPUSORT_OUTPUT_DIRECT", "1", 1);
+	fault_arm(getenv("GPUSORT_FAULT"));
 	/* without io_uring the queues stay on the page cache (write_queue_direct): the
 	 * bytes must still be right, and none go direct */
 	struct io_uring probe_ring;
@@ -275,16 +276,14 @@ int main(void)
 			free(data);
 		}
 
-	/* where not wanted: not for a stdout, never with GPUSORT_OUTPUT_DIRECT=0 */
+	/* where not wanted: not for a stdout, never when told so (GPUSORT_OUTPUT_DIRECT=0) */
 	struct output_file *file;
-	setenv("GPUSORT_OUTPUT_DIRECT", "0", 1);
 	int error = output_file_open(path, &file);
-	tap_ok(!error && !output_file_uncached_wanted(file, (uint64_t)1 << 40), "GPUSORT_OUTPUT_DIRECT=0: never");
+	tap_ok(!error && !output_file_uncached_wanted(file, (uint64_t)1 << 40, 0), "GPUSORT_OUTPUT_DIRECT=0: never");
 	if (!error)
 		output_file_abort(file);
-	setenv("GPUSORT_OUTPUT_DIRECT", "1", 1);
 	error = output_file_open(NULL, &file);
-	tap_ok(!error && !output_file_uncached_wanted(file, 1 << 20), "stdout: never");
+	tap_ok(!error && !output_file_uncached_wanted(file, 1 << 20, 1), "stdout: never");
 	if (!error)
 		output_file_abort(file);
 	rmdir(dir);

@@ -175,11 +175,11 @@ void sort_verify_plant_test_bug(void *items, size_t n, size_t width)
 	unsigned char *item = items, swap[16];
 	if (n < 2 || width > sizeof swap)
 		return;
-	if (fault_inject("sort_swap") == FAULT_SHORT) {
+	if (fault_at(FAULT_SORT_SWAP) == FAULT_SHORT) {
 		memcpy(swap, item, width);
 		memcpy(item, item + (n - 1) * width, width);
 		memcpy(item + (n - 1) * width, swap, width);
 	}
-	if (fault_inject("sort_duplicate") == FAULT_SHORT)
+	if (fault_at(FAULT_SORT_DUPLICATE) == FAULT_SHORT)
 		memcpy(item, item + width, width);
 }

@@ -66,7 +66,7 @@ int agreed_splitters_split(const struct cluster *cluster, const struct record_or
 		cuts[d] = cutter->end;
 	if (count && cutter->end)
 		error = cutter->cut(cutter->context, agreed.chosen, count, cuts + 1);
-	if (size > 1 && fault_inject("distributed_cut") == FAULT_SHORT)
+	if (size > 1 && fault_at(FAULT_DISTRIBUTED_CUT) == FAULT_SHORT)
 		cuts[1] = 0; /* the planted bug (io/fault_inject.h) */
 	for (int d = 1; d <= size; d++)
 		if (cuts[d] < cuts[d - 1])

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cluster_calls.h"
+#include "../common/environment.h"
 #include "../common/report.h"
 
 /* The launchers' variables that say how many processes were started: Open MPI's mpirun,
@@ -50,7 +51,7 @@ static void *open_beside_program(void)
 int cluster_join(struct cluster *cluster)
 {
 	if (!calls) {
-		const char *path = getenv("GPUSORT_MPI_MODULE");
+		const char *path = environment_string(ENVIRONMENT_MPI_MODULE);
 		bool chosen = path && *path;
 		if (!chosen)
 			path = GPUSORT_MPI_MODULE_PATH;

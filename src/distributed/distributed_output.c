@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "distributed_output.h"
+#include "../common/environment.h"
 #include "../common/report.h"
 #include "../pipeline/output_check.h"
 #include "../../io/fault_inject.h"
@@ -48,6 +49,7 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 		free(output->twin);
 		output->twin = NULL;
 	}
+	fault_tag(output->fd, FAULT_RANGE_WRITE);
 	output->positional = cluster_agree(cluster, twin[0] && output->fd >= 0 ? 0 : -ENOENT) == 0;
 	if (!output->positional && output->fd >= 0) {
 		close(output->fd);
@@ -60,9 +62,9 @@ int distributed_output_open(const struct cluster *cluster, const struct output_t
 static int map_range(struct distributed_output *output, uint64_t offset, uint64_t length, struct file_map *map)
 {
 	/* a rank's range is worth mapping at any size */
-	if (!output->positional || output->fd < 0 || !file_map_wanted(length, 0))
+	if (!output->positional || output->fd < 0 || !file_map_wanted(environment_switch(ENVIRONMENT_OUTPUT_MAP), length, 0))
 		return 0;
-	return file_map_range(output->fd, offset, length, false, "range_write", map);
+	return file_map_range(output->fd, offset, length, false, map);
 }
 
 int distributed_output_map(struct distributed_output *output, uint64_t offset, uint64_t length)
@@ -74,7 +76,7 @@ int distributed_output_map(struct distributed_output *output, uint64_t offset, u
 	if (ahead->bytes && ahead->from <= offset && offset + length <= ahead->from + ahead->length) {
 		file_map_release(&output->mapping);
 		output->mapping = output->ahead;
-		output->ahead = (struct file_map){NULL, 0, 0, false};
+		output->ahead = (struct file_map){.bytes = NULL};
 		return 0;
 	}
 	file_map_release(&output->ahead);
@@ -102,17 +104,17 @@ void distributed_output_prefault_stop(struct distributed_output *output)
 
 int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset)
 {
-	int copied = file_map_copy(&output->mapping, offset, bytes, length, "range_write");
+	int copied = file_map_copy(&output->mapping, offset, bytes, length);
 	if (copied)
 		return copied < 0 ? copied : 0;
-	return write_whole_at(output->fd, bytes, length, offset, "range_write");
+	return write_whole_at(output->fd, bytes, length, offset);
 }
 
-int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset, const char *fault_op)
+int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset)
 {
 	const unsigned char *from = bytes;
 	while (length) {
-		int fault = fault_inject(fault_op);
+		int fault = fault_at_fd(fd);
 		if (fault < 0)
 			return fault;
 		size_t want = length < IO_CALL_MAX ? length : IO_CALL_MAX; /* a signal waits for one call */

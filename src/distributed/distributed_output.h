@@ -57,9 +57,9 @@ void distributed_output_prefault_stop(struct distributed_output *output);
  * the caller to report. */
 int distributed_output_write_at(struct distributed_output *output, const void *bytes, size_t length, uint64_t offset);
 
-/* length bytes to fd at offset, whole (faults injected as fault_op); returns 0 or a
+/* length bytes to fd at offset, whole (faults injected as fd's tag); returns 0 or a
  * negative errno. */
-int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset, const char *fault_op);
+int write_whole_at(int fd, const void *bytes, size_t length, uint64_t offset);
 
 /* Puts this rank's range, the first bytes of piece_fd, in place: at offset when
  * positional, else through rank 0 (collective then, in rank order, in pieces of chunk

@@ -360,7 +360,7 @@ static int rank_job_open_output(struct rank_job *rj)
 	 * then, beside the local sort's buffers) they go to a memory file system with room
 	 * for them: in the -T directories they would pass through the disk's write-back,
 	 * which every rank of the machine shares. */
-	if (share && share <= rj->budget / 4 && temp_memory_dir(3 * share + ((uint64_t)64 << 20)))
+	if (share && share <= rj->budget / 4 && temp_memory_dir(rj->dirs.memory, 3 * share + ((uint64_t)64 << 20)))
 		rj->rank_dir = rj->dirs.memory;
 	int error = distributed_output_open(cluster, &job->output, &rj->output);
 	if (error)

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "exchange.h"
+#include "../common/environment.h"
 #include "../common/report.h"
 #include "../../io/fault_inject.h"
 #include "../../io/parallel_io.h"
@@ -26,7 +27,7 @@ static double seconds_now(void)
 static int append(int fd, const unsigned char *bytes, size_t length)
 {
 	while (length) {
-		int fault = fault_inject("temp_write");
+		int fault = fault_at(FAULT_TEMP_WRITE);
 		if (fault < 0)
 			return fault;
 		size_t want = length < IO_CALL_MAX ? length : IO_CALL_MAX; /* a signal waits for one call */
@@ -58,7 +59,7 @@ struct run_identity {
  * size), else -1. */
 static int run_open_shared(const struct run_identity *identity, const char *path)
 {
-	if (fault_inject("run_share") != 0)
+	if (fault_at(FAULT_RUN_SHARE) != 0)
 		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -96,8 +97,7 @@ static int runs_shared(const struct cluster *cluster, const struct local_run *ru
 {
 	int *fds = exchange->fds;
 	bool *shared = &exchange->shared;
-	const char *wanted = getenv("GPUSORT_SHARED_RUNS");
-	bool refuse = wanted && strcmp(wanted, "0") == 0;
+	bool refuse = environment_switch(ENVIRONMENT_SHARED_RUNS) == 0;
 	size_t name = strlen(run->path) + 1, length = sizeof(struct run_identity) + name;
 	unsigned char *mine = malloc(length);
 	uint64_t *offsets = malloc(((size_t)cluster->size + 1) * sizeof *offsets);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "job_dirs.h"
+#include "../common/environment.h"
 #include "../common/report.h"
 #include "../../io/random_source.h"
 #include "../../io/temp_files.h"
@@ -82,7 +83,7 @@ int job_dirs_make(const struct cluster *cluster, const char *const *temp_dirs, s
 		temp_dirs = &fallback;
 		temp_dir_count = 1;
 	}
-	const char *memory = temp_memory_dir(0);
+	const char *memory = temp_memory_dir(environment_string(ENVIRONMENT_MEMORY_DIR), 0);
 	char word[JOB_WORD_LENGTH + 1];
 	int error = job_word(cluster, word);
 	if (error)

@@ -83,7 +83,7 @@ static int range_sink_write(void *context, const unsigned char *records, size_t 
 	(void)count;
 	struct range_sink *sink = context;
 	int error = sink->output ? distributed_output_write_at(sink->output, records, bytes, sink->offset + sink->written)
-				 : write_whole_at(sink->fd, records, bytes, sink->offset + sink->written, "temp_write");
+				 : write_whole_at(sink->fd, records, bytes, sink->offset + sink->written);
 	if (error) {
 		report_file_failure("write failed", sink->name, error); /* GNU's words, as one process's */
 		return error;

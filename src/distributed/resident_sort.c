@@ -16,6 +16,7 @@
 #include "agreed_splitters.h"
 #include "splitters.h"
 #include "../binary/record_reader.h"
+#include "../common/environment.h"
 #include "../common/report.h"
 #include "../common/verify.h"
 
@@ -50,8 +51,7 @@ static bool rank_may(const struct resident_rank *rank)
 {
 	const struct resident_job *work = rank->work;
 	const struct sort_job *job = work->job;
-	const char *asked = getenv("GPUSORT_RESIDENT");
-	if ((asked && strcmp(asked, "0") == 0) || rank->cluster->local_size != rank->cluster->size ||
+	if (environment_switch(ENVIRONMENT_RESIDENT) == 0 || rank->cluster->local_size != rank->cluster->size ||
 	    job->engine.device == SORT_DEVICE_CPU || !record_form_in_place(rank->form))
 		return false;
 	uint64_t share = work->share->bytes;

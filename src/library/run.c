@@ -3,6 +3,7 @@
  * status (0 done, 1 disorder, 2 trouble already reported) turned into the API's codes. */
 #include "config.h"
 #include "job_options.h"
+#include "../common/environment.h"
 #include "../common/report.h"
 #include "../distributed/distributed_sort.h"
 #include "../pipeline/memory_plan.h"
@@ -12,6 +13,7 @@
 int gpusort_run(const struct gpusort_job *job)
 {
 	report_new_job(); /* its messages are its own, even where they repeat the last job's */
+	environment_apply();
 	struct job_options built;
 	int code = job_options_build(job, &built);
 	if (code != GPUSORT_OK)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "job_options.h"
 #include "../binary/record_items.h"
+#include "../common/environment.h"
 #include "../common/verify.h"
 #include "../../kernels/sort_engine.h"
 
@@ -81,6 +82,7 @@ static int open_engine(const struct gpusort_sort_options *options, const struct 
 		.threads = options->threads,
 		.gpu_memory = options->gpu_memory,
 		.algorithm = algorithms[options->algorithm],
+		.staged_only = environment_switch(ENVIRONMENT_HOST_REGISTER) == 0,
 	};
 	enum item_width width = record_form_width(record_form_choose(layout, n));
 	if (config.device == SORT_DEVICE_AUTO && (uint64_t)n * width < RECORDS_GPU_MIN_ITEM_BYTES)
@@ -172,6 +174,7 @@ out:
 int gpusort_sort_records(void *records, size_t count, size_t record_size,
 			 const struct gpusort_binary_key *key, const struct gpusort_sort_options *given)
 {
+	environment_apply();
 	struct gpusort_sort_options options;
 	gpusort_sort_options_init(&options, sizeof options);
 	if (given) {

@@ -14,6 +14,7 @@
 #include "range_cut.h"
 #include "range_merge.h"
 #include "../../io/write_queue.h"
+#include "../common/environment.h"
 #include "../common/verify.h"
 #include "../common/report.h"
 
@@ -746,7 +747,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	for (size_t r = 0; r < ranges.k; r++)
 		total += ranges.bounds[ranges.ranges * ranges.k + r];
 	/* -u's output is at most total: the file is cut to what was kept at the end */
-	merge.uncached = output_file_uncached_wanted(file, total);
+	merge.uncached = output_file_uncached_wanted(file, total, environment_switch(ENVIRONMENT_OUTPUT_DIRECT));
 	if (unique && !merge.ordered) {
 		merge.kept = calloc(ranges.ranges, sizeof *merge.kept);
 		merge.flushed = calloc(ranges.ranges, sizeof *merge.flushed);

@@ -18,6 +18,7 @@
 #include "../../io/temp_files.h"
 #include "runs.h"
 #include "merge.h"
+#include "../common/environment.h"
 #include "../common/report.h"
 #include "../text/text_lines.h"
 
@@ -355,7 +356,7 @@ static int run_create(struct run_list *list, size_t index, const struct record_o
 	run_level_apply(&list->level, &options);
 	if (!run->piped) {
 		/* what the page cache may still hold of the temp files: left to it */
-		uint64_t budget = temp_cache_budget(run->fd);
+		uint64_t budget = temp_cache_budget(run->fd, environment_size(ENVIRONMENT_TEMP_CACHE));
 		options.cached_bytes = budget > list->cached_bytes ? budget - list->cached_bytes : 0;
 	}
 	options.threads = list->writer_threads;

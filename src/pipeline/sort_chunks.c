@@ -7,6 +7,7 @@
 #include "range_merge.h"
 #include "../../io/cache_budget.h"
 #include "../../io/file_map.h"
+#include "../common/environment.h"
 #include "../common/report.h"
 #include "record_output.h"
 #include "runs.h"
@@ -55,7 +56,8 @@ static int chunk_output_open(const struct chunk_mode *mode, const struct record_
 	 * from /proc only for an output large enough to map) */
 	bool map_by_default = sort_engine_may_use_gpu(engine) && bound >= OUTPUT_MAP_MIN_BYTES &&
 			      (record_output_in_memory(&out->output) || bound <= dirty_background_room());
-	if (out->sink_at && file_map_wanted(bound, map_by_default ? OUTPUT_MAP_MIN_BYTES : UINT64_MAX) &&
+	if (out->sink_at && file_map_wanted(environment_switch(ENVIRONMENT_OUTPUT_MAP), bound,
+					    map_by_default ? OUTPUT_MAP_MIN_BYTES : UINT64_MAX) &&
 	    bound <= plan->budget / 4) {
 		if ((error = record_output_map(&out->output, bound)) != 0)
 			return record_output_finish(&out->output, error);

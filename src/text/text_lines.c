@@ -262,7 +262,7 @@ int text_lines_carry(struct text_lines *to, const struct text_lines *from, size_
 	uint64_t origin = from->origin + kept;
 	const char *moved = from->data + kept;
 	/* the test of the self-check (io/fault_inject.h): the bug of ef648ce planted */
-	if (fault_inject("text_carry") == FAULT_SHORT)
+	if (fault_at(FAULT_TEXT_CARRY) == FAULT_SHORT)
 		moved = from->data;
 	to->size = to->count = 0;
 	to->counted = to->counted_lines = to->mark_count = 0;

@@ -25,7 +25,8 @@ FUZZ_CLI_FILES = src/cli/options.c src/cli/option_values.c src/cli/option_errors
 	src/cli/obsolete_key.c src/cli/help.c src/cli/version.c
 FUZZ_OPTIONS_FILES = $(FUZZ_CLI_FILES) src/library/job_options.c src/library/results.c \
 	src/binary/key_image.c src/settings/keydef.c src/common/size_parse.c \
-	src/common/report.c src/common/stats.c src/text/text_order.c src/text/text_locale.c \
+	src/common/report.c src/common/stats.c src/common/environment.c io/fault_inject.c \
+	src/text/text_order.c src/text/text_locale.c \
 	src/text/text_collate.c $(FUZZ_ENGINE)
 FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text/text_compare.c src/text/text_fields.c \
 	src/text/text_numeric.c src/text/text_general.c src/text/text_month.c \
