@@ -25,7 +25,7 @@ FUZZ_OPTIONS_FILES = src/cli/options.c src/library/job_options.c src/library/res
 	src/binary/key_image.c src/settings/keydef.c src/common/size_parse.c \
 	src/common/report.c src/common/stats.c src/text/text_order.c src/text/text_locale.c \
 	src/text/text_collate.c $(FUZZ_ENGINE)
-FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text/text_compare.c src/text/text_fields.c \
+FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text/text_compare.c src/text/text_ignore.c src/text/text_fields.c \
 	src/text/text_numeric.c src/text/text_general.c src/text/text_month.c \
 	src/text/text_version.c src/text/text_prefix.c src/text/text_random.c
 FUZZ_RUN_FILE_FILES = io/run_file.c io/block_transform.c io/block_checksum.c io/write_queue.c \
