@@ -16,7 +16,7 @@ FUZZ_LINK = $(AM_V_GEN)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEFS) -I$(top_srcdir) -I$(top
 FUZZ_ENGINE = kernels/sort_engine.c kernels/bucket_sort_cpu.c kernels/thread_pool.c kernels/huge_memory.c
 if HAVE_CUDA
 FUZZ_ENGINE_OBJECTS = kernels/gpu_backend.$(OBJEXT) kernels/gpu_bucket_sort.$(OBJEXT) \
-	kernels/gpu_bucket_steps.$(OBJEXT) kernels/gpu_sample_sort.$(OBJEXT) \
+	kernels/gpu_sample_sort.$(OBJEXT) \
 	kernels/gpu_radix_sort.$(OBJEXT) kernels/gpu_bitonic_sort.$(OBJEXT) \
 	kernels/gpu_quick_sort.$(OBJEXT) kernels/gpu_merge.$(OBJEXT)
 endif
