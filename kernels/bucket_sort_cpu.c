@@ -12,11 +12,10 @@
 #include "bucket_sort_steps.h"
 #include "thread_pool.h"
 
-/* Sublist bytes: a sublist and its radix scratch must stay in one core's L2 (1 MiB on
- * the machines measured). Bucket bytes: the average bucket the plan aims at; buckets
- * need not fit L2, since the radix sort's first pass splits them into pieces that do,
- * and fewer buckets mean fewer samples and larger pieces to relocate. Both were chosen
- * by timing 2^26 items (see bench/RESULTS.md). */
+/* Sublist bytes: a sublist and its radix scratch stay in one core's L2 cache. Bucket
+ * bytes: the average bucket the plan aims at; buckets need not fit L2, since the radix
+ * sort's first pass splits them into pieces that do, and fewer buckets mean fewer
+ * samples and larger pieces to relocate (bench/RESULTS.md has the sweep). */
 #ifndef CPU_SUBLIST_BYTES
 #define CPU_SUBLIST_BYTES (256u << 10)
 #endif
@@ -140,8 +139,8 @@ static int cpu_plan(struct bucket_plan *plan, size_t n, size_t item_bytes)
 
 /* The 96-bit item is stored in 12 bytes and compared as an integer in the same order as
  * its value: the image above the position, 64 bits each, which two loads make without
- * the shifts that image << 32 | position takes (the rank sort's inner loop, measured:
- * 1.5x the sort stage with the shifts). Digits of the 32 zero bits between are shared
+ * the shifts that image << 32 | position takes (in the rank sort's inner loop, the
+ * shifts cost more than the loads). Digits of the 32 zero bits between are shared
  * by all items, each skipped after one counting pass. */
 static inline item_u128 item_u96_order(item_u96 item)
 {

@@ -18,7 +18,7 @@ cudaError_t gpu_sample_sort_device(int width, void *data, void *scratch, size_t 
  * differ between items. Synchronizes the stream once to learn those bits. */
 cudaError_t gpu_radix_sort_device(int width, void *data, void *scratch, size_t n, int digit_bits,
 				  cudaStream_t stream);
-#define GPU_RADIX_DEFAULT_BITS 8 /* fastest of 4..8 on the H100 (bench/RESULTS.md) */
+#define GPU_RADIX_DEFAULT_BITS 8 /* the fastest digit of 4..8 bits (bench/RESULTS.md) */
 
 /* A bitonic network over n padded to a power of two with largest items; needs a padded
  * copy from the pool when n is not a power of two. */

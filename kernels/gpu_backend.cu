@@ -206,6 +206,8 @@ extern "C" void gpu_backend_release(struct gpu_backend *backend)
 	cudaGetLastError();
 }
 
+static void resident_free(struct gpu_backend *backend);
+
 extern "C" void gpu_backend_close(struct gpu_backend *backend)
 {
 	if (!backend)
@@ -214,7 +216,7 @@ extern "C" void gpu_backend_close(struct gpu_backend *backend)
 		cudaStreamSynchronize(backend->sort_stream);
 	if (backend->copy_stream)
 		cudaStreamSynchronize(backend->copy_stream);
-	gpu_backend_resident_free(backend);
+	resident_free(backend);
 	gpu_backend_unlock(backend);
 	pthread_mutex_destroy(&backend->pending_lock);
 	for (int i = 0; i < MAX_CHUNKS; i++)
@@ -291,8 +293,8 @@ extern "C" void gpu_backend_set_staged_only(struct gpu_backend *backend, bool st
 	backend->staged_only = staged_only;
 }
 
-/* memcpy between pageable and staging memory on the copy pool's threads: one core
- * copies about 6 GB/s, the PCIe link takes 55, so one thread would pace the transfer. */
+/* memcpy between pageable and staging memory on the copy pool's threads: the PCIe link
+ * takes several times what one core copies, so one thread would pace the transfer. */
 #define COPY_SLICE_BYTES (1u << 20)
 struct slice_copy {
 	char *to;
@@ -351,7 +353,7 @@ static cudaError_t ensure_staging(struct gpu_backend *backend, size_t bytes)
  * taken by a consumer (gpu_backend_resident_copy_out) instead of copied from or to host
  * items: slice by slice on the copy pool's threads. */
 struct staged_items {
-	gpu_items_piece_fn call; /* produce or consume: the same call */
+	sort_items_piece_fn call; /* produce or consume: the same call */
 	void *context;
 	char *from;
 	size_t bytes, width;
@@ -380,7 +382,7 @@ static void stage_slice(void *context, size_t slice)
 
 /* Runs the callback over a staged piece of bytes (whole items) whose first item is the
  * first-th; returns its first error. */
-static int stage_through(gpu_items_piece_fn call, void *context, struct thread_pool *pool, void *staging,
+static int stage_through(sort_items_piece_fn call, void *context, struct thread_pool *pool, void *staging,
 			 size_t bytes, size_t width, uint64_t first)
 {
 	struct staged_items staged = {call, context, (char *)staging, bytes, width, first, 0};
@@ -390,11 +392,9 @@ static int stage_through(gpu_items_piece_fn call, void *context, struct thread_p
 }
 
 /* Host items locked in place chunk by chunk (cudaHostRegister), so that the GPU copies
- * them at PCIe speed with no CPU copy through the staging buffers. On the H100 machine
- * (bench/RESULTS.md) the driver locked 24-27 GB/s, against 16 GB/s for the staged
- * copy in on every core; locking on more threads at once, or beside the staged
- * copies, was slower, as the driver takes one call at a time. Each chunk is locked
- * while the one before crosses the link, and comes straight back. Letting go (63 GB/s)
+ * them at PCIe speed with no CPU copy through the staging buffers. Locking is faster
+ * than the staged copy, on one thread: the driver takes one call at a time. Each chunk
+ * is locked while the one before crosses the link, and comes straight back. Letting go
  * waits for the device, so a caller whose buffer outlives the call may leave it to
  * later (gpu_backend_sort's keep_locked): the next sort, gpu_backend_unlock, or closing
  * the backend, which the engine does beside the write. Only large page-aligned buffers
@@ -457,7 +457,7 @@ extern "C" void gpu_backend_unlock(struct gpu_backend *backend)
 /* What fills the device: host items, or a producer of them (host NULL). */
 struct host_items {
 	const char *host;
-	gpu_items_piece_fn produce;
+	sort_items_piece_fn produce;
 	void *context;
 	size_t width;
 	int error; /* the producer's */
@@ -511,13 +511,24 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct hos
 }
 
 
-/* Device to host: into host (pinned: at once), or through the two staging buffers into
- * host or, when consume is given, to it (host unused). A consumer's error comes back
- * in *consumed. */
-static cudaError_t copy_out_to(struct gpu_backend *backend, char *host, const char *device, size_t bytes, bool pinned,
-			       gpu_items_piece_fn consume, void *context, size_t width, int *consumed)
+/* Where the device's items go: host items, or a consumer of them (host NULL). */
+struct host_target {
+	char *host;
+	sort_items_piece_fn consume;
+	void *context;
+	size_t width;
+	int error; /* the consumer's */
+};
+
+/* Device to host: into out's host (pinned: at once), or through the two staging
+ * buffers into it or, when out has a consumer, to that. */
+static cudaError_t copy_out_to(struct gpu_backend *backend, struct host_target *out, const char *device, size_t bytes,
+			       bool pinned)
 {
 	cudaStream_t stream = backend->sort_stream;
+	char *host = out->host;
+	size_t width = out->width;
+	sort_items_piece_fn consume = out->consume;
 	if (pinned && !consume) {
 		cudaError_t error = cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream);
 		return error ? error : cudaStreamSynchronize(stream);
@@ -546,9 +557,9 @@ static cudaError_t copy_out_to(struct gpu_backend *backend, char *host, const ch
 				parallel_memcpy(backend->copy_pool, host + begin, backend->staging[k & 1], size);
 				continue;
 			}
-			*consumed = stage_through(consume, context, backend->copy_pool, backend->staging[k & 1], size,
-						  width, begin / width);
-			if (*consumed)
+			out->error = stage_through(consume, out->context, backend->copy_pool, backend->staging[k & 1],
+						   size, width, begin / width);
+			if (out->error)
 				return cudaStreamSynchronize(stream);
 		}
 	}
@@ -557,7 +568,8 @@ static cudaError_t copy_out_to(struct gpu_backend *backend, char *host, const ch
 
 static cudaError_t copy_out(struct gpu_backend *backend, char *host, const char *device, size_t bytes, bool pinned)
 {
-	return copy_out_to(backend, host, device, bytes, pinned, NULL, NULL, 1, NULL);
+	struct host_target out = {host, NULL, NULL, 1, 0};
+	return copy_out_to(backend, &out, device, bytes, pinned);
 }
 
 /* Device to host where copy_in locked host's chunks: those straight back (all queued
@@ -599,13 +611,24 @@ static int sort_allowed(const struct gpu_backend *backend, enum sort_algorithm a
 	return 0;
 }
 
-/* Copies n host items into device (chunk by chunk on the copy stream) and sorts them
- * there with the algorithm on the sort stream, scratch beside them. Returns 0 or the
+/* A sort on the device: n items of width at device, scratch (as large) beside them. */
+struct device_sort {
+	enum sort_algorithm algorithm;
+	enum item_width width;
+	size_t n;
+	char *device, *scratch;
+};
+
+/* Copies the sort's n items from in into its device memory (chunk by chunk on the copy
+ * stream) and sorts them there with its algorithm on the sort stream. Returns 0 or the
  * negative errno, with reason; the copy stream may still be busy on error. */
-static int copy_in_and_sort(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
-			    struct host_items *in, size_t n, char *device, char *scratch, bool pinned, char *reason,
-			    size_t reason_size)
+static int copy_in_and_sort(struct gpu_backend *backend, const struct device_sort *job, struct host_items *in,
+			    bool pinned, char *reason, size_t reason_size)
 {
+	enum sort_algorithm algorithm = job->algorithm;
+	enum item_width width = job->width;
+	size_t n = job->n;
+	char *device = job->device, *scratch = job->scratch;
 	size_t bytes = n * (size_t)width;
 	cudaStream_t stream = backend->sort_stream;
 	/* with host locked chunk by chunk, the staging buffers are made only if a chunk
@@ -680,8 +703,8 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 	if (!pinned && registration_wanted(backend, items, bytes))
 		locks = (struct registration *)calloc(1, sizeof *locks);
 	struct host_items in = {(const char *)items, NULL, NULL, (size_t)width, 0, locks};
-	result = copy_in_and_sort(backend, algorithm, width, &in, n, device, device + scratch_at, pinned, reason,
-				  reason_size);
+	struct device_sort job = {algorithm, width, n, device, device + scratch_at};
+	result = copy_in_and_sort(backend, &job, &in, pinned, reason, reason_size);
 	if (!in.locks) { /* the chunks could not be locked apart */
 		free(locks);
 		locks = NULL;
@@ -708,10 +731,10 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 	return result;
 }
 
-/* The resident sort (gpu_backend.h). */
+/* The resident sort (sort_engine.h), its calls in gpu_resident_calls. */
 static_assert(sizeof(cudaIpcMemHandle_t) == GPU_SHARE_HANDLE_BYTES, "an IPC handle's size");
 
-extern "C" void gpu_backend_resident_free(struct gpu_backend *backend)
+static void resident_free(struct gpu_backend *backend)
 {
 	cudaSetDevice(backend->device);
 	if (backend->resident)
@@ -725,14 +748,14 @@ extern "C" void gpu_backend_resident_free(struct gpu_backend *backend)
 	cudaGetLastError();
 }
 
-extern "C" int gpu_backend_sort_resident(struct gpu_backend *backend, enum sort_algorithm algorithm,
-					 enum item_width width, gpu_items_piece_fn produce, void *context, size_t n,
+static int sort_resident(struct gpu_backend *backend, enum sort_algorithm algorithm,
+					 enum item_width width, sort_items_piece_fn produce, void *context, size_t n,
 					 char *reason, size_t reason_size)
 {
 	int result = sort_allowed(backend, algorithm, width, n, reason, reason_size);
 	if (result)
 		return result;
-	gpu_backend_resident_free(backend);
+	resident_free(backend);
 	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
 	size_t bytes = n * (size_t)width;
 	cudaStream_t stream = backend->sort_stream;
@@ -745,19 +768,19 @@ extern "C" int gpu_backend_sort_resident(struct gpu_backend *backend, enum sort_
 	char *scratch = NULL;
 	TRY(cudaMallocAsync(&scratch, bytes, stream), "allocating device memory for the items");
 	struct host_items in = {NULL, produce, context, (size_t)width, 0, NULL};
-	result = copy_in_and_sort(backend, algorithm, width, &in, n, backend->resident, scratch, false, reason,
-				  reason_size);
+	struct device_sort job = {algorithm, width, n, backend->resident, scratch};
+	result = copy_in_and_sort(backend, &job, &in, false, reason, reason_size);
 	cudaStreamSynchronize(backend->copy_stream);
 	cudaFreeAsync(scratch, stream);
 	cudaError_t error = cudaStreamSynchronize(stream);
 	if (!result && error)
 		result = gpu_error_report(error, "finishing the GPU sort", reason, reason_size);
 	if (result)
-		gpu_backend_resident_free(backend);
+		resident_free(backend);
 	return result;
 }
 
-extern "C" int gpu_backend_resident_gather(struct gpu_backend *backend, const uint64_t *indexes, size_t count,
+static int resident_gather(struct gpu_backend *backend, const uint64_t *indexes, size_t count,
 					   void *out, char *reason, size_t reason_size)
 {
 	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
@@ -766,7 +789,7 @@ extern "C" int gpu_backend_resident_gather(struct gpu_backend *backend, const ui
 	return 0;
 }
 
-extern "C" int gpu_backend_resident_bounds(struct gpu_backend *backend, const void *values, size_t count,
+static int resident_bounds(struct gpu_backend *backend, const void *values, size_t count,
 					   uint64_t *lower, uint64_t *upper, char *reason, size_t reason_size)
 {
 	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
@@ -776,7 +799,7 @@ extern "C" int gpu_backend_resident_bounds(struct gpu_backend *backend, const vo
 	return 0;
 }
 
-extern "C" int gpu_backend_resident_export(struct gpu_backend *backend, void *handle, char *reason,
+static int resident_export(struct gpu_backend *backend, void *handle, char *reason,
 					   size_t reason_size)
 {
 	cudaIpcMemHandle_t made;
@@ -786,7 +809,7 @@ extern "C" int gpu_backend_resident_export(struct gpu_backend *backend, void *ha
 	return 0;
 }
 
-extern "C" int gpu_backend_resident_receive(struct gpu_backend *backend, const void *handles, size_t senders,
+static int resident_receive(struct gpu_backend *backend, const void *handles, size_t senders,
 					    size_t self, const uint64_t *begins, const uint64_t *lengths,
 					    char *reason, size_t reason_size)
 {
@@ -847,7 +870,7 @@ extern "C" int gpu_backend_resident_receive(struct gpu_backend *backend, const v
 	return result;
 }
 
-extern "C" int gpu_backend_resident_merge(struct gpu_backend *backend, char *reason, size_t reason_size)
+static int resident_merge(struct gpu_backend *backend, char *reason, size_t reason_size)
 {
 	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
 	size_t bytes = backend->received_items * (size_t)backend->resident_width;
@@ -878,7 +901,7 @@ extern "C" int gpu_backend_resident_merge(struct gpu_backend *backend, char *rea
 	return 0;
 }
 
-extern "C" int gpu_backend_resident_copy_out(struct gpu_backend *backend, gpu_items_piece_fn consume,
+static int resident_copy_out(struct gpu_backend *backend, sort_items_piece_fn consume,
 					     void *context, char *reason, size_t reason_size)
 {
 	size_t width = (size_t)backend->resident_width, bytes = backend->received_items * width;
@@ -887,8 +910,12 @@ extern "C" int gpu_backend_resident_copy_out(struct gpu_backend *backend, gpu_it
 	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
 	TRY(ensure_staging(backend, bytes), "allocating pinned staging buffers");
 	/* a staging buffer ends on a whole item, so every slice holds whole items */
-	int consumed = 0;
-	TRY(copy_out_to(backend, NULL, backend->range, bytes, false, consume, context, width, &consumed),
-	    "copying items from the GPU");
-	return consumed;
+	struct host_target out = {NULL, consume, context, width, 0};
+	TRY(copy_out_to(backend, &out, backend->range, bytes, false), "copying items from the GPU");
+	return out.error;
 }
+
+extern "C" const struct resident_sort_calls gpu_resident_calls = {
+	sort_resident, resident_gather, resident_bounds, resident_export,
+	resident_receive, resident_merge, resident_copy_out, resident_free,
+};

@@ -19,8 +19,8 @@ extern "C" {
 struct gpu_backend;
 
 /* A process that will use one device alone may have the CUDA driver started knowing
- * of that one only, which is several times faster where there are several (4 x H200:
- * the driver's start 0.19 s instead of 0.8-1.0 s; bench/RESULTS.md). Before any other
+ * of that one only, which starts it several times faster where there are several
+ * (bench/RESULTS.md). Before any other
  * call here: the devices the driver offers (/dev/nvidiaN nodes), counted without
  * starting it; then gpu_backend_expose_only(ordinal, that count) sets
  * CUDA_VISIBLE_DEVICES to the ordinal, unless the environment sets it already or the
@@ -57,27 +57,12 @@ int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm,
 /* Lets go of the items a sort left locked, if any. */
 void gpu_backend_unlock(struct gpu_backend *backend);
 
-/* A resident sort, for a distributed sort whose ranks exchange their ranges GPU to GPU:
- * the sorted items stay in device memory, where the ranks' splitters sample and cut
- * them (gather, bounds), another process opens them by a handle (export) and copies its
- * range from every rank (receive, which names this process's own items by self), merges
- * the range (merge, which frees the own items: every rank must be done receiving) and
- * copies it out. One resident sort per backend at a time; resident_free ends it. */
-#define GPU_SHARE_HANDLE_BYTES 64
-typedef sort_items_piece_fn gpu_items_piece_fn;
-int gpu_backend_sort_resident(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
-			      gpu_items_piece_fn produce, void *context, size_t n, char *reason, size_t reason_size);
-int gpu_backend_resident_gather(struct gpu_backend *backend, const uint64_t *indexes, size_t count, void *out,
-				char *reason, size_t reason_size);
-int gpu_backend_resident_bounds(struct gpu_backend *backend, const void *values, size_t count, uint64_t *lower,
-				uint64_t *upper, char *reason, size_t reason_size);
-int gpu_backend_resident_export(struct gpu_backend *backend, void *handle, char *reason, size_t reason_size);
-int gpu_backend_resident_receive(struct gpu_backend *backend, const void *handles, size_t senders, size_t self,
-				 const uint64_t *begins, const uint64_t *lengths, char *reason, size_t reason_size);
-int gpu_backend_resident_merge(struct gpu_backend *backend, char *reason, size_t reason_size);
-int gpu_backend_resident_copy_out(struct gpu_backend *backend, gpu_items_piece_fn consume, void *context,
-				  char *reason, size_t reason_size);
-void gpu_backend_resident_free(struct gpu_backend *backend);
+/* The resident sort's calls (sort_engine.h): the sorted items stay in device memory,
+ * where the ranks' splitters sample and cut them, another process opens them by a
+ * handle and copies its range from every rank, which is merged and copied out. One
+ * resident sort per backend at a time; its free ends it. */
+#define GPU_SHARE_HANDLE_BYTES SORT_SHARE_HANDLE_BYTES
+extern const struct resident_sort_calls gpu_resident_calls;
 
 /* Threads that copy between pageable items and the pinned staging buffers (NULL: the
  * calling thread alone). */
@@ -91,10 +76,10 @@ void gpu_backend_set_staged_only(struct gpu_backend *backend, bool staged_only);
 void *gpu_backend_host_alloc(size_t bytes);
 void gpu_backend_host_free(void *buffer);
 
-/* "NVIDIA H100 80GB HBM3" */
 /* Item counts of width bytes at which the GPU sort changes shape: the bucket sort's
  * (gpu_bucket_boundaries) and the copies' (chunks, staging); for the boundary sweep. */
 size_t gpu_backend_boundaries(int width, size_t *sizes, size_t max);
+/* The device's name, as CUDA gives it. */
 const char *gpu_backend_device_name(const struct gpu_backend *backend);
 
 #ifdef __cplusplus

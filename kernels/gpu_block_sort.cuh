@@ -24,8 +24,7 @@ template <typename T> struct block_sort_items {
 /* Plain u64 keys are checked for the bits in which they differ within the block: none
  * (all equal, as in a bucket of one repeated value) needs no sort at all, and a range of
  * at most GPU_RADIX_MAX_BITS_U64 bits takes CUB's BlockRadixSort over just those bits,
- * 4 bits a pass. Measured on the H100 (bench/RESULTS.md), a 1024-thread u64 tile costs
- * about 0.74 + 0.68 * passes ms over 2^28 items against 6.46 for the merge sort. u32
+ * 4 bits a pass, which up to that width is faster than the merge sort (bench/RESULTS.md). u32
  * (31 items a thread) spills registers in the radix sort and loses at any width, and
  * 128-bit items carry a position in their low bits, so neither is checked. */
 #ifndef GPU_RADIX_MAX_BITS_U64

@@ -245,8 +245,7 @@ __global__ void classify_ranges_kernel(const uint64_t *starts, const uint64_t *e
  * by sublist: at most it in the sublists before i, below it in those after. The sample
  * of rank k*L is splitters[k-1], as in the sorted set. Each block copies all L*s samples
  * (at most a tile) to shared memory and ranks blockDim.x of them, a thread each: L
- * binary searches, on more SMs than one block's sort of them would take (128 or 512
- * threads a block measured the same). */
+ * binary searches, on more SMs than one block's sort of them would take. */
 #define RANK_THREADS 512
 template <typename T>
 __global__ void __launch_bounds__(RANK_THREADS) splitters_by_rank_kernel(const T *samples, const segment_info *segs,
@@ -541,9 +540,8 @@ static unsigned choose_buckets(uint64_t n, uint64_t m, uint64_t tile, int level)
 	return (unsigned)std::max<uint64_t>(2, std::min<uint64_t>(s, pow2_floor(m)));
 }
 
-/* Binary-search steps a thread of splitters_by_rank_kernel may take, L * log2(s). On the
- * H200 one block's sort of a tile of samples took 30-42 us; the ranks took 23 us at
- * 198 steps (u32, L = 33, s = 64) and 51 us at 483 (u64, L = 69, s = 128). */
+/* Binary-search steps a thread of splitters_by_rank_kernel may take, L * log2(s): up to
+ * about this many the ranks beat one block's sort of the samples (bench/RESULTS.md). */
 #define RANK_MOST_STEPS 320
 
 /* The most sublists whose samples the whole sort ranks rather than sorts, for s buckets
@@ -636,15 +634,22 @@ void gpu_sort_lanes_destroy(struct gpu_sort_lanes *lanes)
 
 static_assert(GPU_SORT_LANES >= SORT_CLASSES - 1, "a lane for each class but the tile's");
 
-/* Step 9 for a level's count buckets (a device table): each bucket of 1 .. limit items
+/* Ranges on the device: range r is [starts[r], ends[r]). */
+struct range_table {
+	const uint64_t *starts, *ends;
+	unsigned count;
+};
+
+/* Step 9 for a level's buckets (a device table): each bucket of 1 .. limit items
  * sorted from source into target by the smallest block class that holds it. With
  * lanes, the classes below the tile run on them beside the tile class, and the stream
  * waits for them all. */
 template <typename T>
-static cudaError_t sort_ranges_by_class(const T *source, T *target, const uint64_t *starts, const uint64_t *ends,
-					unsigned count, uint64_t limit, stream_allocations &alloc, cudaStream_t stream,
-					const gpu_sort_lanes *lanes)
+static cudaError_t sort_ranges_by_class(const T *source, T *target, const range_table &ranges, uint64_t limit,
+					stream_allocations &alloc, cudaStream_t stream, const gpu_sort_lanes *lanes)
 {
+	const uint64_t *starts = ranges.starts, *ends = ranges.ends;
+	unsigned count = ranges.count;
 	if (count == 0)
 		return cudaSuccess;
 	unsigned *lists, *list_counts;
@@ -746,8 +751,7 @@ static cudaError_t sort_samples(T *samples, const std::vector<segment_info> &seg
 			RETURN_IF_ERROR(alloc.get(&sample_scratch, count * sizeof(T)));
 			/* level 0's set above a tile (L sorted runs of s samples): CUB's radix sort
 			 * for u32 and u64 items, the bucket sort itself for 128-bit ones, whose 16
-			 * radix passes lost at every size (H100: 2^22 128-bit items 4.4 -> 4.0
-			 * Gkeys/s by radix, u32 9.6 -> 12.0; u64 at 2^28 the step 0.77 -> 0.47 ms) */
+			 * radix passes lose at every size */
 			if constexpr (sizeof(T) <= 8) {
 				RETURN_IF_ERROR(radix_sort_in_place(samples + seg.sample_base, sample_scratch, count, alloc, stream));
 			} else {
@@ -778,29 +782,33 @@ static cudaError_t sort_samples(T *samples, const std::vector<segment_info> &seg
 	return cudaSuccess;
 }
 
-/* Lays out a level's tables; returns the totals. */
-static void plan_level(std::vector<segment_info> &segs, size_t tile, int level, uint64_t totals[6])
+/* A level's table sizes, summed over its segments. */
+struct level_totals {
+	uint64_t sublists, samples, splitters, bounds, counts, buckets;
+};
+
+/* Lays out a level's tables; returns their sizes. */
+static level_totals plan_level(std::vector<segment_info> &segs, size_t tile, int level)
 {
-	uint64_t sublists = 0, samples = 0, splitters = 0, bounds = 0, counts = 0, buckets = 0;
+	level_totals totals = {};
 	for (segment_info &seg : segs) {
 		seg.m = (uint32_t)tile;
 		seg.s = choose_buckets(seg.n, tile, tile, level);
 		seg.sublists = (uint32_t)((seg.n + tile - 1) / tile);
-		seg.first_sublist = sublists;
-		seg.sample_base = samples;
-		seg.splitter_base = splitters;
-		seg.bounds_base = bounds;
-		seg.count_base = counts;
-		seg.bucket_base = buckets;
-		sublists += seg.sublists;
-		samples += (uint64_t)seg.sublists * seg.s;
-		splitters += seg.s - 1;
-		bounds += (uint64_t)seg.sublists * (seg.s + 1);
-		counts += (uint64_t)seg.sublists * seg.s + 1;
-		buckets += seg.s;
+		seg.first_sublist = totals.sublists;
+		seg.sample_base = totals.samples;
+		seg.splitter_base = totals.splitters;
+		seg.bounds_base = totals.bounds;
+		seg.count_base = totals.counts;
+		seg.bucket_base = totals.buckets;
+		totals.sublists += seg.sublists;
+		totals.samples += (uint64_t)seg.sublists * seg.s;
+		totals.splitters += seg.s - 1;
+		totals.bounds += (uint64_t)seg.sublists * (seg.s + 1);
+		totals.counts += (uint64_t)seg.sublists * seg.s + 1;
+		totals.buckets += seg.s;
 	}
-	totals[0] = sublists; totals[1] = samples; totals[2] = splitters;
-	totals[3] = bounds; totals[4] = counts; totals[5] = buckets;
+	return totals;
 }
 
 /* Sorts a range that splitting cannot shrink (a value repeated beyond the 2n/s bound):
@@ -816,6 +824,189 @@ static cudaError_t sort_stubborn_range(T *items, T *data, uint64_t start, uint64
 	RETURN_IF_ERROR(cub::DeviceMergeSort::SortKeys(temp, temp_bytes, items + start, (int64_t)count, item_less_op(), stream));
 	if (items != data)
 		RETURN_IF_ERROR(cudaMemcpyAsync(data + start, items + start, count * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+	return cudaSuccess;
+}
+
+/* A level's device tables, laid out by plan_level, from the level's allocations. */
+template <typename T> struct level_tables {
+	level_totals totals;
+	int segment_count;
+	unsigned max_s; /* the most buckets of one segment */
+	segment_info *segs;
+	T *samples, *splitters;
+	uint32_t *bounds;
+	uint64_t *counts, *offsets, *bucket_starts, *bucket_ends;
+};
+
+template <typename T>
+static cudaError_t level_tables_make(const std::vector<segment_info> &segs, const level_totals &totals,
+				     stream_allocations &alloc, cudaStream_t stream, level_tables<T> *t)
+{
+	t->totals = totals;
+	t->segment_count = (int)segs.size();
+	t->max_s = 0;
+	for (const segment_info &seg : segs)
+		t->max_s = std::max(t->max_s, seg.s);
+	RETURN_IF_ERROR(alloc.get(&t->segs, segs.size() * sizeof(segment_info)));
+	RETURN_IF_ERROR(alloc.get(&t->samples, totals.samples * sizeof(T)));
+	RETURN_IF_ERROR(alloc.get(&t->splitters, totals.splitters * sizeof(T)));
+	RETURN_IF_ERROR(alloc.get(&t->bounds, totals.bounds * sizeof(uint32_t)));
+	RETURN_IF_ERROR(alloc.get(&t->counts, totals.counts * sizeof(uint64_t)));
+	RETURN_IF_ERROR(alloc.get(&t->offsets, totals.counts * sizeof(uint64_t)));
+	RETURN_IF_ERROR(alloc.get(&t->bucket_starts, 2 * totals.buckets * sizeof(uint64_t)));
+	t->bucket_ends = t->bucket_starts + totals.buckets;
+	return cudaMemcpyAsync(t->segs, segs.data(), segs.size() * sizeof(segment_info), cudaMemcpyHostToDevice,
+			       stream);
+}
+
+/* Steps 1-3 for a level: each sublist sorted in a tile, its samples written on the way
+ * out. With arrival (level 0 of input still arriving), each chunk's sublists as it
+ * lands. */
+template <typename T>
+static cudaError_t level_sort_sublists(T *source, const level_tables<T> &t, const gpu_input_arrival *arrival,
+				       cudaStream_t stream)
+{
+	typedef block_sorter<T, GPU_TILE_THREADS> tile_sorter; /* the tile class */
+	uint64_t sublists = t.totals.sublists;
+	int chunks = arrival ? arrival->chunks : 1;
+	uint64_t per_chunk = arrival ? arrival->chunk_items / gpu_bucket_tile_items(sizeof(T)) : sublists;
+	for (int c = 0; c < chunks; c++) {
+		uint64_t first = c * per_chunk;
+		if (first >= sublists)
+			break;
+		uint64_t blocks = c == chunks - 1 ? sublists - first : std::min<uint64_t>(per_chunk, sublists - first);
+		if (arrival)
+			RETURN_IF_ERROR(cudaStreamWaitEvent(stream, arrival->events[c], 0));
+		sort_sublists_kernel<T, GPU_TILE_THREADS, block_sort_items<T>::per_thread>
+			<<<(unsigned)blocks, GPU_TILE_THREADS, tile_sorter::shared_bytes, stream>>>(
+			source, t.segs, t.segment_count, first, t.samples);
+		RETURN_IF_LAUNCH_ERROR();
+	}
+	return cudaSuccess;
+}
+
+/* Steps 6-8 for a level: each splitter located in each sublist, one scan over the
+ * bucket counts of every segment (each subtracts its first offset), and the items
+ * relocated from source into their buckets in target. */
+template <typename T>
+static cudaError_t level_relocate(const T *source, T *target, const level_tables<T> &t, stream_allocations &alloc,
+				  cudaStream_t stream)
+{
+	unsigned sublists = (unsigned)t.totals.sublists;
+	int64_t counts = (int64_t)t.totals.counts;
+	locate_kernel<T><<<sublists, 256, (t.max_s + 1) * sizeof(uint32_t), stream>>>(
+		source, t.segs, t.segment_count, t.splitters, t.bounds, t.counts);
+	RETURN_IF_LAUNCH_ERROR();
+	PROFILE_MARK(3);
+	size_t temp_bytes = 0;
+	void *temp;
+	RETURN_IF_ERROR(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, t.counts, t.offsets, counts, stream));
+	RETURN_IF_ERROR(alloc.get(&temp, temp_bytes));
+	RETURN_IF_ERROR(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, t.counts, t.offsets, counts, stream));
+	PROFILE_MARK(4);
+	relocate_kernel<T><<<sublists, BLOCK_THREADS, t.max_s * 12 + 8, stream>>>(source, target, t.segs,
+										   t.segment_count, t.bounds, t.offsets);
+	return cudaGetLastError();
+}
+
+/* A level's buckets larger than a tile, with the size of the segment each came from. */
+struct big_buckets {
+	std::vector<uint64_t> starts, ends, parent_sizes;
+};
+
+template <typename T>
+static cudaError_t level_big_buckets(const level_tables<T> &t, const std::vector<segment_info> &segs, size_t tile,
+				     cudaStream_t stream, big_buckets *big)
+{
+	uint64_t buckets = t.totals.buckets;
+	std::vector<uint64_t> host_table(2 * buckets);
+	RETURN_IF_ERROR(cudaMemcpyAsync(host_table.data(), t.bucket_starts, 2 * buckets * sizeof(uint64_t),
+					cudaMemcpyDeviceToHost, stream));
+	RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+	for (const segment_info &seg : segs)
+		for (unsigned b = 0; b < seg.s; b++) {
+			uint64_t start = host_table[seg.bucket_base + b], end = host_table[buckets + seg.bucket_base + b];
+			if (end - start > tile) {
+				big->starts.push_back(start);
+				big->ends.push_back(end);
+				big->parent_sizes.push_back(seg.n);
+			}
+		}
+	return cudaSuccess;
+}
+
+/* The large buckets, relocated into target: all-equal ones are done (copied into data),
+ * one that splitting did not shrink is sorted whole, the rest are appended to next, the
+ * segments of the next level. */
+template <typename T>
+static cudaError_t settle_big_buckets(T *target, T *data, const big_buckets &big, stream_allocations &alloc,
+				      cudaStream_t stream, std::vector<segment_info> &next)
+{
+	size_t count = big.starts.size();
+	if (count == 0)
+		return cudaSuccess;
+	uint64_t *table;
+	int *flags;
+	std::vector<int> host_flags(count);
+	RETURN_IF_ERROR(alloc.get(&table, 2 * count * sizeof(uint64_t)));
+	RETURN_IF_ERROR(alloc.get(&flags, count * sizeof(int)));
+	RETURN_IF_ERROR(cudaMemcpyAsync(table, big.starts.data(), count * sizeof(uint64_t), cudaMemcpyHostToDevice, stream));
+	RETURN_IF_ERROR(cudaMemcpyAsync(table + count, big.ends.data(), count * sizeof(uint64_t), cudaMemcpyHostToDevice,
+					stream));
+	RETURN_IF_ERROR(cudaMemsetAsync(flags, 0, count * sizeof(int), stream));
+	unsigned spread = (unsigned)std::max<size_t>(1, std::min<size_t>(1024, 4096 / count));
+	differs_kernel<T><<<dim3((unsigned)count, spread), 512, 0, stream>>>(target, table, table + count, flags);
+	RETURN_IF_LAUNCH_ERROR();
+	RETURN_IF_ERROR(cudaMemcpyAsync(host_flags.data(), flags, count * sizeof(int), cudaMemcpyDeviceToHost, stream));
+	RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+	for (size_t i = 0; i < count; i++) {
+		uint64_t start = big.starts[i], size = big.ends[i] - start;
+		if (!host_flags[i]) {
+			if (target != data)
+				RETURN_IF_ERROR(cudaMemcpyAsync(data + start, target + start, size * sizeof(T),
+								cudaMemcpyDeviceToDevice, stream));
+		} else if (size == big.parent_sizes[i]) {
+			RETURN_IF_ERROR(sort_stubborn_range(target, data, start, size, stream));
+		} else {
+			segment_info seg = {};
+			seg.start = start;
+			seg.n = size;
+			next.push_back(seg);
+		}
+	}
+	return cudaSuccess;
+}
+
+/* One level: steps 1-9 for every segment of segs, from source (relocated into target);
+ * buckets that fit a tile land sorted in data, and segs becomes the next level's
+ * segments (the larger buckets that are not all equal). */
+template <typename T>
+static cudaError_t sort_level(T *data, T *source, T *target, std::vector<segment_info> &segs, int level,
+			      const gpu_input_arrival *arrival, cudaStream_t stream, const gpu_sort_lanes *lanes)
+{
+	size_t tile = gpu_bucket_tile_items(sizeof(T));
+	stream_allocations alloc(stream);
+	level_tables<T> t;
+	RETURN_IF_ERROR(level_tables_make(segs, plan_level(segs, tile, level), alloc, stream, &t));
+	PROFILE_MARK(0);
+	RETURN_IF_ERROR(level_sort_sublists(source, t, arrival, stream));
+	PROFILE_MARK(1);
+	RETURN_IF_ERROR(sort_samples(t.samples, segs, t.segs, t.splitters, stream, lanes, true));
+	PROFILE_MARK(2);
+	RETURN_IF_ERROR(level_relocate(source, target, t, alloc, stream));
+	PROFILE_MARK(5);
+	/* step 9: buckets that fit a tile, straight into data */
+	bucket_table_kernel<<<t.segment_count, 256, 0, stream>>>(t.segs, t.offsets, t.bucket_starts, t.bucket_ends);
+	RETURN_IF_LAUNCH_ERROR();
+	range_table buckets = {t.bucket_starts, t.bucket_ends, (unsigned)t.totals.buckets};
+	RETURN_IF_ERROR(sort_ranges_by_class(target, data, buckets, tile, alloc, stream, lanes));
+	PROFILE_MARK(6);
+	big_buckets big;
+	RETURN_IF_ERROR(level_big_buckets(t, segs, tile, stream, &big));
+	segs.clear();
+	RETURN_IF_ERROR(settle_big_buckets(target, data, big, alloc, stream, segs));
+	PROFILE_MARK(7);
+	PROFILE_COLLECT(level, 8);
 	return cudaSuccess;
 }
 
@@ -839,130 +1030,8 @@ static cudaError_t sort_device(T *data, T *scratch, size_t n, cudaStream_t strea
 	segs[0].n = n;
 	T *source = data, *target = scratch;
 	for (int level = 0; !segs.empty(); level++) {
-		stream_allocations alloc(stream);
-		uint64_t totals[6];
-		plan_level(segs, tile, level, totals);
-		uint64_t sublists = totals[0], buckets = totals[5];
-		segment_info *device_segs;
-		T *samples, *splitters;
-		uint32_t *bounds;
-		uint64_t *counts, *offsets, *bucket_starts;
-		RETURN_IF_ERROR(alloc.get(&device_segs, segs.size() * sizeof(segment_info)));
-		RETURN_IF_ERROR(alloc.get(&samples, totals[1] * sizeof(T)));
-		RETURN_IF_ERROR(alloc.get(&splitters, totals[2] * sizeof(T)));
-		RETURN_IF_ERROR(alloc.get(&bounds, totals[3] * sizeof(uint32_t)));
-		RETURN_IF_ERROR(alloc.get(&counts, totals[4] * sizeof(uint64_t)));
-		RETURN_IF_ERROR(alloc.get(&offsets, totals[4] * sizeof(uint64_t)));
-		RETURN_IF_ERROR(alloc.get(&bucket_starts, 2 * buckets * sizeof(uint64_t)));
-		uint64_t *bucket_ends = bucket_starts + buckets;
-		RETURN_IF_ERROR(cudaMemcpyAsync(device_segs, segs.data(), segs.size() * sizeof(segment_info),
-						cudaMemcpyHostToDevice, stream));
-		int segment_count = (int)segs.size();
-		typedef block_sorter<T, GPU_TILE_THREADS> tile_sorter; /* the tile class */
-
-		PROFILE_MARK(0);
-		/* steps 1-3; at level 0 of arriving input, each chunk's sublists as it lands */
-		if (level == 0 && chunked) {
-			uint64_t per_chunk = arrival->chunk_items / tile;
-			for (int c = 0; c < arrival->chunks; c++) {
-				uint64_t first = c * per_chunk;
-				if (first >= sublists)
-					break;
-				uint64_t blocks = std::min<uint64_t>(per_chunk, sublists - first);
-				if (c == arrival->chunks - 1)
-					blocks = sublists - first;
-				RETURN_IF_ERROR(cudaStreamWaitEvent(stream, arrival->events[c], 0));
-				sort_sublists_kernel<T, GPU_TILE_THREADS, block_sort_items<T>::per_thread>
-					<<<(unsigned)blocks, GPU_TILE_THREADS, tile_sorter::shared_bytes, stream>>>(
-					source, device_segs, segment_count, first, samples);
-				RETURN_IF_LAUNCH_ERROR();
-			}
-		} else {
-			sort_sublists_kernel<T, GPU_TILE_THREADS, block_sort_items<T>::per_thread>
-				<<<(unsigned)sublists, GPU_TILE_THREADS, tile_sorter::shared_bytes, stream>>>(
-				source, device_segs, segment_count, 0, samples);
-			RETURN_IF_LAUNCH_ERROR();
-		}
-		PROFILE_MARK(1);
-		/* steps 4-5 */
-		RETURN_IF_ERROR(sort_samples(samples, segs, device_segs, splitters, stream, lanes, true));
-		PROFILE_MARK(2);
-		/* step 6 */
-		unsigned max_s = 0;
-		for (const segment_info &seg : segs)
-			max_s = std::max(max_s, seg.s);
-		locate_kernel<T><<<(unsigned)sublists, 256, (max_s + 1) * sizeof(uint32_t), stream>>>(
-			source, device_segs, segment_count, splitters, bounds, counts);
-		RETURN_IF_LAUNCH_ERROR();
-		PROFILE_MARK(3);
-		/* step 7: one scan serves every segment (each subtracts its first offset) */
-		size_t temp_bytes = 0;
-		void *temp;
-		RETURN_IF_ERROR(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts, offsets, (int64_t)totals[4], stream));
-		RETURN_IF_ERROR(alloc.get(&temp, temp_bytes));
-		RETURN_IF_ERROR(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets, (int64_t)totals[4], stream));
-		PROFILE_MARK(4);
-		/* step 8 */
-		relocate_kernel<T><<<(unsigned)sublists, BLOCK_THREADS, max_s * 12 + 8, stream>>>(
-			source, target, device_segs, segment_count, bounds, offsets);
-		RETURN_IF_LAUNCH_ERROR();
-		PROFILE_MARK(5);
-		/* step 9: buckets that fit a tile, straight into data */
-		bucket_table_kernel<<<segment_count, 256, 0, stream>>>(device_segs, offsets, bucket_starts, bucket_ends);
-		RETURN_IF_LAUNCH_ERROR();
-		RETURN_IF_ERROR(sort_ranges_by_class(target, data, bucket_starts, bucket_ends, (unsigned)buckets, tile,
-						     alloc, stream, lanes));
-
-		/* the larger buckets: all-equal ones are done, the rest go one level down */
-		PROFILE_MARK(6);
-		std::vector<uint64_t> host_table(2 * buckets);
-		RETURN_IF_ERROR(cudaMemcpyAsync(host_table.data(), bucket_starts, 2 * buckets * sizeof(uint64_t),
-						cudaMemcpyDeviceToHost, stream));
-		RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-		std::vector<uint64_t> big_starts, big_ends, parent_sizes;
-		for (const segment_info &seg : segs)
-			for (unsigned b = 0; b < seg.s; b++) {
-				uint64_t start = host_table[seg.bucket_base + b], end = host_table[buckets + seg.bucket_base + b];
-				if (end - start > tile) {
-					big_starts.push_back(start);
-					big_ends.push_back(end);
-					parent_sizes.push_back(seg.n);
-				}
-			}
-		segs.clear();
-		if (!big_starts.empty()) {
-			size_t count = big_starts.size();
-			uint64_t *table;
-			int *flags;
-			std::vector<int> host_flags(count);
-			RETURN_IF_ERROR(alloc.get(&table, 2 * count * sizeof(uint64_t)));
-			RETURN_IF_ERROR(alloc.get(&flags, count * sizeof(int)));
-			RETURN_IF_ERROR(cudaMemcpyAsync(table, big_starts.data(), count * sizeof(uint64_t), cudaMemcpyHostToDevice, stream));
-			RETURN_IF_ERROR(cudaMemcpyAsync(table + count, big_ends.data(), count * sizeof(uint64_t), cudaMemcpyHostToDevice, stream));
-			RETURN_IF_ERROR(cudaMemsetAsync(flags, 0, count * sizeof(int), stream));
-			unsigned spread = (unsigned)std::max<size_t>(1, std::min<size_t>(1024, 4096 / count));
-			differs_kernel<T><<<dim3((unsigned)count, spread), 512, 0, stream>>>(target, table, table + count, flags);
-			RETURN_IF_LAUNCH_ERROR();
-			RETURN_IF_ERROR(cudaMemcpyAsync(host_flags.data(), flags, count * sizeof(int), cudaMemcpyDeviceToHost, stream));
-			RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-			for (size_t i = 0; i < count; i++) {
-				uint64_t size = big_ends[i] - big_starts[i];
-				if (!host_flags[i]) {
-					if (target != data)
-						RETURN_IF_ERROR(cudaMemcpyAsync(data + big_starts[i], target + big_starts[i],
-										size * sizeof(T), cudaMemcpyDeviceToDevice, stream));
-				} else if (size == parent_sizes[i]) {
-					RETURN_IF_ERROR(sort_stubborn_range(target, data, big_starts[i], size, stream));
-				} else {
-					segment_info seg = {};
-					seg.start = big_starts[i];
-					seg.n = size;
-					segs.push_back(seg);
-				}
-			}
-		}
-		PROFILE_MARK(7);
-		PROFILE_COLLECT(level, 8);
+		RETURN_IF_ERROR(sort_level(data, source, target, segs, level, level == 0 && chunked ? arrival : nullptr,
+					   stream, lanes));
 		std::swap(source, target);
 	}
 	return cudaSuccess;
@@ -974,161 +1043,5 @@ cudaError_t gpu_bucket_sort_device(int width, void *data, void *scratch, size_t 
 	cudaError_t error = cudaErrorInvalidValue;
 	GPU_FOR_WIDTH(width, error = sort_device<item_t>(static_cast<item_t *>(data), static_cast<item_t *>(scratch), n,
 							   stream, lanes, arrival));
-	return error;
-}
-
-/* ---- single steps for the tests: one segment with the caller's plan ---- */
-
-static segment_info single_segment(size_t n, size_t m, size_t s)
-{
-	segment_info seg = {};
-	seg.n = n;
-	seg.m = (uint32_t)m;
-	seg.s = (uint32_t)s;
-	seg.sublists = (uint32_t)((n + m - 1) / m);
-	return seg;
-}
-
-static cudaError_t upload_segment(stream_allocations &alloc, const segment_info &seg, segment_info **device_seg,
-				  cudaStream_t stream)
-{
-	RETURN_IF_ERROR(alloc.get(device_seg, sizeof seg));
-	RETURN_IF_ERROR(cudaMemcpyAsync(*device_seg, &seg, sizeof seg, cudaMemcpyHostToDevice, stream));
-	return cudaStreamSynchronize(stream);
-}
-
-template <typename T>
-static cudaError_t step_sort_sublists(T *items, size_t n, size_t m, size_t s, T *samples, cudaStream_t stream)
-{
-	if (m > gpu_bucket_tile_items(sizeof(T)))
-		return cudaErrorInvalidValue;
-	RETURN_IF_ERROR(configure_kernels<T>());
-	stream_allocations alloc(stream);
-	segment_info seg = single_segment(n, m, s), *device_seg;
-	if (n == 0)
-		return cudaSuccess;
-	RETURN_IF_ERROR(upload_segment(alloc, seg, &device_seg, stream));
-	SORT_CLASS_SWITCH(T, class_for<T>(m), {
-		sort_sublists_kernel<T, THREADS, PER_THREAD><<<seg.sublists, THREADS, block_sorter<T, THREADS, PER_THREAD>::shared_bytes, stream>>>(
-			items, device_seg, 1, 0, samples);
-	});
-	RETURN_IF_LAUNCH_ERROR();
-	return cudaStreamSynchronize(stream);
-}
-
-template <typename T>
-static cudaError_t step_choose_splitters(T *samples, size_t n, size_t m, size_t s, T *splitters, cudaStream_t stream)
-{
-	RETURN_IF_ERROR(configure_kernels<T>());
-	stream_allocations alloc(stream);
-	segment_info seg = single_segment(n, m, s), *device_seg;
-	RETURN_IF_ERROR(upload_segment(alloc, seg, &device_seg, stream));
-	std::vector<segment_info> segs(1, seg);
-	RETURN_IF_ERROR(sort_samples(samples, segs, device_seg, splitters, stream, nullptr, false));
-	return cudaStreamSynchronize(stream);
-}
-
-template <typename T>
-static cudaError_t step_splitters_by_rank(const T *samples, size_t n, size_t m, size_t s, T *splitters,
-					  cudaStream_t stream)
-{
-	stream_allocations alloc(stream);
-	segment_info seg = single_segment(n, m, s), *device_seg;
-	if ((uint64_t)seg.sublists * s > gpu_bucket_tile_items(sizeof(T)))
-		return cudaErrorInvalidValue;
-	RETURN_IF_ERROR(upload_segment(alloc, seg, &device_seg, stream));
-	RETURN_IF_ERROR(splitters_by_rank(samples, seg, device_seg, splitters, stream));
-	return cudaStreamSynchronize(stream);
-}
-
-template <typename T>
-static cudaError_t step_locate(const T *items, size_t n, size_t m, size_t s, const T *splitters, uint32_t *bounds,
-			       cudaStream_t stream)
-{
-	RETURN_IF_ERROR(configure_kernels<T>());
-	stream_allocations alloc(stream);
-	segment_info seg = single_segment(n, m, s), *device_seg;
-	uint64_t *counts;
-	RETURN_IF_ERROR(upload_segment(alloc, seg, &device_seg, stream));
-	RETURN_IF_ERROR(alloc.get(&counts, ((uint64_t)seg.sublists * s + 1) * sizeof(uint64_t)));
-	locate_kernel<T><<<seg.sublists, 256, (s + 1) * sizeof(uint32_t), stream>>>(items, device_seg, 1, splitters,
-										  bounds, counts);
-	RETURN_IF_LAUNCH_ERROR();
-	return cudaStreamSynchronize(stream);
-}
-
-template <typename T>
-static cudaError_t step_relocate(const T *items, size_t n, size_t m, size_t s, const uint32_t *bounds,
-				 const uint64_t *offsets, T *out, cudaStream_t stream)
-{
-	RETURN_IF_ERROR(configure_kernels<T>());
-	stream_allocations alloc(stream);
-	segment_info seg = single_segment(n, m, s), *device_seg;
-	RETURN_IF_ERROR(upload_segment(alloc, seg, &device_seg, stream));
-	relocate_kernel<T><<<seg.sublists, BLOCK_THREADS, s * 12 + 8, stream>>>(items, out, device_seg, 1, bounds,
-										 offsets);
-	RETURN_IF_LAUNCH_ERROR();
-	return cudaStreamSynchronize(stream);
-}
-
-cudaError_t gpu_step_sort_sublists(int width, void *items, size_t n, size_t m, size_t s, void *samples,
-				   cudaStream_t stream)
-{
-	cudaError_t error = cudaErrorInvalidValue;
-	GPU_FOR_WIDTH(width, error = step_sort_sublists(static_cast<item_t *>(items), n, m, s,
-							static_cast<item_t *>(samples), stream));
-	return error;
-}
-
-cudaError_t gpu_step_choose_splitters(int width, void *samples, size_t n, size_t m, size_t s, void *splitters,
-				      cudaStream_t stream)
-{
-	cudaError_t error = cudaErrorInvalidValue;
-	GPU_FOR_WIDTH(width, error = step_choose_splitters(static_cast<item_t *>(samples), n, m, s,
-							   static_cast<item_t *>(splitters), stream));
-	return error;
-}
-
-cudaError_t gpu_step_splitters_by_rank(int width, const void *samples, size_t n, size_t m, size_t s, void *splitters,
-				       cudaStream_t stream)
-{
-	cudaError_t error = cudaErrorInvalidValue;
-	GPU_FOR_WIDTH(width, error = step_splitters_by_rank(static_cast<const item_t *>(samples), n, m, s,
-							    static_cast<item_t *>(splitters), stream));
-	return error;
-}
-
-cudaError_t gpu_step_locate(int width, const void *items, size_t n, size_t m, size_t s, const void *splitters,
-			    uint32_t *bounds, cudaStream_t stream)
-{
-	cudaError_t error = cudaErrorInvalidValue;
-	GPU_FOR_WIDTH(width, error = step_locate(static_cast<const item_t *>(items), n, m, s,
-						 static_cast<const item_t *>(splitters), bounds, stream));
-	return error;
-}
-
-cudaError_t gpu_step_offsets(size_t n, size_t m, size_t s, const uint32_t *bounds, uint64_t *offsets,
-			     cudaStream_t stream)
-{
-	stream_allocations alloc(stream);
-	uint64_t sublists = (n + m - 1) / m, total = sublists * s + 1;
-	uint64_t *counts;
-	RETURN_IF_ERROR(alloc.get(&counts, total * sizeof(uint64_t)));
-	counts_from_bounds_kernel<<<(unsigned)((total + 255) / 256), 256, 0, stream>>>(bounds, sublists, (unsigned)s, counts);
-	RETURN_IF_LAUNCH_ERROR();
-	size_t temp_bytes = 0;
-	void *temp;
-	RETURN_IF_ERROR(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts, offsets, (int64_t)total, stream));
-	RETURN_IF_ERROR(alloc.get(&temp, temp_bytes));
-	RETURN_IF_ERROR(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets, (int64_t)total, stream));
-	return cudaStreamSynchronize(stream);
-}
-
-cudaError_t gpu_step_relocate(int width, const void *items, size_t n, size_t m, size_t s, const uint32_t *bounds,
-			      const uint64_t *offsets, void *out, cudaStream_t stream)
-{
-	cudaError_t error = cudaErrorInvalidValue;
-	GPU_FOR_WIDTH(width, error = step_relocate(static_cast<const item_t *>(items), n, m, s, bounds, offsets,
-						   static_cast<item_t *>(out), stream));
 	return error;
 }

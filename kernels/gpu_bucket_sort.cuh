@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* GPU Bucket Sort on device arrays (C++ inside kernels/ only): the whole sort and each
- * step of bucket_sort_steps.h, stream-ordered on one CUDA stream. The backend
- * (gpu_backend.cu) and the step test hooks (gpu_bucket_steps.cu) build on this. */
+/* GPU Bucket Sort on device arrays (C++ inside kernels/ only), stream-ordered on one
+ * CUDA stream, for the backend (gpu_backend.cu). The step test hooks
+ * (gpu_bucket_steps.cu) include the sort's source itself. */
 #ifndef GPUSORT_GPU_BUCKET_SORT_CUH
 #define GPUSORT_GPU_BUCKET_SORT_CUH
 
@@ -44,24 +44,5 @@ void gpu_sort_lanes_destroy(struct gpu_sort_lanes *lanes);
  * (the data is already on the device). */
 cudaError_t gpu_bucket_sort_device(int width, void *data, void *scratch, size_t n, cudaStream_t stream,
 				   const struct gpu_sort_lanes *lanes, const struct gpu_input_arrival *arrival);
-
-/* The steps for one plan (n, m, s) with m <= gpu_bucket_tile_items(width), on device
- * pointers, with the layouts of bucket_sort_steps.h. */
-cudaError_t gpu_step_sort_sublists(int width, void *items, size_t n, size_t m, size_t s,
-				   void *samples, cudaStream_t stream);
-cudaError_t gpu_step_choose_splitters(int width, void *samples, size_t n, size_t m, size_t s,
-				      void *splitters, cudaStream_t stream);
-/* Steps 4-5 as a whole sort of one segment takes them when its L*s samples fit a tile:
- * the splitters from the samples' ranks, the samples left as they are
- * (cudaErrorInvalidValue for more samples). */
-cudaError_t gpu_step_splitters_by_rank(int width, const void *samples, size_t n, size_t m, size_t s,
-				       void *splitters, cudaStream_t stream);
-cudaError_t gpu_step_locate(int width, const void *items, size_t n, size_t m, size_t s,
-			    const void *splitters, uint32_t *bounds, cudaStream_t stream);
-cudaError_t gpu_step_offsets(size_t n, size_t m, size_t s, const uint32_t *bounds,
-			     uint64_t *offsets, cudaStream_t stream);
-cudaError_t gpu_step_relocate(int width, const void *items, size_t n, size_t m, size_t s,
-			      const uint32_t *bounds, const uint64_t *offsets, void *out,
-			      cudaStream_t stream);
 
 #endif

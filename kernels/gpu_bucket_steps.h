@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Test hooks: each step of GPU Bucket Sort run alone on the device for host arrays, with
  * the layouts of bucket_sort_steps.h, so tests can compare it with its CPU twin
- * bucket_cpu_*. Each returns 0, -ENODEV (no usable GPU), -EINVAL (m larger than a GPU
+ * bucket_cpu_*. Compiled into the test that uses them (tests/gpu.mk), not into the
+ * library. Each returns 0, -ENODEV (no usable GPU), -EINVAL (m larger than a GPU
  * tile) or -EIO/-ENOMEM (CUDA failed). */
 #ifndef GPUSORT_GPU_BUCKET_STEPS_H
 #define GPUSORT_GPU_BUCKET_STEPS_H

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Large arrays (items and their scratch copies, text and its line tables) on mappings of
  * their own, on huge pages where the kernel offers them: faulting in fresh 4 KiB pages
- * one at a time costs more than a sort's pass over them (1.3 s per 256 MiB on the dev VM,
- * 0.03 s on huge pages), and malloc's heaps keep what is freed, so that a spill that
- * makes a chunk's arrays anew for every chunk, at sizes that vary with its lines, grew to
- * three times its budget there (-S 128M, 394 MiB). Smaller requests go to malloc. */
+ * one at a time costs more than a sort's pass over them, and malloc's heaps keep what is
+ * freed, so that a spill that makes a chunk's arrays anew for every chunk, at sizes that
+ * vary with its lines, would grow well past its budget. Smaller requests go to malloc. */
 #ifndef GPUSORT_HUGE_MEMORY_H
 #define GPUSORT_HUGE_MEMORY_H
 
@@ -27,9 +26,8 @@ struct thread_pool;
  * fault in when first used, as they would have). A page fault waits for the process's
  * memory map while another thread maps or unmaps memory (a thread's stack, a compressor's
  * tables), and a huge page's fault holds the map as long as it takes to zero 2 MiB, so
- * buffers first touched while other threads start and allocate stall them all: on the
- * dev VM the first spill of 5 GB of records ran its two cores at 117-150% while the
- * second chunk's buffers faulted in. Arrays from malloc (below two huge pages) and NULL
+ * buffers first touched while other threads start and allocate stall them all. Arrays
+ * from malloc (below two huge pages) and NULL
  * ones are skipped, and arrays past the eighth. */
 void huge_memory_populate(struct thread_pool *pool, void *const *arrays, const size_t *bytes, unsigned count);
 

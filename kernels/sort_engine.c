@@ -31,14 +31,14 @@ struct sort_engine {
 	pthread_mutex_t fallback_lock; /* sorts may run on several threads */
 	char fallback[320];            /* empty: no fallback happened */
 	/* --device=auto opens the GPU on a thread of its own (creating a CUDA context takes
-	 * about 0.25 s), so that the caller can read its input meanwhile; whatever needs
-	 * the GPU waits for it in engine_ready(). */
+	 * a while), so that the caller can read its input meanwhile; whatever needs the GPU
+	 * waits for it in engine_ready(). */
 	pthread_mutex_t open_lock;
 	pthread_t opener;
 	bool opening;
 	int opened;          /* atomic: the opener's outcome, 1 open, -1 failed, 0 not yet */
-	double open_seconds;
-	double waited_seconds; /* how long the caller waited for it */ /* how long opening the GPU took */
+	double open_seconds;   /* how long opening the GPU took */
+	double waited_seconds; /* how long the caller waited for it */
 	unsigned pinned_buffers; /* page-locked host buffers not yet freed */
 	pthread_t releaser;      /* sort_engine_release_gpu's thread */
 	bool releasing;
@@ -462,66 +462,30 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 /* The resident sort (sort_engine.h): the GPU backend's, or -ENOTSUP. */
 #ifdef HAVE_CUDA
 _Static_assert(SORT_SHARE_HANDLE_BYTES == GPU_SHARE_HANDLE_BYTES, "the resident sort's handles");
-#define RESIDENT_CALL(engine, call)                                                        \
-	do {                                                                               \
-		engine_ready(engine);                                                      \
-		if (engine->gpu)                                                           \
-			return call;                                                       \
-		snprintf(reason, reason_size, "%s", "the sort engine runs on the CPU");    \
-		return -ENOTSUP;                                                           \
-	} while (0)
-#else
-#define RESIDENT_CALL(engine, call)                                                        \
-	do {                                                                               \
-		(void)engine;                                                              \
-		snprintf(reason, reason_size, "%s", "built without CUDA");                 \
-		return -ENOTSUP;                                                           \
-	} while (0)
 #endif
 
 int sort_engine_sort_resident(struct sort_engine *engine, enum item_width width, sort_items_piece_fn produce,
-			      void *context, size_t n, char *reason, size_t reason_size)
+			      void *context, size_t n, struct resident_sort *resident, char *reason,
+			      size_t reason_size)
 {
+	*resident = (struct resident_sort){NULL, NULL};
 	if (!valid_width(width))
 		return -EINVAL;
-	RESIDENT_CALL(engine, gpu_backend_sort_resident(engine->gpu, engine->config.algorithm, width, produce, context,
-							n, reason, reason_size));
-}
-
-int sort_engine_resident_gather(struct sort_engine *engine, const uint64_t *indexes, size_t count, void *out,
-				char *reason, size_t reason_size)
-{
-	RESIDENT_CALL(engine, gpu_backend_resident_gather(engine->gpu, indexes, count, out, reason, reason_size));
-}
-
-int sort_engine_resident_bounds(struct sort_engine *engine, const void *values, size_t count, uint64_t *lower,
-				uint64_t *upper, char *reason, size_t reason_size)
-{
-	RESIDENT_CALL(engine, gpu_backend_resident_bounds(engine->gpu, values, count, lower, upper, reason,
-							  reason_size));
-}
-
-int sort_engine_resident_export(struct sort_engine *engine, void *handle, char *reason, size_t reason_size)
-{
-	RESIDENT_CALL(engine, gpu_backend_resident_export(engine->gpu, handle, reason, reason_size));
-}
-
-int sort_engine_resident_receive(struct sort_engine *engine, const void *handles, size_t senders, size_t self,
-				 const uint64_t *begins, const uint64_t *lengths, char *reason, size_t reason_size)
-{
-	RESIDENT_CALL(engine, gpu_backend_resident_receive(engine->gpu, handles, senders, self, begins, lengths,
-							   reason, reason_size));
-}
-
-int sort_engine_resident_merge(struct sort_engine *engine, char *reason, size_t reason_size)
-{
-	RESIDENT_CALL(engine, gpu_backend_resident_merge(engine->gpu, reason, reason_size));
-}
-
-int sort_engine_resident_copy_out(struct sort_engine *engine, sort_items_piece_fn consume, void *context,
-				  char *reason, size_t reason_size)
-{
-	RESIDENT_CALL(engine, gpu_backend_resident_copy_out(engine->gpu, consume, context, reason, reason_size));
+#ifdef HAVE_CUDA
+	engine_ready(engine);
+	if (engine->gpu) {
+		int error = gpu_resident_calls.sort(engine->gpu, engine->config.algorithm, width, produce, context, n,
+						    reason, reason_size);
+		if (error == 0)
+			*resident = (struct resident_sort){&gpu_resident_calls, engine->gpu};
+		return error;
+	}
+	snprintf(reason, reason_size, "%s", "the sort engine runs on the CPU");
+#else
+	(void)engine, (void)produce, (void)context, (void)n;
+	snprintf(reason, reason_size, "%s", "built without CUDA");
+#endif
+	return -ENOTSUP;
 }
 
 void sort_engine_resident_free(struct sort_engine *engine)
@@ -529,7 +493,7 @@ void sort_engine_resident_free(struct sort_engine *engine)
 #ifdef HAVE_CUDA
 	engine_ready(engine);
 	if (engine->gpu)
-		gpu_backend_resident_free(engine->gpu);
+		gpu_resident_calls.free(engine->gpu);
 #else
 	(void)engine;
 #endif
@@ -551,8 +515,8 @@ struct thread_pool *sort_engine_thread_pool(const struct sort_engine *engine)
 	return engine->pool;
 }
 
-/* Pinning a large buffer costs more than it saves (cudaHostAlloc of 2 GiB took longer
- * than the whole sort on the H100): large buffers are plain huge-page memory, and the
+/* Pinning a large buffer costs more than it saves (allocating it page-locked takes
+ * longer than sorting it): large buffers are plain huge-page memory, and the
  * GPU backend copies them through its pinned staging buffers. */
 #define PINNED_MAXIMUM ((size_t)64 << 20)
 /* The engine's own buffers from this size up are noted (own_buffer_note): a GPU sort

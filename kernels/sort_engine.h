@@ -36,7 +36,7 @@ struct sort_engine_config {
 	unsigned auto_device_ranks;
 	/* The process opens no GPU but this engine's, now or later: the CUDA driver is
 	 * started knowing that one alone (gpu_backend_expose_only), which on a machine of
-	 * several GPUs starts it several times faster */
+	 * several GPUs starts it faster */
 	bool one_device;
 	/* Every GPU copy through the staging buffers, no host items locked in place (for
 	 * comparing the two; GPUSORT_HOST_REGISTER=0) */
@@ -67,17 +67,19 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 
 /* A resident sort, for a distributed sort whose ranks exchange their key ranges GPU to
  * GPU instead of through files: the n items, made by produce a piece at a time into the
- * engine's staging memory as they go to the GPU, are sorted there and stay, where the
- * ranks' splitters sample them (gather: the items at given indexes) and cut them
- * (bounds: for each value, the first index not below it and the first above it);
- * export gives a handle by which another process of the machine opens them; receive
- * copies this rank's range from every rank (lengths[s] items from begins[s] of rank s's,
- * its own for s == self), merge merges those sorted pieces in rank order (so every rank
- * must have received first: it may reuse the own items' memory), and copy_out hands the
- * range to consume, a piece at a time, as it comes out. One resident sort per engine at
- * a time; resident_free ends it (close does too). On the CPU backend every call is
- * -ENOTSUP. Each returns 0 or a negative errno, and says why in reason; a producer's or
- * consumer's own error comes back as it is, reason left empty.
+ * engine's staging memory as they go to the GPU, are sorted there and stay. The calls
+ * that follow are the GPU backend's own, through the table in *resident (filled when
+ * the sort succeeded), so that a call is written once: gather samples the items (those
+ * at given indexes), bounds cuts them (for each value, the first index not below it and
+ * the first above it), export_handle gives a handle by which another process of the
+ * machine opens them, receive copies this rank's range from every rank (lengths[s]
+ * items from begins[s] of rank s's, its own for s == self), merge merges those sorted
+ * pieces in rank order (so every rank must have received first: it may reuse the own
+ * items' memory), and copy_out hands the range to consume, a piece at a time, as it
+ * comes out. One resident sort per engine at a time; sort_engine_resident_free ends it
+ * (close does too). On the CPU backend sort_engine_sort_resident is -ENOTSUP. Each
+ * returns 0 or a negative errno, and says why in reason; a producer's or consumer's own
+ * error comes back as it is, reason left empty.
  *
  * A producer or consumer is called with a piece of whole items (count of them, the first
  * being item `first` of the share or range), on the engine's threads at once, in no
@@ -85,18 +87,29 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
  * returns 0 or a negative errno, which stops the copy. */
 #define SORT_SHARE_HANDLE_BYTES 64
 typedef int (*sort_items_piece_fn)(void *context, void *items, size_t count, uint64_t first);
+struct gpu_backend;
+struct resident_sort_calls {
+	int (*sort)(struct gpu_backend *gpu, enum sort_algorithm algorithm, enum item_width width,
+		    sort_items_piece_fn produce, void *context, size_t n, char *reason, size_t reason_size);
+	int (*gather)(struct gpu_backend *gpu, const uint64_t *indexes, size_t count, void *out, char *reason,
+		      size_t reason_size);
+	int (*bounds)(struct gpu_backend *gpu, const void *values, size_t count, uint64_t *lower, uint64_t *upper,
+		      char *reason, size_t reason_size);
+	int (*export_handle)(struct gpu_backend *gpu, void *handle, char *reason, size_t reason_size);
+	int (*receive)(struct gpu_backend *gpu, const void *handles, size_t senders, size_t self,
+		       const uint64_t *begins, const uint64_t *lengths, char *reason, size_t reason_size);
+	int (*merge)(struct gpu_backend *gpu, char *reason, size_t reason_size);
+	int (*copy_out)(struct gpu_backend *gpu, sort_items_piece_fn consume, void *context, char *reason,
+			size_t reason_size);
+	void (*free)(struct gpu_backend *gpu);
+};
+struct resident_sort {
+	const struct resident_sort_calls *call;
+	struct gpu_backend *gpu;
+};
 int sort_engine_sort_resident(struct sort_engine *engine, enum item_width width, sort_items_piece_fn produce,
-			      void *context, size_t n, char *reason, size_t reason_size);
-int sort_engine_resident_gather(struct sort_engine *engine, const uint64_t *indexes, size_t count, void *out,
-				char *reason, size_t reason_size);
-int sort_engine_resident_bounds(struct sort_engine *engine, const void *values, size_t count, uint64_t *lower,
-				uint64_t *upper, char *reason, size_t reason_size);
-int sort_engine_resident_export(struct sort_engine *engine, void *handle, char *reason, size_t reason_size);
-int sort_engine_resident_receive(struct sort_engine *engine, const void *handles, size_t senders, size_t self,
-				 const uint64_t *begins, const uint64_t *lengths, char *reason, size_t reason_size);
-int sort_engine_resident_merge(struct sort_engine *engine, char *reason, size_t reason_size);
-int sort_engine_resident_copy_out(struct sort_engine *engine, sort_items_piece_fn consume, void *context,
-				  char *reason, size_t reason_size);
+			      void *context, size_t n, struct resident_sort *resident, char *reason,
+			      size_t reason_size);
 void sort_engine_resident_free(struct sort_engine *engine);
 
 /* --device=auto opens the GPU on a thread of its own; every call below that depends
@@ -126,7 +139,7 @@ void sort_engine_host_populate(struct sort_engine *engine, void *const *buffers,
  * as building items and gathering records. */
 struct thread_pool *sort_engine_thread_pool(const struct sort_engine *engine);
 
-/* "cpu (2 threads)" or "gpu 0 (NVIDIA H100 80GB HBM3)". */
+/* "cpu (2 threads)", or "gpu 0 (NAME)" with the device's name as CUDA gives it. */
 const char *sort_engine_describe(const struct sort_engine *engine);
 /* Why the GPU is not used (no device, old driver, allocation failed), or NULL. */
 const char *sort_engine_fallback_reason(const struct sort_engine *engine);

@@ -6,7 +6,8 @@ GPU_TEST_LINK = tests/libtesthelp.a libkernels.la $(CUDA_LIBS) -lpthread -lm
 noinst_HEADERS += tests/test_gpu_items.h
 if HAVE_CUDA
 check_PROGRAMS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice tests/test_gpu_expose
-tests_test_gpu_steps_SOURCES = tests/test_gpu_steps.c
+# the step hooks come with the test, not the library (kernels/gpu_bucket_steps.h)
+tests_test_gpu_steps_SOURCES = tests/test_gpu_steps.c kernels/gpu_bucket_steps.cu
 tests_test_gpu_steps_LDADD = $(GPU_TEST_LINK)
 tests_test_gpu_sort_SOURCES = tests/test_gpu_sort.c
 tests_test_gpu_sort_LDADD = $(GPU_TEST_LINK)

@@ -39,6 +39,7 @@ struct resident_rank {
 	enum record_form form;
 	size_t width, record_size;
 	struct sort_engine *engine;
+	struct resident_sort resident; /* the GPU's calls, once the share is sorted there */
 	unsigned char *records; /* the share, read whole, until it is on the GPU */
 	size_t capacity;        /* records the buffer holds */
 	size_t n, m;            /* records of the share, of the range */
@@ -154,7 +155,7 @@ static int resident_cut(void *context, const struct sample *splitters, size_t co
 		bare_flip(values + j * rank->width, rank->width, mask);
 	}
 	if (!error)
-		error = sort_engine_resident_bounds(rank->engine, values, count, lower, upper, reason, sizeof reason);
+		error = rank->resident.call->bounds(rank->resident.gpu, values, count, lower, upper, reason, sizeof reason);
 	for (size_t j = 0; !error && j < count; j++) {
 		uint64_t own = splitters[j].position / rank->record_size, mine = (uint64_t)rank->cluster->rank;
 		if (splitters[j].rank < mine)
@@ -190,7 +191,7 @@ static int split(struct resident_rank *rank)
 		positions[j] = indexes[j] * rank->record_size;
 	}
 	if (!error && count)
-		error = sort_engine_resident_gather(rank->engine, indexes, count, images, reason, sizeof reason);
+		error = rank->resident.call->gather(rank->resident.gpu, indexes, count, images, reason, sizeof reason);
 	/* images back into records (bare keys: the image's bytes under the form's mask) */
 	uint64_t mask = record_form_bare_mask(&rank->layout, rank->form);
 	for (size_t j = 0; !error && j < count; j++)
@@ -223,7 +224,7 @@ static int exchange(struct resident_rank *rank)
 	char reason[256] = "";
 	int error = all_cuts && offsets && begins && lengths ? 0 : -ENOMEM;
 	if (!error)
-		error = sort_engine_resident_export(rank->engine, handle, reason, sizeof reason);
+		error = rank->resident.call->export_handle(rank->resident.gpu, handle, reason, sizeof reason);
 	if (!error)
 		error = cluster_allgather(cluster, rank->cuts, (size_t)size + 1, all_cuts);
 	if (!error)
@@ -239,7 +240,7 @@ static int exchange(struct resident_rank *rank)
 	if (!error) {
 		rank->work->figures->received_bytes = (rank->m - lengths[cluster->rank]) * rank->record_size;
 		/* nothing is written yet: whatever failed, the file-based path can still sort */
-		if (sort_engine_resident_receive(rank->engine, handles, (size_t)size, (size_t)cluster->rank, begins,
+		if (rank->resident.call->receive(rank->resident.gpu, handles, (size_t)size, (size_t)cluster->rank, begins,
 						 lengths, reason, sizeof reason) != 0) {
 			if (rank->work->job->verbose)
 				report("note: sorting through files: gpu exchange: %s", reason);
@@ -347,7 +348,7 @@ static int range_put(struct resident_rank *rank, double *merge_seconds)
 	char reason[256] = "";
 	distributed_output_prefault_stop(work->output);
 	double started = seconds_now();
-	int error = sort_engine_resident_merge(rank->engine, reason, sizeof reason);
+	int error = rank->resident.call->merge(rank->resident.gpu, reason, sizeof reason);
 	if (error) {
 		report("sort engine (%s): %s", sort_engine_describe(rank->engine), reason);
 		return error;
@@ -360,7 +361,7 @@ static int range_put(struct resident_rank *rank, double *merge_seconds)
 	}
 	struct range_writer writer = {.rank = rank, .base = offset};
 	pthread_mutex_init(&writer.lock, NULL);
-	error = sort_engine_resident_copy_out(rank->engine, range_piece, &writer, reason, sizeof reason);
+	error = rank->resident.call->copy_out(rank->resident.gpu, range_piece, &writer, reason, sizeof reason);
 	if (error == -ENOSPC || error == -EDQUOT || error == -EFBIG || (error && reason[0] == '\0'))
 		report_file_failure("write failed", work->output->name, error);
 	else if (error)
@@ -435,7 +436,7 @@ static int sorted_resident(struct resident_rank *rank, struct resident_times *ti
 	if (!error && !declined) {
 		step = seconds_now();
 		int sorted = sort_engine_sort_resident(rank->engine, (enum item_width)rank->width, share_piece, rank,
-						       rank->n, reason, sizeof reason);
+						       rank->n, &rank->resident, reason, sizeof reason);
 		times->gpu_sort = seconds_now() - step;
 		declined = sorted != 0; /* the file-based path sorts it, on the CPU if it must */
 		if (declined && rank->work->job->verbose)

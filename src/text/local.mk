@@ -6,6 +6,7 @@ libpipeline_la_SOURCES += \
 	src/text/text_emit.h src/text/text_emit.c \
 	src/text/text_fields.h src/text/text_fields.c \
 	src/text/text_compare.h src/text/text_compare.c \
+	src/text/text_ignore.h src/text/text_ignore.c \
 	src/text/text_collate.h src/text/text_collate.c \
 	src/text/text_locale.h src/text/text_locale.c \
 	src/text/text_numeric.h src/text/text_numeric.c \

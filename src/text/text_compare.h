@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "../settings/keydef.h"
+#include "text_ignore.h" /* text_fold and text_ignored_bytes, for its users */
 #include "text_order.h"
 
 /* <0, 0 or >0 as line a sorts before, with or after line b (lines without their
@@ -20,13 +21,5 @@ int text_compare_lines(const struct text_order *order, const char *a, size_t ale
  * Not for random keys, which need the order's salt (text_random_compare). */
 int text_compare_key(const struct key_ordering *ordering, const struct text_locale *locale,
 		     const char *a, size_t alen, const char *b, size_t blen);
-
-/* The bytes -d (dictionary) or -i (nonprinting) leave out, and -f's folding, in the C
- * locale; NULL when the ordering ignores nothing. */
-const bool *text_ignored_bytes(const struct key_ordering *ordering);
-static inline unsigned char text_fold(unsigned char c)
-{
-	return c >= 'a' && c <= 'z' ? (unsigned char)(c - 'a' + 'A') : c;
-}
 
 #endif

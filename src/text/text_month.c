@@ -4,8 +4,8 @@
  * as the NUL byte that ends GNU's copy of it. */
 #include "text_month.h"
 
-#include "text_compare.h"
 #include "text_fields.h"
+#include "text_ignore.h"
 
 int text_month(const struct text_month_name months[12], const char *key, size_t len)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "text_collate.h"
-#include "text_compare.h"
+#include "text_ignore.h"
 
 static uint64_t load_le64(const unsigned char *p)
 {
