@@ -87,8 +87,8 @@ fails_as_gnu() {
 	rm -f "$WORK/tmp"/*
 }
 
-# Text: about 3.5 MB that -S 64K spills into about a hundred runs.
-awk 'BEGIN { srand(44); for (i = 0; i < 200000; i++) {
+# Text: about 8.4 MB that -S 64K spills into about a hundred runs.
+awk 'BEGIN { srand(44); for (i = 0; i < 480000; i++) {
 	w = ""; n = 3 + int(rand() * 28); for (j = 0; j < n; j++) w = w sprintf("%c", 97 + int(rand() * 26))
 	print w } }' >"$WORK/text"
 sort "$WORK/text" >"$WORK/text.sorted"
