@@ -70,7 +70,7 @@ while IFS='|' read -r name args; do
 	check "$name: and the output it lets through is wrong" test "$(cksum < "$WORK/out")" != "$(cksum < "$WORK/right")"
 done <<LIST
 text lines spilled|-S 100K $WORK/text
-text lines with ties spilled -k2 -u, one thread|-k2 -u -S 100K --parallel=1 $WORK/ties
+text lines with ties spilled -k1,1 -u, one thread|-k1,1 -u -S 100K --parallel=1 $WORK/ties
 text lines -z spilled -r|-z -r -S 100K $WORK/text0
 one-letter lines, chunks in turns in one buffer|-S 2M $WORK/short
 LIST
