@@ -40,8 +40,7 @@ int sink_call_start(struct sink_call *call, record_sink sink, void *context, con
 /* The two blocks an emit gathers records (or lines) into, kept by a caller that emits
  * chunk after chunk (NULL: each emit makes and frees its own): each chunk's gather then
  * writes into pages touched before, not fresh ones, which the kernel must fault in and
- * clear (5 GB of 100-byte records spilled in 27 chunks under -S 512M, dev VM: 196,000
- * page faults a sort without it, 131,000 with it). */
+ * clear (bench/RESULTS.md counts the page faults saved). */
 struct emit_scratch {
 	unsigned char *blocks[2];
 	size_t bytes; /* each */

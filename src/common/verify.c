@@ -61,8 +61,8 @@ uint64_t fingerprint_hash_bytes(const void *bytes, size_t size)
 		/* one multiply a word (the full mix only at the end): text lines are long. For a
 		 * given word, h -> (h ^ word) * K is a bijection (K odd), so two inputs of one
 		 * length that differ in a single word always hash apart, with a chain of 4
-		 * cycles a word where a shift and xor more made it 6 (text's spill: hashing its
-		 * lines in and out took 0.47 s of CPU per GB on the dev VM). The last word
+		 * cycles a word where a shift and xor more made it 6 (text's spill hashes every
+		 * line in and out, so this is on its path). The last word
 		 * overlaps the one before it rather than being copied byte by byte. */
 		const unsigned char *last = p + size - 8;
 		for (; p < last; p += 8) {

@@ -58,9 +58,8 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 {
 	size_t total = 0;
 	off_t size = input_file_size(file);
-	/* room for all this call may read at once: grown 64 MiB at a time, the buffer was
-	 * copied into a new one at each doubling, on one thread (4 GiB of lines read at
-	 * 1.6 GB/s on the H100 machine, bench/RESULTS.md) */
+	/* room for all this call may read at once, made in one step: grown piece by piece,
+	 * the buffer would be copied whole at each doubling, on one thread */
 	if (size > 0) {
 		size_t want = ((uint64_t)size < limit ? (size_t)size : limit) + 1;
 		char *before = lines->data;
