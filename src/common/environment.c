@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "environment.h"
+#include "size_parse.h"
 #include "../../io/fault_inject.h"
 
 enum environment_syntax { SYNTAX_STRING, SYNTAX_SWITCH, SYNTAX_SIZE };
@@ -75,20 +76,11 @@ int environment_switch(enum environment_name name)
 int64_t environment_size(enum environment_name name)
 {
 	const char *text = environment_text(name, SYNTAX_SIZE);
-	if (!text || *text < '0' || *text > '9')
+	size_t bytes;
+	/* -S's syntax (size_parse.h), a bare number in bytes */
+	if (!text || size_parse(text, 1, &bytes) != 0 || bytes > (size_t)INT64_MAX)
 		return -1;
-	char *end;
-	unsigned long long number = strtoull(text, &end, 10);
-	unsigned shift = 0;
-	switch (*end) {
-	case 'G': case 'g': shift = 30; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'K': case 'k': shift = 10; end++; break;
-	default: break;
-	}
-	if (*end != '\0' || number > (unsigned long long)INT64_MAX >> shift)
-		return -1;
-	return (int64_t)(number << shift);
+	return (int64_t)bytes;
 }
 
 static pthread_once_t environment_once = PTHREAD_ONCE_INIT;

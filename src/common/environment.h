@@ -27,7 +27,7 @@ enum environment_name {
 const char *environment_string(enum environment_name name);
 /* A switch's value: 0, 1 or ENVIRONMENT_AUTOMATIC. */
 int environment_switch(enum environment_name name);
-/* A size's bytes (digits, then an optional K, M or G for binary multiples), or -1 where
+/* A size's bytes (-S's SIZE syntax, size_parse.h, a bare number in bytes), or -1 where
  * it is unset or not a size. */
 int64_t environment_size(enum environment_name name);
 
