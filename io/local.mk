@@ -20,6 +20,7 @@ libio_la_SOURCES = \
 	io/block_checksum.h io/block_checksum.c \
 	io/run_level.h io/run_level.c \
 	io/cache_budget.h io/cache_budget.c \
+	io/cgroup_memory.h io/cgroup_memory.c \
 	io/run_file.h io/run_file.c \
 	io/compress_program.h io/compress_program.c \
 	io/random_source.h io/random_source.c

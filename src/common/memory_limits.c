@@ -9,65 +9,15 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include "memory_limits.h"
+#include "../../io/cgroup_memory.h"
 #include "size_parse.h"
-
-/* The number a cgroup file holds; false for "max", an absent file or anything else. */
-static bool cgroup_number(const char *directory, const char *name, uint64_t *value)
-{
-	char path[4300];
-	snprintf(path, sizeof path, "%s/%s", directory, name);
-	FILE *file = fopen(path, "re");
-	if (!file)
-		return false;
-	unsigned long long number;
-	bool read = fscanf(file, "%llu", &number) == 1;
-	fclose(file);
-	*value = number;
-	return read;
-}
-
-/* The least of the hard limits on the cgroups of /proc/self/cgroup; UINT64_MAX if none
- * (v1 writes "no limit" as a number near 2^63, above any memory). */
-static uint64_t cgroup_limit(void)
-{
-	uint64_t least = UINT64_MAX, limit;
-	FILE *file = fopen("/proc/self/cgroup", "re");
-	if (!file)
-		return least;
-	char line[4096], directory[4200];
-	while (fgets(line, sizeof line, file)) {
-		line[strcspn(line, "\n")] = '\0';
-		/* hierarchy-id:controllers:path */
-		char *first = strchr(line, ':');
-		char *second = first ? strchr(first + 1, ':') : NULL;
-		if (!second)
-			continue;
-		*second = '\0';
-		char *path = second + 1;
-		/* v2 (hierarchy 0), or v1's memory hierarchy */
-		bool v2 = strcmp(line, "0:") == 0;
-		const char *root = v2 ? "/sys/fs/cgroup" : strstr(first + 1, "memory") ? "/sys/fs/cgroup/memory" : NULL;
-		const char *name = v2 ? "memory.max" : "memory.limit_in_bytes";
-		/* every ancestor's limit holds too */
-		while (root) {
-			snprintf(directory, sizeof directory, "%s%s", root, path);
-			if (cgroup_number(directory, name, &limit) && limit < least)
-				least = limit;
-			char *slash = strrchr(path, '/');
-			if (!slash || slash[1] == '\0')
-				break;
-			slash[slash == path] = '\0';
-		}
-	}
-	fclose(file);
-	return least;
-}
 
 size_t memory_limit_total(void)
 {
 	size_t total = physical_memory_bytes();
-	uint64_t cgroup = cgroup_limit();
-	return cgroup < total ? (size_t)cgroup : total;
+	struct cgroup_memory cgroup;
+	cgroup_memory_read(&cgroup);
+	return cgroup.limit < total ? (size_t)cgroup.limit : total;
 }
 
 /* A field of /proc/self/status in bytes (VmSize, VmData); 0 when unknown. */
