@@ -39,13 +39,15 @@ sort_from() {
 	pipe) cat "$input" | "$GPUSORT" "$@" > "$output" ;;
 	dev-stdin) cat "$input" | "$GPUSORT" "$@" /dev/stdin > "$output" ;;
 	fifo)
-		# the writer let go of, should the sort end before it opened the FIFO
+		# the writer let go of, should the sort end before it opened the FIFO; the
+		# shell's "Terminated" for a writer killed between its close and its exit
+		# kept out of the sort's stderr
 		cat "$input" > "$WORK/fifo" &
 		writer=$!
 		"$GPUSORT" "$@" "$WORK/fifo" > "$output"
 		fifo_status=$?
 		kill $writer 2>/dev/null
-		wait $writer
+		wait $writer 2>/dev/null
 		return $fifo_status ;;
 	socket) from_socket "$input" "$output" "$@" ;;
 	esac
