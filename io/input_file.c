@@ -32,6 +32,10 @@
 #define INPUT_BLOCK_MIN ((size_t)256 << 10)
 #define INPUT_WINDOW_MIN ((size_t)1 << 20)
 
+/* The capacity asked of a pipe read from: an unprivileged process's most by default
+ * (/proc/sys/fs/pipe-max-size). */
+#define INPUT_PIPE_BYTES (1 << 20)
+
 static size_t input_window = (size_t)INPUT_DEPTH * INPUT_BLOCK;
 
 enum slot_state { SLOT_IDLE, SLOT_READING, SLOT_DONE };
@@ -259,6 +263,10 @@ int input_file_open(const char *path, struct input_file **result)
 	file->device = st.st_dev;
 	file->inode = st.st_ino;
 	file->size = -1;
+	/* A pipe's default 64 KiB makes a read, and a switch to the writer, of every 64 KiB;
+	 * a larger one, where the system allows it, lets both sides move more at a time. */
+	if (S_ISFIFO(st.st_mode))
+		(void)fcntl(file->fd, F_SETPIPE_SZ, INPUT_PIPE_BYTES);
 	if (S_ISREG(st.st_mode)) {
 		/* stdin redirected from a file may already be partly read. */
 		off_t here = lseek(file->fd, 0, SEEK_CUR);

@@ -194,6 +194,17 @@ for n in 3 800005; do
 	done
 done
 
+# The engine: --device=auto reads a pipe's first 64 KiB before it chooses, so eight bytes
+# sort on the CPU threads as from the file, without a GPU's start; an input longer than
+# that is of unknown size when the engine is chosen, and the small-input rule is not
+# what decides.
+printf 'abcdefgh' | "$GPUSORT" --type=u32 --verbose > /dev/null 2> "$WORK/stderr"
+grep -q 'note: sorting on the CPU: items below 256 MiB' "$WORK/stderr"
+tap_result $? "8 bytes from a pipe, --device=auto: the CPU chosen as for a small file"
+head -c 131072 /dev/zero | "$GPUSORT" --type=u32 --verbose > /dev/null 2> "$WORK/stderr"
+! grep -q 'items below 256 MiB' "$WORK/stderr"
+tap_result $? "128 KiB from a pipe, --device=auto: chosen before the size is known"
+
 # Memory: eight bytes take what they need, not the default budget (half of physical
 # memory): under a few hundred MB of address space (two CPU threads, whose stacks count
 # there too), and within 16 MiB of the file's peak RSS. A larger input grows its buffer

@@ -15,7 +15,9 @@ struct record_reader {
 	const char *const *names;
 	struct input_file **files;
 	uint64_t bytes_of_current; /* read so far from the current input */
-	int lookahead;             /* the byte record_reader_empty took from a pipe, or -1 */
+	int64_t *sizes;            /* each input's bytes: a file's size, a pipe's once it ended; else -1 */
+	unsigned char *ahead;      /* what record_reader_empty read ahead, for the next reads */
+	size_t ahead_length, ahead_used;
 };
 
 static const char *const standard_input[] = {"-"};
@@ -29,13 +31,15 @@ int record_reader_open(const char *const *names, const struct input_range *range
 		count = 1;
 		ranges = NULL;
 	}
-	if (!reader || !(reader->files = calloc(count, sizeof *reader->files))) {
+	if (!reader || !(reader->files = calloc(count, sizeof *reader->files)) ||
+	    !(reader->sizes = calloc(count, sizeof *reader->sizes))) {
+		if (reader)
+			free(reader->files);
 		free(reader);
 		report("%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	reader->record_size = record_size;
-	reader->lookahead = -1;
 	reader->count = count;
 	reader->names = names;
 	for (size_t i = 0; i < count; i++) {
@@ -48,6 +52,7 @@ int record_reader_open(const char *const *names, const struct input_range *range
 			return error;
 		}
 		off_t size = input_file_size(reader->files[i]);
+		reader->sizes[i] = size >= 0 ? size : -1;
 		if (size >= 0 && (uint64_t)size % record_size != 0) {
 			report_partial_record(names[i], (uint64_t)size, record_size);
 			record_reader_close(reader);
@@ -62,49 +67,18 @@ int64_t record_reader_total_bytes(const struct record_reader *reader)
 {
 	int64_t total = 0;
 	for (size_t i = 0; i < reader->count; i++) {
-		off_t size = input_file_size(reader->files[i]);
-		if (size < 0)
+		if (reader->sizes[i] < 0)
 			return -1;
-		total += size;
+		total += reader->sizes[i];
 	}
 	return total;
 }
 
-int record_reader_empty(struct record_reader *reader)
+/* Reads up to want bytes from the inputs in order, past the ones that end (whose size
+ * is known from then on); returns the bytes read or a negative errno (reported). */
+static int64_t reader_fill(struct record_reader *reader, unsigned char *buffer, size_t want)
 {
-	if (reader->lookahead >= 0)
-		return 0;
-	for (; reader->current < reader->count; reader->current++) {
-		struct input_file *file = reader->files[reader->current];
-		off_t size = input_file_size(file);
-		if (size > 0)
-			return 0;
-		if (size == 0)
-			continue;
-		/* A pipe says whether it holds anything only by a read; the byte is kept
-		 * for the next record_reader_read. */
-		unsigned char byte;
-		ssize_t got = input_file_read(file, &byte, 1);
-		if (got < 0) {
-			report_file_failure("read failed", reader->names[reader->current], (int)got);
-			return (int)got;
-		}
-		if (got == 1) {
-			reader->lookahead = byte;
-			reader->bytes_of_current = 1;
-			return 0;
-		}
-	}
-	return 1;
-}
-
-int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records)
-{
-	size_t want = max_records * reader->record_size, have = 0;
-	if (reader->lookahead >= 0 && want > 0) {
-		buffer[have++] = (unsigned char)reader->lookahead;
-		reader->lookahead = -1;
-	}
+	size_t have = 0;
 	while (have < want && reader->current < reader->count) {
 		ssize_t got = input_file_read(reader->files[reader->current], buffer + have, want - have);
 		if (got < 0) {
@@ -120,13 +94,66 @@ int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, 
 						      reader->bytes_of_current, reader->record_size);
 				return -EINVAL;
 			}
+			reader->sizes[reader->current] = (int64_t)reader->bytes_of_current;
 			reader->current++;
 			reader->bytes_of_current = 0;
 		}
 	}
+	return (int64_t)have;
+}
+
+int record_reader_empty(struct record_reader *reader, size_t ahead)
+{
+	if (reader->ahead_length > reader->ahead_used)
+		return 0;
+	for (; reader->current < reader->count; reader->current++) {
+		int64_t size = reader->sizes[reader->current];
+		if (size > 0)
+			return 0;
+		if (size < 0)
+			break;
+	}
+	if (reader->current == reader->count)
+		return 1;
+	/* A pipe says whether it holds anything only by a read; what it gives is kept for
+	 * the next record_reader_read, and when it ends within that, its size is known. */
+	if (ahead == 0)
+		ahead = 1;
+	free(reader->ahead);
+	reader->ahead_length = reader->ahead_used = 0;
+	if (!(reader->ahead = malloc(ahead))) {
+		report("%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	int64_t got = reader_fill(reader, reader->ahead, ahead);
+	if (got < 0)
+		return (int)got;
+	reader->ahead_length = (size_t)got;
+	return got == 0;
+}
+
+int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records)
+{
+	size_t want = max_records * reader->record_size, have = 0;
+	if (reader->ahead_used < reader->ahead_length) {
+		have = reader->ahead_length - reader->ahead_used;
+		if (have > want)
+			have = want;
+		memcpy(buffer, reader->ahead + reader->ahead_used, have);
+		reader->ahead_used += have;
+		if (reader->ahead_used == reader->ahead_length) {
+			free(reader->ahead);
+			reader->ahead = NULL;
+			reader->ahead_length = reader->ahead_used = 0;
+		}
+	}
+	int64_t got = reader_fill(reader, buffer + have, want - have);
+	if (got < 0)
+		return got;
 	/* Inputs are whole records, so a chunk only ends mid-record at an input's end,
-	 * which the check above reports. */
-	return (int64_t)(have / reader->record_size);
+	 * which reader_fill reports. The read-ahead may hold part of a record, which the
+	 * fill completes. */
+	return (int64_t)((have + (size_t)got) / reader->record_size);
 }
 
 void record_reader_close(struct record_reader *reader)
@@ -137,5 +164,7 @@ void record_reader_close(struct record_reader *reader)
 		if (reader->files[i])
 			input_file_close(reader->files[i]);
 	free(reader->files);
+	free(reader->sizes);
+	free(reader->ahead);
 	free(reader);
 }

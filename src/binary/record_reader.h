@@ -17,12 +17,14 @@ struct record_reader;
  * (it knows the name) and returns a negative errno. */
 int record_reader_open(const char *const *names, const struct input_range *ranges, size_t count, size_t record_size,
 		       struct record_reader **reader);
-/* Total bytes of all inputs when every one is a regular file, else -1. */
+/* Total bytes of all inputs when every one is a regular file or has been read to its
+ * end (by record_reader_empty's read-ahead), else -1. */
 int64_t record_reader_total_bytes(const struct record_reader *reader);
 /* 1 when the inputs hold no byte at all, 0 when they hold some, or a negative errno
- * (reported). Costs no memory: a pipe is asked for one byte, which the next read
- * returns first. */
-int record_reader_empty(struct record_reader *reader);
+ * (reported). An input of unknown size (a pipe) is read ahead by up to ahead bytes (at
+ * least one), which the next reads return first; when the inputs end within them, their
+ * size is known from then on. */
+int record_reader_empty(struct record_reader *reader, size_t ahead);
 /* Reads up to max_records whole records; returns the count (0 at the end) or a negative
  * errno, after reporting it with the file's name. */
 int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records);
