@@ -343,6 +343,16 @@ int gpusort_job_init(struct gpusort_job *job, size_t job_size);
  * must not run concurrently in one process; run them one after another. */
 int gpusort_run(const struct gpusort_job *job);
 
+/* For a program whose process the jobs are: SIGINT, SIGTERM and SIGHUP (those not
+ * ignored) are taken from now on by a thread of gpusort's, which removes the running
+ * job's temporary files within milliseconds, whatever the job's threads are doing, and
+ * then ends the process as the signal would. The signals are blocked in the calling
+ * thread, and so in every thread started from it afterwards: call it first, before
+ * other threads start. Returns GPUSORT_OK, or GPUSORT_ERROR_FAILED when no thread
+ * could be started (gpusort_run's handlers then act alone, on whichever thread the
+ * signal meets). */
+int gpusort_signals_thread(void);
+
 /*-************************************
  *  In memory: gpusort_sort_records()
  **************************************/

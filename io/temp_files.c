@@ -49,6 +49,8 @@ static atomic_bool temp_dying;
  * interrupted copy never leaves that file half-written. */
 static atomic_bool temp_deferring;
 static atomic_int temp_deferred_signal;
+/* The signal thread's stack: it walks the registry and a directory's names, no more. */
+#define TEMP_SIGNAL_STACK ((size_t)256 << 10)
 
 /* A thread that has work to do while a signal is ending the process waits to be ended
  * with it: an error it returned instead would be reported by a process the user has
@@ -319,6 +321,21 @@ void temp_signals_defer(void)
 	atomic_store(&temp_deferring, true);
 }
 
+/* Ends the process the way signal_number means to, from any thread: its default
+ * action restored (the handler's SA_RESETHAND did that where the handler ran, but not
+ * where the signal thread took it) and the signal let through to this thread. */
+static void temp_die_by(int signal_number)
+{
+	struct sigaction action = {.sa_handler = SIG_DFL};
+	sigemptyset(&action.sa_mask);
+	sigaction(signal_number, &action, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, signal_number);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(signal_number);
+}
+
 void temp_signals_resume(void)
 {
 	atomic_store(&temp_deferring, false);
@@ -326,10 +343,55 @@ void temp_signals_resume(void)
 	if (signal_number) {
 		temp_creations_wait();
 		temp_files_remove_all();
-		/* The handler ran once, so SA_RESETHAND left the default action: this ends the
-		 * process the way the signal meant to. */
-		raise(signal_number);
+		temp_die_by(signal_number);
 	}
+}
+
+/* The signals the signal thread takes: those of temp_signals not ignored at its start,
+ * but SIGPIPE, which a write raises on the writing thread itself. */
+static sigset_t temp_thread_signals;
+
+static void *temp_signal_thread(void *unused)
+{
+	(void)unused;
+	for (;;) {
+		int signal_number;
+		if (sigwait(&temp_thread_signals, &signal_number) != 0)
+			continue;
+		/* as the handler does: noted before the flag is read (temp_signals_resume) */
+		atomic_store(&temp_deferred_signal, signal_number);
+		if (atomic_load(&temp_deferring))
+			continue;
+		temp_creations_wait();
+		temp_files_remove_all();
+		temp_die_by(signal_number);
+	}
+	return NULL;
+}
+
+int temp_signals_thread_start(void)
+{
+	sigemptyset(&temp_thread_signals);
+	for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++) {
+		struct sigaction old;
+		if (temp_signals[i] != SIGPIPE && sigaction(temp_signals[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaddset(&temp_thread_signals, temp_signals[i]);
+	}
+	sigset_t old;
+	pthread_sigmask(SIG_BLOCK, &temp_thread_signals, &old);
+	pthread_attr_t attributes;
+	pthread_t thread;
+	int error = pthread_attr_init(&attributes);
+	if (!error) {
+		pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&attributes, TEMP_SIGNAL_STACK);
+		error = pthread_create(&thread, &attributes, temp_signal_thread, NULL);
+		pthread_attr_destroy(&attributes);
+	}
+	if (error)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -error;
 }
 
 /* Unlinks every file in the directory at path, then the directory; with system calls

@@ -44,6 +44,13 @@ void temp_file_remove(const char *path);
  * such step at a time. */
 void temp_signals_defer(void);
 void temp_signals_resume(void);
+/* For a command: SIGINT, SIGTERM and SIGHUP (those not ignored) taken from now on by a
+ * thread of their own, which removes the temp files and ends the process by the
+ * signal, whatever the other threads are doing; they are blocked in the calling thread
+ * and so in every thread it starts after. Call before other threads start (the handlers
+ * of temp_files_init still act where one did not block them). Returns 0 or a negative
+ * errno (no thread: the handlers alone act). */
+int temp_signals_thread_start(void);
 /* Removes every remembered file, then every remembered directory with its files;
  * async-signal-safe. */
 void temp_files_remove_all(void);

@@ -7,6 +7,7 @@
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,13 @@ static int spill(const char *dir, const char *in_path, const char *mode)
 	return error ? fail(run_path, error) : 0;
 }
 
-static int hold(const char *dir, const char *out_path)
+/* With thread, the signals go to temp_signals_thread_start's thread, as the command
+ * has them: the main thread, which then waits with them blocked, never takes one. */
+static int hold(const char *dir, const char *out_path, bool thread)
 {
+	int error = thread ? temp_signals_thread_start() : 0;
+	if (error)
+		return fail("signal thread", error);
 	temp_files_init(&dir, 1);
 	for (int i = 0; i < 3; i++) {
 		char path[PATH_MAX];
@@ -119,7 +125,7 @@ static int hold(const char *dir, const char *out_path)
 			return fail(path, -errno);
 	}
 	struct output_file *out;
-	int error = output_file_open(out_path, &out);
+	error = output_file_open(out_path, &out);
 	if (!error)
 		error = output_file_write(out, "partial", 7);
 	if (error)
@@ -152,8 +158,8 @@ int main(int argc, char **argv)
 		return copy(argv[2], argv[3]);
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "spill") == 0)
 		return spill(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
-	if (argc == 4 && strcmp(argv[1], "hold") == 0)
-		return hold(argv[2], argv[3]);
-	fprintf(stderr, "usage: io_tool copy IN OUT | spill DIR IN [stored|threads] | hold DIR OUT | ring\n");
+	if ((argc == 4 || (argc == 5 && strcmp(argv[4], "thread") == 0)) && strcmp(argv[1], "hold") == 0)
+		return hold(argv[2], argv[3], argc == 5);
+	fprintf(stderr, "usage: io_tool copy IN OUT | spill DIR IN [stored|threads] | hold DIR OUT [thread] | ring\n");
 	return 2;
 }

@@ -30,6 +30,9 @@ static void standard_descriptors_hold(void)
 int main(int argc, char **argv)
 {
 	standard_descriptors_hold();
+	/* before any thread starts: a signal acts at once, whatever the sort's threads are
+	 * in the middle of (a write the page cache holds back) */
+	gpusort_signals_thread();
 	/* LC_ALL, LC_COLLATE, LANG choose the text order (and LC_NUMERIC -g's numbers), as
 	 * for GNU sort; a locale that is not installed leaves the C locale. */
 	setlocale(LC_ALL, "");

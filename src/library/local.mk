@@ -17,7 +17,7 @@ lib_LTLIBRARIES += libgpusort.la
 libgpusort_la_SOURCES = include/gpusort.h
 libgpusort_la_LIBADD = libpipeline.la libio.la libkernels.la $(ZSTD_LIBS) $(URING_SHARED_LIBS) \
 	$(CUDA_LIBS) $(DLOPEN_LIBS) -lpthread -lm
-libgpusort_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^gpusort_' -no-undefined
+libgpusort_la_LDFLAGS = -version-info 1:0:1 -export-symbols-regex '^gpusort_' -no-undefined
 include_HEADERS = include/gpusort.h
 # The installed static library is one object whose only global symbols are the API's,
 # as the shared library's are: a program linked with it cannot meet the internals'
@@ -35,7 +35,7 @@ install-exec-hook:
 	fi
 # The API's section-3 pages: an overview and a page per call or group of calls (the
 # group's other names are symbolic links to its page, installed as copies).
-dist_man_MANS += man/gpusort.3 man/gpusort_run.3 man/gpusort_job_init.3 \
+dist_man_MANS += man/gpusort.3 man/gpusort_run.3 man/gpusort_job_init.3 man/gpusort_signals_thread.3 \
 	man/gpusort_sort_records.3 man/gpusort_sort_options_init.3 \
 	man/gpusort_error_name.3 man/gpusort_is_error.3 \
 	man/gpusort_version_number.3 man/gpusort_version_string.3 \

@@ -33,3 +33,8 @@ int gpusort_run(const struct gpusort_job *job)
 	job_options_free(&built);
 	return status == 0 ? GPUSORT_OK : status == 1 ? GPUSORT_DISORDER : GPUSORT_ERROR_FAILED;
 }
+
+int gpusort_signals_thread(void)
+{
+	return temp_signals_thread_start() == 0 ? GPUSORT_OK : GPUSORT_ERROR_FAILED;
+}
