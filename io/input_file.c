@@ -17,6 +17,7 @@
 #include "parallel_io.h"
 #include "safe_fd.h"
 #include "io_ring.h"
+#include "output_path.h"
 
 /* The read-ahead window is INPUT_DEPTH x INPUT_BLOCK = 64 MiB: a window smaller than
  * the caller's piece overlaps little, and a deeper one gains nothing on page-cached
@@ -237,6 +238,25 @@ size_t input_file_descriptors_free(size_t most)
 	return count;
 }
 
+/* A copy of the descriptor of ours that path names (/dev/stdin, /dev/fd/N,
+ * /proc/self/fd/N, or a link to one), -ENOENT where that one is closed, or -1 for a
+ * name of anything else. Such an input is that descriptor, read as it is, from its
+ * offset, as "-" is and as -o writes one: open(2) would begin a regular file anew at
+ * its start and cannot reopen a socket at all. */
+static int input_descriptor_named(const char *path)
+{
+	if (strncmp(path, "/dev/", 5) != 0 && strncmp(path, "/proc/", 6) != 0)
+		return -1; /* the common case, without a walk: a link elsewhere reopens */
+	bool closed;
+	int fd = path_own_descriptor(path, &closed);
+	if (closed)
+		return -ENOENT;
+	if (fd < 0)
+		return -1;
+	int copy = fd_safer(fcntl(fd, F_DUPFD_CLOEXEC, 0));
+	return copy >= 0 ? copy : -errno; /* EMFILE, never -1 (EPERM) */
+}
+
 int input_file_open(const char *path, struct input_file **result)
 {
 	struct input_file *file = calloc(1, sizeof *file);
@@ -245,9 +265,10 @@ int input_file_open(const char *path, struct input_file **result)
 	if (strcmp(path, "-") == 0) {
 		file->fd = fd_standard(STDIN_FILENO); /* closed: fstat says EBADF */
 	} else {
-		file->fd = fd_safer(open(path, O_RDONLY | O_CLOEXEC));
+		int given = input_descriptor_named(path);
+		file->fd = given == -1 ? fd_safer(open(path, O_RDONLY | O_CLOEXEC)) : given;
 		if (file->fd < 0) {
-			int error = -errno;
+			int error = given < -1 ? given : -errno;
 			free(file);
 			return error;
 		}

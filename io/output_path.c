@@ -193,6 +193,32 @@ int output_path_resolve(const char *name, struct output_path *resolved)
 	return error;
 }
 
+int path_own_descriptor(const char *name, bool *closed)
+{
+	*closed = false;
+	char *path = strdup(name);
+	int found = -1;
+	for (int links = 0; path && links <= LINKS_MOST; links++) {
+		bool own = false;
+		int number = descriptor_number(path, &own);
+		struct stat st;
+		char *next = NULL;
+		if (number >= 0 && own) {
+			int flags = fcntl(number, F_GETFL);
+			*closed = flags < 0 || (flags & O_PATH); /* the command's stand-in for a closed one */
+			found = *closed ? -1 : number;
+		}
+		else if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && link_step(path, &next) == 0) {
+			free(path);
+			path = next;
+			continue;
+		}
+		break;
+	}
+	free(path);
+	return found;
+}
+
 void output_path_free(struct output_path *resolved)
 {
 	free(resolved->path);

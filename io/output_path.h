@@ -21,4 +21,9 @@ struct output_path {
 int output_path_resolve(const char *name, struct output_path *resolved);
 void output_path_free(struct output_path *resolved);
 
+/* The descriptor of this process's own that name leads to (/dev/stdin, /dev/fd/N,
+ * /proc/self/fd/N, or links to one), open now, whatever its mode; else -1, *closed
+ * telling whether name leads to one of ours that is closed. */
+int path_own_descriptor(const char *name, bool *closed);
+
 #endif

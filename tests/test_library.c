@@ -5,6 +5,7 @@
  * (binary, composite keys, text, -c, -m, -u, usage errors, a missing input) against the
  * same oracle. */
 #include "config.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <gpusort.h>
 #include "tests/distributions.h"
 #include "tests/tap.h"
@@ -384,8 +386,47 @@ static void test_run_binary(void)
 	memcpy(with_header, "HEADER", 6);
 	memcpy(with_header + 6, expect, N * SIZE);
 	tap_ok(code == GPUSORT_OK && file_is(work_path("by-fd"), with_header, 6 + N * SIZE),
-	       "descriptors: read through /dev/fd, written from the output's offset");
+	       "descriptors: a file read as given, written from the output's offset");
 	free(with_header);
+
+	/* an input descriptor is read from its offset, and a socket as a stream: used as
+	 * given, never reopened by name (which restarts a file and refuses a socket) */
+	enum { SKIP = 1000, SOCKET_N = 2000 };
+	in = open(work_path("records"), O_RDONLY);
+	lseek(in, SKIP * SIZE, SEEK_SET);
+	input = (struct gpusort_input){NULL, in};
+	job.output_fd = -1;
+	job.output = work_path("from-offset");
+	code = run_quietly(&job, &messages);
+	off_t left_at = lseek(in, 0, SEEK_CUR);
+	close(in);
+	unsigned char *tail = malloc((N - SKIP) * SIZE);
+	oracle_sort(records + SKIP * SIZE, N - SKIP, SIZE, &key, tail);
+	tap_ok(code == GPUSORT_OK && file_is(job.output, tail, (N - SKIP) * SIZE) && left_at == SKIP * SIZE,
+	       "an input descriptor at an offset: the records from there on, the offset left as it was (%s)",
+	       gpusort_error_name(code));
+	free(tail);
+	int pair[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0) {
+		int sndbuf = 4 << 20;
+		setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+		ssize_t sent = write(pair[0], records, SOCKET_N * SIZE);
+		shutdown(pair[0], SHUT_WR);
+		unsigned char *head = malloc(SOCKET_N * SIZE);
+		oracle_sort(records, SOCKET_N, SIZE, &key, head);
+		input = (struct gpusort_input){NULL, pair[1]};
+		job.output = work_path("from-socket");
+		code = run_quietly(&job, &messages);
+		tap_ok(sent == SOCKET_N * SIZE && code == GPUSORT_OK && file_is(job.output, head, SOCKET_N * SIZE),
+		       "an input descriptor that is a socket: read as a stream (%s%s%.60s)", gpusort_error_name(code),
+		       *messages ? ": " : "", messages);
+		free(head);
+		close(pair[0]);
+		close(pair[1]);
+	} else {
+		tap_ok(0, "socketpair: %s", strerror(errno));
+	}
+	job.output = NULL;
 
 	/* -c on the sorted output, and on the input */
 	input = (struct gpusort_input){work_path("sorted"), -1};
