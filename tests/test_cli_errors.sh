@@ -97,7 +97,9 @@ rm -f "$WORK/empty.out"
 
 # Sizes are judged against the input before memory is planned: no input costs nothing
 # whatever the sizes (a 1 TiB record cannot be allocated, so any planning would fail),
-# and a record the memory budget cannot hold is refused naming the option.
+# and a record the memory budget cannot hold is refused naming the option. (A pipe that
+# ends within the 64 KiB read before the engine is chosen is judged as a file is, by
+# its size: the pipes below hold more.)
 huge=1099511627776
 expect_status 0 "1 TiB records, empty pipe" sh -c "'$GPUSORT' --record-size=$huge < /dev/null > '$WORK/std.out'"
 test ! -s "$WORK/std.out" && test ! -s "$WORK/stderr"
@@ -109,9 +111,9 @@ rm -f "$WORK/empty.out"
 expect_status 0 "1 TiB records, -c on an empty pipe" sh -c "'$GPUSORT' -c --record-size=$huge < /dev/null"
 expect_status 0 "1 TiB records, -m of empty inputs" sh -c "'$GPUSORT' -m --record-size=$huge '$WORK/empty' - < /dev/null"
 expect_status 0 "4 GiB keys, empty pipe" sh -c "'$GPUSORT' --key-size=4294967295 < /dev/null"
-expect_status 2 "1 TiB records, a pipe with data" sh -c "head -c 100 '$WORK/good' | '$GPUSORT' --record-size=$huge"
+expect_status 2 "1 TiB records, a pipe with data" sh -c "head -c 100000 /dev/zero | '$GPUSORT' --record-size=$huge"
 stderr_has "gpusort: --record-size: records of $huge bytes do not fit the memory budget" "the record size is refused, naming --record-size"
-expect_status 2 "a huge key offset, a pipe with data" sh -c "head -c 100 '$WORK/good' | '$GPUSORT' --type=u32 --key-offset=$huge"
+expect_status 2 "a huge key offset, a pipe with data" sh -c "head -c 100000 /dev/zero | '$GPUSORT' --type=u32 --key-offset=$huge"
 stderr_has "gpusort: --key-offset: records of $((huge + 4)) bytes do not fit" "the record size is refused, naming --key-offset"
 expect_status 2 "1 MiB records under -S 1M" sh -c "head -c 1048576 /dev/zero | '$GPUSORT' --record-size=1048576 -S 1M"
 stderr_has "gpusort: --record-size: records of 1048576 bytes do not fit the memory budget of 1048576 bytes (-S)" "the budget is named"
