@@ -3,6 +3,7 @@
  * counted, and the points descriptors were tagged with where they were opened. */
 #include "config.h"
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ static int fault_error_by_name(const char *name)
 	};
 	if (strcmp(name, "SHORT") == 0)
 		return FAULT_SHORT;
+	if (strcmp(name, "STOP") == 0)
+		return FAULT_STOP;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(name, names[i].name) == 0)
 			return -names[i].error;
@@ -107,8 +110,12 @@ int fault_check(enum fault_point point)
 		if (r->point != point || point == FAULT_NONE)
 			continue;
 		unsigned long call = atomic_fetch_add(&r->calls, 1) + 1;
-		if (r->nth == 0 || (call >= r->nth && call <= r->last))
-			return r->result;
+		if (r->nth == 0 || (call >= r->nth && call <= r->last)) {
+			if (r->result != FAULT_STOP)
+				return r->result;
+			raise(SIGSTOP); /* held here for the test, which kills it (or continues it) */
+			return 0;
+		}
 	}
 	return 0;
 }

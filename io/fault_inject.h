@@ -17,8 +17,8 @@
  *          output_copy   the copy of the finished output into the file it replaces,
  *                        where a rename would lose that file's links, owner or attributes
  *          temp_create   creating a temp file (temp_files.c)
- *          temp_write    writes of a run file (run_file.c)
- *          temp_read     reads of a run file (run_file.c)
+ *          temp_write    writes of a run file (run_writer.c)
+ *          temp_read     reads of a run file (run_reader.c)
  *          io_ring       setting up an io_uring queue: as if the kernel refused, so that
  *                        every transfer goes through pread and pwrite (io_ring.c)
  *          compress_start, decompress_start  each try at starting --compress-program's
@@ -41,7 +41,9 @@
  *   ERR  an errno name (ENOSPC, EIO, EACCES, EROFS, EDQUOT, EFBIG, EPIPE, ENOMEM, EPERM,
  *        EINTR, EAGAIN, EBADF, ENOSYS)
  *        or a number: the call fails with that error; or SHORT: the transfer moves only
- *        part of the bytes (the caller must carry on with the rest).
+ *        part of the bytes (the caller must carry on with the rest); or STOP: the
+ *        process stops itself (SIGSTOP) there, for a test to kill it at that point,
+ *        and goes ahead if continued.
  *   N    fail only the Nth call of POINT (counting from 1); N+ the Nth and every later
  *        one (a disk that stays full); N-M the Nth to the Mth; no N: every call.
  * Examples: temp_write:ENOSPC  output_write:EIO:3  input_read:SHORT  temp_read:EIO:2+
@@ -78,6 +80,8 @@ enum fault_point {
 
 /* fault_at's answer for a short transfer (errors are negative). */
 #define FAULT_SHORT 1
+/* A rule's result that stops the process at the point (never returned by fault_at). */
+#define FAULT_STOP 2
 
 /* Arms the points of spec (the syntax above; NULL or "" disarms). Call it before the
  * first I/O; the settings layer does, from GPUSORT_FAULT. */

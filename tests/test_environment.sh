@@ -256,6 +256,30 @@ for how in pipe fifo dev-stdin socket; do
 		fi
 	done
 done
+# An input named /dev/fd/N is that descriptor as it is (where GNU sort opens the name
+# again): a socket is read as a stream (GNU: "open failed: ...: No such device or
+# address"), a file from its offset, which is left where it was.
+python3 -c 'import os, socket, subprocess, sys
+def sorted_lines(data):
+    return b"".join(line + b"\n" for line in sorted(data.split(b"\n")[:-1]))
+data = open(sys.argv[1], "rb").read()
+part = data[:data.index(b"\n", 20000) + 1]
+ours, theirs = socket.socketpair()
+ours.sendall(part)
+ours.shutdown(socket.SHUT_WR)
+a = subprocess.run([sys.argv[2], "/dev/fd/%d" % theirs.fileno()], pass_fds=(theirs.fileno(),), capture_output=True)
+fd = os.open(sys.argv[1], os.O_RDONLY)
+skip = data.index(b"\n", len(data) // 2) + 1
+os.lseek(fd, skip, 0)
+b = subprocess.run([sys.argv[2], "/dev/fd/%d" % fd], pass_fds=(fd,), capture_output=True)
+ok_socket = a.returncode == 0 and not a.stderr and a.stdout == sorted_lines(part)
+ok_file = b.returncode == 0 and b.stdout == sorted_lines(data[skip:]) and os.lseek(fd, 0, 1) == skip
+sys.exit(0 if ok_socket and ok_file else 1 if not ok_socket else 2)' "$WORK/text.a" "$GPUSORT" 2>"$WORK/stderr"
+status=$?
+[ $status -ne 1 ]
+result $? "text, /dev/fd/N of a socket: read as a stream, exit 0, output complete"
+[ $status -eq 0 ]
+result $? "text, /dev/fd/N of a file at an offset: read from there, the offset kept"
 
 # --- limits x modes -------------------------------------------------------------------
 # Open files: a hard-linked output (the copy keeps the target open beside the twin).
@@ -341,9 +365,12 @@ mkdir "$full"
 if $root && mount -t tmpfs -o size=1m tmpfs "$full" 2>/dev/null; then
 	printf 'old\n' >"$full/out"
 	head -c 2M /dev/zero >"$full/filler" 2>/dev/null
-	# modes whose output (150 KB and more) cannot fit
-	for m in text-m u64-spilled rec-m; do
-		for kind in regular hard-linked; do
+	# modes whose output (150 KB and more) cannot fit, and one whose runs cannot: text
+	# -u under -S 64K, five times the text (the smallest chunk holds the text once)
+	for cell in text-m:regular text-m:hard-linked u64-spilled:regular u64-spilled:hard-linked \
+		rec-m:regular rec-m:hard-linked text-u-spilled:temp-dir; do
+		m=${cell%%:*} kind=${cell#*:}
+		for kind in $kind; do
 			temp_dir=
 			[ $kind = temp-dir ] && temp_dir=$full
 			mode $m
@@ -355,6 +382,8 @@ if $root && mount -t tmpfs -o size=1m tmpfs "$full" 2>/dev/null; then
 			case $kind in
 			temp-dir)
 				target=$WORK/p/out
+				cat "$inputs" "$inputs" "$inputs" "$inputs" "$inputs" >"$WORK/five"
+				inputs=$WORK/five
 				case $args in *-S*) ;; *) extra="-S 64K -T $full" ;; esac
 				printf 'old\n' >"$target" ;;
 			esac
@@ -375,54 +404,50 @@ else
 fi
 
 # --- SIGKILL at fixed points of the copy into a hard-linked file ------------------------
-# strace holds gpusort at a system call on the output (-P), where it is killed: at the
-# copy's reservation (fallocate), the old file is intact through both links; before the
-# cut to the new length (ftruncate), it is what the manual says a SIGKILL in the copy
-# may leave: the new bytes up to some offset, the old after it, the old length.
-# (Off until strace's -P is found to hold the call under the test's directory: there it
-# traced nothing, and the kill came after the sort had finished.)
-if true; then
-	skip_test "SIGKILL during the copy: the strace hold is not yet reliable here"
-else
-	awk 'BEGIN { srand(5); for (i = 0; i < 100000; i++) printf "%06d line\n", int(rand() * 1e6) }' >"$WORK/big"
-	sort "$WORK/big" >"$WORK/big.sorted"
-	awk 'BEGIN { for (i = 0; i < 150000; i++) print "old-old-old" }' >"$WORK/big.old"
-	# mixed FILE: FILE is new up to a byte k and old after it, as long as the old file.
-	mixed() {
-		k=$(cmp "$1" "$WORK/big.sorted" 2>&1 | sed -n -e 's/.* differ: byte \([0-9]*\),.*/\1/p' \
-			-e 's/.*EOF on .* after byte \([0-9]*\).*/\1+1/p')
-		[ -n "$k" ] && k=$(($k))
-		[ -n "$k" ] && [ "$(stat -c %s "$1")" -eq "$(stat -c %s "$WORK/big.old")" ] &&
-			tail -c +"$k" "$1" | cmp -s - "$WORK/big.old" -i 0:$((k - 1))
-	}
-	for point in reserve:intact truncate:mixed; do
-		where=${point%%:*} expect=${point#*:}
-		rm -rf "$WORK/k" && mkdir "$WORK/k"
-		cp "$WORK/big.old" "$WORK/k/out"
-		ln "$WORK/k/out" "$WORK/k/out.2"
-		case $where in
-		reserve) inject="-e trace=fallocate -e inject=fallocate:delay_enter=30000000" pattern='^[0-9]* fallocate(' ;;
-		truncate) inject="-e trace=ftruncate -e inject=ftruncate:delay_enter=30000000" pattern='^[0-9]* ftruncate(' ;;
-		esac
-		# shellcheck disable=SC2086
-		strace -f -P "$WORK/k/out" -o "$WORK/k.log" $inject "$GPUSORT" "$WORK/big" -o "$WORK/k/out" 2>/dev/null &
-		tracer=$!
-		for _ in $(seq 300); do
-			grep -q "$pattern" "$WORK/k.log" 2>/dev/null && break
-			sleep 0.1
-		done
-		victim=$(pgrep -P $tracer)
-		[ -n "$victim" ] && kill -KILL "$victim"
-		wait $tracer
-		rm -f "$WORK/k/.gpusort-out".*
-		if [ $expect = intact ]; then
-			cmp -s "$WORK/k/out" "$WORK/big.old" && cmp -s "$WORK/k/out.2" "$WORK/big.old"
-			result $? "SIGKILL at the copy's $where: the old file intact"
-		else
-			mixed "$WORK/k/out" && cmp -s "$WORK/k/out" "$WORK/k/out.2"
-			result $? "SIGKILL at the $where of the copy: new bytes up to an offset, old after it, as the manual says"
-		fi
+# The fault point output_copy:STOP:N stops gpusort at the Nth step of the copy, where it
+# is killed: at the reservation (1) and just after it (2), the old file is intact through
+# both links; after the first 4 MiB piece (3), before the cut to the new length, it is
+# what the manual says a SIGKILL in the copy may leave: the new bytes up to some offset,
+# the old after it, the old length.
+awk 'BEGIN { srand(5); for (i = 0; i < 400000; i++) printf "%06d line\n", int(rand() * 1e6) }' >"$WORK/big"
+LC_ALL=C sort "$WORK/big" >"$WORK/big.sorted"
+awk 'BEGIN { for (i = 0; i < 500000; i++) print "old-old-old" }' >"$WORK/big.old"
+# mixed FILE: FILE is new up to a byte k > 1 (cmp says "byte" or "char") and old from k on, as long as the old file.
+mixed() {
+	k=$(cmp "$1" "$WORK/big.sorted" 2>&1 | sed -n -e 's/.* differ: [a-z]* \([0-9]*\),.*/\1/p' \
+		-e 's/.*EOF on .* after [a-z]* \([0-9]*\).*/\1+1/p')
+	[ -n "$k" ] && k=$((k))
+	[ -n "$k" ] && [ "$k" -gt 1 ] && [ "$(stat -c %s "$1")" -eq "$(stat -c %s "$WORK/big.old")" ] &&
+		tail -c +"$k" "$1" | cmp -s - "$WORK/big.old" -i 0:$((k - 1))
+}
+for point in 1:reservation:intact 2:reservation-made:intact 3:first-piece:mixed; do
+	step=${point%%:*} where=${point#*:} expect=${where#*:}
+	where=${where%%:*}
+	rm -rf "$WORK/k" && mkdir "$WORK/k"
+	cp "$WORK/big.old" "$WORK/k/out"
+	ln "$WORK/k/out" "$WORK/k/out.2"
+	LC_ALL=C GPUSORT_FAULT=output_copy:STOP:$step "$GPUSORT" "$WORK/big" -o "$WORK/k/out" 2>/dev/null &
+	victim=$!
+	state=
+	for _ in $(seq 200); do
+		state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$victim/status 2>/dev/null)
+		[ "$state" = T ] || [ -z "$state" ] && break
+		sleep 0.05
 	done
-	rm -f "$WORK/tmp"/*
-fi
+	kill -KILL $victim 2>/dev/null
+	wait $victim 2>/dev/null
+	rm -f "$WORK/k/.gpusort-out".*
+	if [ "$state" != T ]; then
+		result 1 "SIGKILL at the copy's $where: the sort never stopped there (state '$state')"
+	elif [ $expect = intact ]; then
+		cmp -s "$WORK/k/out" "$WORK/big.old" && cmp -s "$WORK/k/out.2" "$WORK/big.old"
+		result $? "SIGKILL at the copy's $where: the old file intact through both links"
+	else
+		mixed "$WORK/k/out" && cmp -s "$WORK/k/out" "$WORK/k/out.2"
+		status=$?
+		result $status "SIGKILL after the copy's $where: new bytes up to an offset, old after it, the old length, as the manual says"
+		[ $status -eq 0 ] || echo "# new up to byte ${k:-none}; $(stat -c %s "$WORK/k/out") bytes; $(cmp "$WORK/k/out" "$WORK/big.sorted" 2>&1)"
+	fi
+done
+rm -f "$WORK/tmp"/*
 done_testing
