@@ -21,7 +21,7 @@ libio_la_SOURCES = \
 	io/run_level.h io/run_level.c \
 	io/cache_budget.h io/cache_budget.c \
 	io/cgroup_memory.h io/cgroup_memory.c \
-	io/run_file.h io/run_file.c \
+	io/run_file.h io/run_format.h io/run_writer.c io/run_reader.c \
 	io/compress_program.h io/compress_program.c \
 	io/random_source.h io/random_source.c
 EXTRA_DIST += io/README.md

@@ -40,7 +40,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* zstd level 1: level 3 gains nothing once RUN_TRANSFORM_DELTA is on (run_file.c). */
+/* zstd level 1: level 3 gains nothing once RUN_TRANSFORM_DELTA is on (run_writer.c). */
 #define RUN_DEFAULT_LEVEL 1
 /* A block handed over (run_writer_append_exchange) in a buffer with this many bytes to
  * spare after it is stored without a copy. */

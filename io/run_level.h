@@ -29,7 +29,7 @@
  * first: no stored blocks until a run has measured it). */
 #define RUN_LEVEL_MIN_FILE_BYTES ((uint64_t)2 * RUN_WRITE_BEHIND_BYTES)
 /* The highest level chosen: above it zstd slows much more than its ratio grows on
- * sorted blocks (numbers in run_file.c). */
+ * sorted blocks (numbers in run_writer.c). */
 #define RUN_LEVEL_MAX 3
 
 struct run_level {

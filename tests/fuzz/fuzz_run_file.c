@@ -174,7 +174,7 @@ static const unsigned char *pristine_image(const uint8_t *header, const struct r
 		b->offset = info.offset, b->compressed = info.compressed_bytes;
 		b->bytes = info.bytes, b->records = info.records;
 		b->entry_bytes = (uint32_t)info.index_entry_bytes;
-		/* the writer's choice (run_file.c), recorded in the index's transform word */
+		/* the writer's choice (run_writer.c), recorded in the index's transform word */
 		size_t width = run->options.element_bytes;
 		uint32_t transform = run->options.transform;
 		if (info.bytes == 0 || info.bytes % width)
