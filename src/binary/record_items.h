@@ -44,6 +44,17 @@ enum record_form {
 	FORM_PREFIX64_POS64, /* ITEM_U128: the same with a 64-bit position, for more */
 };
 
+/* Records per piece of work handed to a thread when building items or restoring keys. */
+#define RECORD_SLICE_RECORDS ((size_t)1 << 20)
+/* Records a self-check takes at a time, so that the work after it finds them in cache. */
+#define RECORD_CHECK_PIECE ((size_t)2048)
+
+/* Bare keys [begin, end) of a slice turned into their images, or back when restoring
+ * (dropping equal neighbours under unique), in one pass, with the self-check when
+ * verify is set (record_bare.c). */
+void record_bare_slice(const struct record_layout *layout, enum record_form form, unsigned char *records,
+		       size_t begin, size_t end, bool restoring, bool unique, struct sort_verify *verify);
+
 /* A layout of count fields (kept by pointer) in records of record_size bytes. */
 void record_layout_init(struct record_layout *layout, size_t record_size, const struct key_field *fields,
 			size_t count);
