@@ -10,7 +10,7 @@ libpipeline_la_SOURCES += \
 	src/pipeline/engine_choice.h src/pipeline/engine_choice.c \
 	src/pipeline/sort_chunks.h src/pipeline/sort_chunks.c \
 	src/pipeline/sort_driver.h src/pipeline/sort_driver.c \
-	src/pipeline/runs.h src/pipeline/runs.c \
+	src/pipeline/runs.h src/pipeline/runs.c src/pipeline/merge_passes.c \
 	src/pipeline/merge.h src/pipeline/merge.c src/pipeline/merge_keys.h src/pipeline/merge_keys.c \
 	src/pipeline/merge_inputs.h src/pipeline/merge_inputs.c \
 	src/pipeline/record_stream.h src/pipeline/record_stream.c \

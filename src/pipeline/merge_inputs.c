@@ -194,9 +194,11 @@ static int merge_inputs_into_runs(const struct record_order *order, const struct
 }
 
 int merge_inputs(const struct record_order *order, const struct memory_limits *limits,
-		 const struct run_settings *settings, const struct output_target *target, const char *const *names, size_t count,
-		 bool (*admit)(const void *arg), const void *arg, struct sort_stats *stats)
+		 const struct run_settings *settings, const struct output_target *target,
+		 const struct input_list *list, struct record_admit admit, struct sort_stats *stats)
 {
+	const char *const *names = (const char *const *)list->names;
+	size_t count = list->count;
 	size_t budget = limits->budget ? limits->budget : memory_budget_default();
 	size_t block_bytes = budget / 4 / (count ? count : 1);
 	block_bytes = block_bytes > INPUT_BLOCK_MAX ? INPUT_BLOCK_MAX : block_bytes;
@@ -241,7 +243,7 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 		if (inputs[i].open && strcmp(names[i], "-") != 0)
 			input_close(&inputs[i]);
 	any_record |= lazily;
-	if (!error && any_record && admit && !admit(arg))
+	if (!error && any_record && admit.fits && !admit.fits(admit.arg))
 		error = -EFBIG;
 	/* -o: the file and its temp twin, made at once beside the runs */
 	size_t output_descriptors = target->name && strcmp(target->name, "-") != 0 && !target->to_fd ? 2 : 0;

@@ -87,6 +87,10 @@ void run_list_remove_all(struct run_list *list, struct sort_stats *stats);
 /* Starts a new run file at the end of list and a sink writing into it. */
 int run_begin(struct run_list *list, const struct record_order *order, size_t block_bytes,
 	      struct run_sink *sink, struct sort_stats *stats);
+/* The same for the run in slot index of list, which holds it already (a merge pass's
+ * output, one slot per group). */
+int run_begin_at(struct run_list *list, size_t index, const struct record_order *order, size_t block_bytes,
+		 struct run_sink *sink, struct sort_stats *stats);
 
 /* record_sink: appends count sorted records to the sink's run. */
 int run_sink_write(void *context, const unsigned char *records, size_t bytes, size_t count);

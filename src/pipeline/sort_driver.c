@@ -30,8 +30,8 @@ static int sort_inputs(struct sort_drive *drive, const struct sort_driver_mode *
 	else if (status == 0) {
 		drive->pool = sort_engine_thread_pool(drive->engine);
 		if (job->merge_only) {
-			status = merge_inputs(mode->order, &job->memory, &job->runs, &job->output, drive->inputs->names,
-					      drive->inputs->count, mode->fits, mode->mode, &drive->stats);
+			status = merge_inputs(mode->order, &job->memory, &job->runs, &job->output, drive->inputs,
+					      (struct record_admit){mode->fits, mode->mode}, &drive->stats);
 		} else {
 			stats_progress_start(&drive->stats, job->progress, drive->total);
 			status = mode->sort(mode->mode, drive);
