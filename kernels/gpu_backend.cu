@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The CUDA backend of the sort engine (gpu_backend.h): device choice and memory budget,
  * and the sort call: host items copied in by chunks on one stream while the other
- * stream sorts the chunks already there, the bucket sort, the copy back. */
+ * stream sorts the chunks already there, the bucket sort, the copy back (the resident
+ * sort of the distributed one: gpu_resident.cu). */
 #include <cuda_runtime.h>
 #include <dirent.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include "gpu_algorithms.cuh"
 #include "gpu_backend.h"
+#include "gpu_backend_state.cuh"
 #include "gpu_bucket_sort.cuh"
 #include "gpu_errors.cuh"
 #include "gpu_merge.cuh"
@@ -19,49 +21,12 @@ extern "C" {
 #include "thread_pool.h"
 }
 
-/* Copies move in chunks of this many bytes (rounded to whole tiles); up to this many
- * chunks get their own event. A staging buffer holds at most one chunk. */
+/* Copies move in chunks of this many bytes (rounded to whole tiles), at most MAX_CHUNKS
+ * of them (gpu_backend_state.cuh). A staging buffer holds at most one chunk. */
 #define COPY_CHUNK_BYTES (64u << 20)
 #define STAGING_MIN_BYTES (1u << 20)
-#define MAX_CHUNKS 256
 /* Device memory left to the driver, CUB's scratch and the level tables' rounding. */
 #define DEVICE_RESERVE_BYTES (256u << 20)
-
-struct gpu_backend {
-	int device;
-	size_t budget;            /* device bytes this backend may use */
-	cudaStream_t sort_stream; /* kernels and copies back */
-	cudaStream_t copy_stream; /* copies in */
-	struct gpu_sort_lanes lanes; /* beside sort_stream: the local sort's classes */
-	cudaEvent_t chunk_events[MAX_CHUNKS];
-	void *staging[2];         /* pinned bounce buffers for pageable host items */
-	size_t staging_bytes;     /* each; allocated by the first sort that needs them */
-	cudaEvent_t staging_free[2];
-	unsigned staging_next;    /* the buffer copy_in fills next, alternating */
-	struct thread_pool *copy_pool; /* fills and empties the staging buffers */
-	bool staged_only;         /* never lock host items in place (gpu_backend_set_staged_only) */
-	struct registration *pending;  /* host chunks a sort left locked (gpu_backend_unlock) */
-	pthread_mutex_t pending_lock;
-	char name[256];
-	/* A resident sort's items (gpu_backend_sort_resident): its own, sorted, in an
-	 * allocation of their own (a handle names a whole allocation), and the range it
-	 * receives from every rank, merged in place */
-	int resident_width;
-	char *resident;
-	size_t resident_items;
-	char *received;
-	size_t received_items;
-	char *range; /* the merged range: in received, or in resident's memory */
-	uint64_t *received_offsets; /* per sender, then the end */
-	size_t senders;
-};
-
-#define TRY(call, what)                                                             \
-	do {                                                                        \
-		cudaError_t error_ = (call);                                        \
-		if (error_ != cudaSuccess)                                          \
-			return gpu_error_report(error_, what, reason, reason_size); \
-	} while (0)
 
 /* After gpu_backend_expose_only: the one device CUDA knows of (as CUDA's device 0),
  * under the ordinal it had among all of them, and how many there were; -1 before. */
@@ -206,8 +171,6 @@ extern "C" void gpu_backend_release(struct gpu_backend *backend)
 	cudaGetLastError();
 }
 
-static void resident_free(struct gpu_backend *backend);
-
 extern "C" void gpu_backend_close(struct gpu_backend *backend)
 {
 	if (!backend)
@@ -328,7 +291,7 @@ static bool host_is_pinned(const void *pointer)
 
 /* Staging buffers for a sort of `bytes`: a quarter of it, 1 to 64 MiB, so that they
  * stay within the memory budget that sized the sort; grown for a larger sort. */
-static cudaError_t ensure_staging(struct gpu_backend *backend, size_t bytes)
+cudaError_t ensure_staging(struct gpu_backend *backend, size_t bytes)
 {
 	size_t want = (bytes / 4 + STAGING_MIN_BYTES - 1) / STAGING_MIN_BYTES * STAGING_MIN_BYTES;
 	want = want < STAGING_MIN_BYTES ? STAGING_MIN_BYTES : want > COPY_CHUNK_BYTES ? COPY_CHUNK_BYTES : want;
@@ -454,16 +417,6 @@ extern "C" void gpu_backend_unlock(struct gpu_backend *backend)
 	pthread_mutex_unlock(&backend->pending_lock);
 }
 
-/* What fills the device: host items, or a producer of them (host NULL). */
-struct host_items {
-	const char *host;
-	sort_items_piece_fn produce;
-	void *context;
-	size_t width;
-	int error; /* the producer's */
-	struct registration *locks; /* host locked chunk by chunk, or NULL */
-};
-
 /* Host to device in chunks on the copy stream, an event after each; pageable memory
  * bounces through the two pinned staging buffers (filled there by a producer). */
 static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct host_items *in, size_t bytes,
@@ -510,20 +463,10 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct hos
 	return cudaSuccess;
 }
 
-
-/* Where the device's items go: host items, or a consumer of them (host NULL). */
-struct host_target {
-	char *host;
-	sort_items_piece_fn consume;
-	void *context;
-	size_t width;
-	int error; /* the consumer's */
-};
-
 /* Device to host: into out's host (pinned: at once), or through the two staging
  * buffers into it or, when out has a consumer, to that. */
-static cudaError_t copy_out_to(struct gpu_backend *backend, struct host_target *out, const char *device, size_t bytes,
-			       bool pinned)
+cudaError_t copy_out_to(struct gpu_backend *backend, struct host_target *out, const char *device, size_t bytes,
+			bool pinned)
 {
 	cudaStream_t stream = backend->sort_stream;
 	char *host = out->host;
@@ -593,8 +536,8 @@ static cudaError_t copy_out_locked(struct gpu_backend *backend, char *host, cons
 }
 
 /* Whether the backend takes n items of width for the algorithm; else why not. */
-static int sort_allowed(const struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
-			size_t n, char *reason, size_t reason_size)
+int sort_allowed(const struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
+		 size_t n, char *reason, size_t reason_size)
 {
 	if (algorithm != SORT_BUCKET && algorithm != SORT_SAMPLE && algorithm != SORT_RADIX &&
 	    algorithm != SORT_BITONIC && algorithm != SORT_QUICK) {
@@ -611,19 +554,11 @@ static int sort_allowed(const struct gpu_backend *backend, enum sort_algorithm a
 	return 0;
 }
 
-/* A sort on the device: n items of width at device, scratch (as large) beside them. */
-struct device_sort {
-	enum sort_algorithm algorithm;
-	enum item_width width;
-	size_t n;
-	char *device, *scratch;
-};
-
 /* Copies the sort's n items from in into its device memory (chunk by chunk on the copy
  * stream) and sorts them there with its algorithm on the sort stream. Returns 0 or the
  * negative errno, with reason; the copy stream may still be busy on error. */
-static int copy_in_and_sort(struct gpu_backend *backend, const struct device_sort *job, struct host_items *in,
-			    bool pinned, char *reason, size_t reason_size)
+int copy_in_and_sort(struct gpu_backend *backend, const struct device_sort *job, struct host_items *in,
+		     bool pinned, char *reason, size_t reason_size)
 {
 	enum sort_algorithm algorithm = job->algorithm;
 	enum item_width width = job->width;
@@ -730,192 +665,3 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 		result = gpu_error_report(error, "finishing the GPU sort", reason, reason_size);
 	return result;
 }
-
-/* The resident sort (sort_engine.h), its calls in gpu_resident_calls. */
-static_assert(sizeof(cudaIpcMemHandle_t) == GPU_SHARE_HANDLE_BYTES, "an IPC handle's size");
-
-static void resident_free(struct gpu_backend *backend)
-{
-	cudaSetDevice(backend->device);
-	if (backend->resident)
-		cudaFree(backend->resident);
-	if (backend->received)
-		cudaFree(backend->received);
-	free(backend->received_offsets);
-	backend->resident = backend->received = backend->range = NULL;
-	backend->received_offsets = NULL;
-	backend->resident_items = backend->received_items = backend->senders = 0;
-	cudaGetLastError();
-}
-
-static int sort_resident(struct gpu_backend *backend, enum sort_algorithm algorithm,
-					 enum item_width width, sort_items_piece_fn produce, void *context, size_t n,
-					 char *reason, size_t reason_size)
-{
-	int result = sort_allowed(backend, algorithm, width, n, reason, reason_size);
-	if (result)
-		return result;
-	resident_free(backend);
-	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
-	size_t bytes = n * (size_t)width;
-	cudaStream_t stream = backend->sort_stream;
-	/* cudaMalloc, not the pool: an IPC handle names a whole allocation of its own */
-	TRY(cudaMalloc(&backend->resident, bytes ? bytes : width), "allocating device memory for the items");
-	backend->resident_width = (int)width;
-	backend->resident_items = n;
-	if (n == 0)
-		return 0;
-	char *scratch = NULL;
-	TRY(cudaMallocAsync(&scratch, bytes, stream), "allocating device memory for the items");
-	struct host_items in = {NULL, produce, context, (size_t)width, 0, NULL};
-	struct device_sort job = {algorithm, width, n, backend->resident, scratch};
-	result = copy_in_and_sort(backend, &job, &in, false, reason, reason_size);
-	cudaStreamSynchronize(backend->copy_stream);
-	cudaFreeAsync(scratch, stream);
-	cudaError_t error = cudaStreamSynchronize(stream);
-	if (!result && error)
-		result = gpu_error_report(error, "finishing the GPU sort", reason, reason_size);
-	if (result)
-		resident_free(backend);
-	return result;
-}
-
-static int resident_gather(struct gpu_backend *backend, const uint64_t *indexes, size_t count,
-					   void *out, char *reason, size_t reason_size)
-{
-	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
-	TRY(gpu_sorted_gather(backend->resident_width, backend->resident, indexes, count, out, backend->sort_stream),
-	    "taking samples on the GPU");
-	return 0;
-}
-
-static int resident_bounds(struct gpu_backend *backend, const void *values, size_t count,
-					   uint64_t *lower, uint64_t *upper, char *reason, size_t reason_size)
-{
-	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
-	TRY(gpu_sorted_bounds(backend->resident_width, backend->resident, backend->resident_items, values, count,
-			      lower, upper, backend->sort_stream),
-	    "searching on the GPU");
-	return 0;
-}
-
-static int resident_export(struct gpu_backend *backend, void *handle, char *reason,
-					   size_t reason_size)
-{
-	cudaIpcMemHandle_t made;
-	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
-	TRY(cudaIpcGetMemHandle(&made, backend->resident), "sharing the sorted items");
-	memcpy(handle, &made, sizeof made);
-	return 0;
-}
-
-static int resident_receive(struct gpu_backend *backend, const void *handles, size_t senders,
-					    size_t self, const uint64_t *begins, const uint64_t *lengths,
-					    char *reason, size_t reason_size)
-{
-	size_t width = (size_t)backend->resident_width, total = 0;
-	for (size_t s = 0; s < senders; s++)
-		total += lengths[s];
-	/* the own items and the range at once, then the range and the merge's scratch */
-	size_t need = (backend->resident_items > total ? backend->resident_items : total) + total;
-	if (need > gpu_backend_capacity(backend, (enum item_width)width) * 2) {
-		if (reason && reason_size)
-			snprintf(reason, reason_size, "a range of %zu items beside %zu exceeds the GPU's memory", total,
-				 backend->resident_items);
-		return -E2BIG;
-	}
-	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
-	backend->received_offsets = (uint64_t *)calloc(senders + 1, sizeof(uint64_t));
-	if (!backend->received_offsets)
-		return -ENOMEM;
-	backend->senders = senders;
-	TRY(cudaMalloc(&backend->received, total ? total * width : width), "allocating device memory for the range");
-	backend->received_items = total;
-	cudaStream_t stream = backend->sort_stream;
-	int result = 0;
-	void **opened = (void **)calloc(senders, sizeof *opened);
-	if (!opened)
-		return -ENOMEM;
-	for (size_t s = 0, at = 0; s < senders && !result; s++) {
-		backend->received_offsets[s] = at;
-		if (lengths[s] == 0)
-			continue;
-		const char *from = backend->resident;
-		if (s != self) {
-			cudaIpcMemHandle_t handle;
-			memcpy(&handle, (const char *)handles + s * GPU_SHARE_HANDLE_BYTES, sizeof handle);
-			cudaError_t error = cudaIpcOpenMemHandle(&opened[s], handle, cudaIpcMemLazyEnablePeerAccess);
-			if (error) {
-				opened[s] = NULL;
-				result = gpu_error_report(error, "opening another rank's sorted items", reason,
-							  reason_size);
-				break;
-			}
-			from = (const char *)opened[s];
-		}
-		cudaError_t error = cudaMemcpyAsync(backend->received + at * width, from + begins[s] * width,
-						    lengths[s] * width, cudaMemcpyDefault, stream);
-		if (error)
-			result = gpu_error_report(error, "copying a range from another GPU", reason, reason_size);
-		at += lengths[s];
-	}
-	backend->received_offsets[senders] = total;
-	cudaError_t error = cudaStreamSynchronize(stream);
-	if (!result && error)
-		result = gpu_error_report(error, "copying a range from another GPU", reason, reason_size);
-	for (size_t s = 0; s < senders; s++)
-		if (opened[s])
-			cudaIpcCloseMemHandle(opened[s]);
-	free(opened);
-	return result;
-}
-
-static int resident_merge(struct gpu_backend *backend, char *reason, size_t reason_size)
-{
-	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
-	size_t bytes = backend->received_items * (size_t)backend->resident_width;
-	backend->range = backend->received;
-	if (backend->senders < 2 || bytes == 0)
-		return 0;
-	/* every rank has its range: the own items are no one's now, and their memory is
-	 * the merge's scratch when it is large enough */
-	cudaStream_t stream = backend->sort_stream;
-	char *scratch = backend->resident;
-	if (backend->resident_items < backend->received_items) {
-		cudaFree(backend->resident);
-		backend->resident = NULL;
-		TRY(cudaMallocAsync(&scratch, bytes, stream), "allocating device memory for the merge");
-	}
-	void *sorted = NULL;
-	cudaError_t error = gpu_merge_segments(backend->resident_width, backend->received, scratch,
-					       backend->received_offsets, backend->senders, stream, &sorted);
-	backend->range = (char *)sorted;
-	if (scratch != backend->resident) { /* from the pool: the range goes back where it came */
-		if (!error && sorted == scratch)
-			error = cudaMemcpyAsync(backend->received, sorted, bytes, cudaMemcpyDeviceToDevice, stream);
-		backend->range = backend->received;
-		cudaFreeAsync(scratch, stream);
-	}
-	cudaError_t waited = cudaStreamSynchronize(stream);
-	TRY(error ? error : waited, "merging on the GPU");
-	return 0;
-}
-
-static int resident_copy_out(struct gpu_backend *backend, sort_items_piece_fn consume,
-					     void *context, char *reason, size_t reason_size)
-{
-	size_t width = (size_t)backend->resident_width, bytes = backend->received_items * width;
-	if (bytes == 0)
-		return 0;
-	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
-	TRY(ensure_staging(backend, bytes), "allocating pinned staging buffers");
-	/* a staging buffer ends on a whole item, so every slice holds whole items */
-	struct host_target out = {NULL, consume, context, width, 0};
-	TRY(copy_out_to(backend, &out, backend->range, bytes, false), "copying items from the GPU");
-	return out.error;
-}
-
-extern "C" const struct resident_sort_calls gpu_resident_calls = {
-	sort_resident, resident_gather, resident_bounds, resident_export,
-	resident_receive, resident_merge, resident_copy_out, resident_free,
-};
