@@ -23,5 +23,5 @@ libio_la_SOURCES = \
 	io/cgroup_memory.h io/cgroup_memory.c \
 	io/run_file.h io/run_format.h io/run_writer.c io/run_reader.c \
 	io/compress_program.h io/compress_program.c \
-	io/random_source.h io/random_source.c
+	io/random_source.h io/random_source.c io/read_full.h io/read_full.c
 EXTRA_DIST += io/README.md

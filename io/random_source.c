@@ -2,6 +2,7 @@
 /* The salt of a random order: a file's first bytes, or the kernel's random bytes. */
 #include "config.h"
 #include "random_source.h"
+#include "read_full.h"
 #include "safe_fd.h"
 
 #include <errno.h>
@@ -9,34 +10,30 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-static int read_fully(int fd, unsigned char *bytes, size_t size, bool from_kernel)
+/* The kernel's random bytes: a request of up to 256 bytes is answered whole once the
+ * pool is ready, so only a signal before that makes it try again. */
+static int read_kernel_random(unsigned char *bytes, size_t size)
 {
-	size_t done = 0;
-	while (done < size) {
-		ssize_t got = from_kernel ? getrandom(bytes + done, size - done, 0)
-					  : read(fd, bytes + done, size - done);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (got == 0)
-			return -ENODATA;
-		done += (size_t)got;
-	}
-	return 0;
+	ssize_t got;
+	do
+		got = getrandom(bytes, size, 0);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -errno;
+	return (size_t)got == size ? 0 : -ENODATA;
 }
 
 int random_source_read(const char *name, void *bytes, size_t size, bool *open_failed)
 {
 	*open_failed = false;
 	if (!name)
-		return read_fully(-1, bytes, size, true);
+		return read_kernel_random(bytes, size);
 	int fd = fd_safer(open(name, O_RDONLY | O_CLOEXEC));
 	if (fd < 0) {
 		*open_failed = true;
 		return -errno;
 	}
-	int err = read_fully(fd, bytes, size, false);
+	int err = read_full(fd, bytes, size, READ_AT_STREAM, FAULT_NONE);
 	close(fd);
 	return err;
 }

@@ -17,8 +17,9 @@
 #include "block_checksum.h"
 #include "block_transform.h"
 #include "fault_inject.h"
-#include "write_queue.h"
+#include "read_full.h"
 #include "run_format.h"
+#include "write_queue.h"
 
 struct run_block {
 	struct run_block_info info;
@@ -84,29 +85,11 @@ static struct run_thread_scratch *run_scratch(void)
 }
 
 /* Reads all of it, at offset (pread), or from a stream's current place (read) for
- * RUN_STREAM; a file or stream that ends early is damaged (-EBADMSG). */
-#define RUN_STREAM UINT64_MAX
+ * READ_AT_STREAM; a file or stream that ends early is damaged (-EBADMSG). */
 static int run_read_full(int fd, void *buffer, size_t bytes, uint64_t offset)
 {
-	unsigned char *p = buffer;
-	size_t have = 0;
-	while (have < bytes) {
-		int fault = fault_at(FAULT_TEMP_READ);
-		if (fault < 0)
-			return fault;
-		size_t want = bytes - have;
-		if (fault == FAULT_SHORT && want > 1)
-			want /= 2;
-		ssize_t got = offset == RUN_STREAM ? read(fd, p + have, want) : pread(fd, p + have, want, offset + have);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (got == 0)
-			return -EBADMSG;
-		have += got;
-	}
-	return 0;
+	int error = read_full(fd, buffer, bytes, offset, FAULT_TEMP_READ);
+	return error == -ENODATA ? -EBADMSG : error;
 }
 
 /* The most a zstd frame of `compressed` bytes can hold: every block that yields
@@ -292,7 +275,7 @@ int run_reader_block_info(const struct run_reader *reader, size_t index,
 }
 
 /* A stored block straight into the caller's buffer, then its checksum: at the block's
- * offset, or from the stream's current place (offset RUN_STREAM). */
+ * offset, or from the stream's current place (offset READ_AT_STREAM). */
 static ssize_t run_read_stored(struct run_reader *reader, const struct run_block *block, uint64_t offset,
 			       void *buffer)
 {
@@ -300,7 +283,7 @@ static ssize_t run_read_stored(struct run_reader *reader, const struct run_block
 	unsigned char sum[8];
 	int error = run_read_full(reader->fd, buffer, bytes, offset);
 	if (!error)
-		error = run_read_full(reader->fd, sum, sizeof sum, offset == RUN_STREAM ? offset : offset + bytes);
+		error = run_read_full(reader->fd, sum, sizeof sum, offset == READ_AT_STREAM ? offset : offset + bytes);
 	if (!error && get_u64(sum) != block_checksum(buffer, bytes))
 		error = -EBADMSG;
 	return error ? error : (ssize_t)bytes;
@@ -314,7 +297,7 @@ static ssize_t run_read_streamed(struct run_reader *reader, size_t index, const 
 		return -ESPIPE;
 	if (!block->stored || block->info.offset != reader->stream_offset)
 		return -EBADMSG;
-	ssize_t bytes = run_read_stored(reader, block, RUN_STREAM, buffer);
+	ssize_t bytes = run_read_stored(reader, block, READ_AT_STREAM, buffer);
 	if (bytes < 0)
 		return bytes;
 	reader->next_block++;

@@ -100,15 +100,27 @@ static void temp_creations_wait(void)
 		nanosleep(&pause, NULL);
 }
 
-static void temp_files_on_signal(int signal_number)
+/* Notes the signal and tells whether to act on it now: not while a creation defers
+ * signals. Noted before the flag is read: temp_signals_resume clears the flag before it
+ * reads the note, so one of the two always acts on the signal. */
+static bool temp_signal_noted(int signal_number)
 {
-	/* Noted before the flag is read: temp_signals_resume clears the flag before it
-	 * reads the note, so one of the two always acts on the signal. */
 	atomic_store(&temp_deferred_signal, signal_number);
-	if (atomic_load(&temp_deferring))
-		return;
+	return !atomic_load(&temp_deferring);
+}
+
+/* What every path that a signal ends takes before it dies: the temp files go. */
+static void temp_files_remove_for_signal(void)
+{
 	temp_creations_wait();
 	temp_files_remove_all();
+}
+
+static void temp_files_on_signal(int signal_number)
+{
+	if (!temp_signal_noted(signal_number))
+		return;
+	temp_files_remove_for_signal();
 	/* SA_RESETHAND restored the default action; the raised signal is delivered when the
 	 * handler returns and ends the process the way the signal meant to. */
 	raise(signal_number);
@@ -341,8 +353,7 @@ void temp_signals_resume(void)
 	atomic_store(&temp_deferring, false);
 	int signal_number = atomic_exchange(&temp_deferred_signal, 0);
 	if (signal_number) {
-		temp_creations_wait();
-		temp_files_remove_all();
+		temp_files_remove_for_signal();
 		temp_die_by(signal_number);
 	}
 }
@@ -358,12 +369,9 @@ static void *temp_signal_thread(void *unused)
 		int signal_number;
 		if (sigwait(&temp_thread_signals, &signal_number) != 0)
 			continue;
-		/* as the handler does: noted before the flag is read (temp_signals_resume) */
-		atomic_store(&temp_deferred_signal, signal_number);
-		if (atomic_load(&temp_deferring))
+		if (!temp_signal_noted(signal_number))
 			continue;
-		temp_creations_wait();
-		temp_files_remove_all();
+		temp_files_remove_for_signal();
 		temp_die_by(signal_number);
 	}
 	return NULL;

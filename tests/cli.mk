@@ -80,7 +80,7 @@ EXTRA_DIST += tests/test_progress.sh
 # Larger than host memory for real: external sorts inside a memory cgroup (page cache
 # counted) a quarter of the input's size; skips where no memory cgroup can be made.
 TESTS += tests/test_memory_cgroup.sh
-EXTRA_DIST += tests/test_memory_cgroup.sh tests/cgroup_lib.sh tests/compress_lib.sh tests/uid_lib.sh
+EXTRA_DIST += tests/test_memory_cgroup.sh tests/cgroup_lib.sh tests/compress_lib.sh tests/uid_lib.sh tests/oracle_queue_lib.sh
 # --compress-program: runs through PROG and PROG -d against the system sort, PROGs that
 # fail, damage data or are interrupted.
 TESTS += tests/test_compress_program.sh

@@ -81,3 +81,33 @@ kill_mid_sort() {
 keygen() { "$TESTS_BUILDDIR/keygen" "$@"; }
 sortcheck() { "$TESTS_BUILDDIR/sortcheck" "$@"; }
 oracle() { python3 "$TESTS_SRCDIR/binary_oracle.py" "$@"; }
+
+# need_mpi: skips the whole test unless gpusort has MPI and mpirun is here; lets Open MPI
+# run as root, and keeps its shared-memory transport off the single-copy mode, whose
+# ptrace rights containers often lack.
+need_mpi() {
+	if [ "${GPUSORT_MPI:-no}" != yes ]; then
+		echo "1..0 # SKIP gpusort was built without MPI (configure --with-mpi)"
+		exit 0
+	fi
+	if ! command -v mpirun >/dev/null 2>&1; then
+		echo "1..0 # SKIP mpirun not found (Debian: openmpi-bin)"
+		exit 0
+	fi
+	if [ "$(id -u)" = 0 ]; then
+		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	fi
+	export OMPI_MCA_btl_vader_single_copy_mechanism=none
+}
+
+# limited N COMMAND...: runs it with the open-file limit N and no descriptor but 0, 1
+# and 2 (the test harness may hand others down, which would count against N).
+limited() {
+	bash -c 'n=$1
+shift
+for fd in /proc/$$/fd/*; do
+	fd=${fd##*/}
+	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
+ulimit -n "$n" && exec "$@"' bash "$@"
+}

@@ -33,8 +33,8 @@ capped() {
 	tap_result $? "$2: $got_runs runs ($spilled spilled) in $got_passes merge passes, $1 at a time"
 }
 
-# limited COMMAND...: runs it with the open-file limit $limit, when set.
-limited() {
+# with_limit COMMAND...: runs it with the open-file limit $limit, when set.
+with_limit() {
 	if [ -n "$limit" ]; then
 		sh -c "ulimit -n $limit && exec \"\$@\"" sh "$@"
 	else
@@ -45,10 +45,10 @@ limited() {
 # refused_as_gnu VALUE: gpusort's message and exit status are sort's.
 refused_as_gnu() {
 	printf 'b\na\n' >"$WORK/two"
-	limited sort "--batch-size=$1" "$WORK/two" >"$WORK/expected" 2>&1
+	with_limit sort "--batch-size=$1" "$WORK/two" >"$WORK/expected" 2>&1
 	expected=$?
 	sed -i "s/^sort:/gpusort:/" "$WORK/expected"
-	limited "$GPUSORT" "--batch-size=$1" "$WORK/two" >"$WORK/got" 2>&1
+	with_limit "$GPUSORT" "--batch-size=$1" "$WORK/two" >"$WORK/got" 2>&1
 	status=$?
 	[ $status -eq $expected ] && cmp -s "$WORK/expected" "$WORK/got"
 	tap_result $? "--batch-size='$1' ${limit:+(open files $limit) }as GNU sort takes it (exit $status, GNU $expected)"

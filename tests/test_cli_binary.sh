@@ -6,42 +6,7 @@
 # of cases) byte for byte.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
-# queue_case DESCRIPTION "GPUSORT AND ORACLE OPTIONS" INPUT [GPUSORT-ONLY OPTIONS]: sorts
-# INPUT now into $WORK/got.N and queues the oracle's sort of it; the inputs of the
-# queued cases must stay as they are until flush_cases.
-queued=0
-: >"$WORK/jobs"
-queue_case() {
-	desc=$1 opts=$2 input=$3
-	shift 3
-	queued=$((queued + 1))
-	# shellcheck disable=SC2086
-	"$GPUSORT" $opts "$@" "$input" -o "$WORK/got.$queued" 2>"$WORK/stderr.$queued"
-	echo $? >"$WORK/status.$queued"
-	printf '%s\n' "$desc" >"$WORK/desc.$queued"
-	echo "$opts $input $WORK/want.$queued" >>"$WORK/jobs"
-}
-# flush_cases: one Python computes every queued case's expected output (see
-# tests/binary_oracle.py --batch), then each case is compared byte for byte and
-# reported as its own TAP line, in the order queued.
-flush_cases() {
-	rm -f "$WORK"/want.*
-	oracle --batch="$WORK/jobs"
-	oracle_status=$?
-	i=0
-	while [ $i -lt $queued ]; do
-		i=$((i + 1))
-		read -r sort_status <"$WORK/status.$i"
-		read -r desc <"$WORK/desc.$i"
-		[ "$sort_status" -eq 0 ] && [ $oracle_status -eq 0 ] && cmp -s "$WORK/got.$i" "$WORK/want.$i"
-		status=$?
-		tap_result $status "$desc"
-		[ $status -eq 0 ] || sed 's/^/# /' "$WORK/stderr.$i" | head -5
-	done
-	queued=0
-	rm -f "$WORK"/got.* "$WORK"/want.*
-	: >"$WORK/jobs"
-}
+. "$TESTS_SRCDIR/oracle_queue_lib.sh"
 
 for type in u32 i32 u64 i64 f32 f64; do
 	for dist in uniform few-unique; do

@@ -13,17 +13,6 @@ gnu=false
 sort --version 2>/dev/null | grep -q 'GNU coreutils' && gnu=true
 mkdir "$WORK/tmp"
 
-# limited N COMMAND...: runs it with the open-file limit N and no descriptor but 0, 1
-# and 2 (the test harness may hand others down, which would count against N).
-limited() {
-	bash -c 'n=$1
-shift
-for fd in /proc/$$/fd/*; do
-	fd=${fd##*/}
-	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
-done
-ulimit -n "$n" && exec "$@"' bash "$@"
-}
 
 runs() { sed -n 's/.*runs \([0-9]*\),.*/\1/p' "$WORK/stderr"; }
 no_temp_left() { test -z "$(ls -A "$WORK/tmp")"; }

@@ -283,15 +283,6 @@ result $? "text, /dev/fd/N of a file at an offset: read from there, the offset k
 
 # --- limits x modes -------------------------------------------------------------------
 # Open files: a hard-linked output (the copy keeps the target open beside the twin).
-limited() {
-	bash -c 'n=$1
-shift
-for fd in /proc/$$/fd/*; do
-	fd=${fd##*/}
-	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
-done
-ulimit -n "$n" && exec "$@"' bash "$@"
-}
 i=0
 for n in 8 16 64 1024; do
 	i=$((i + 1))

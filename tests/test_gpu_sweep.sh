@@ -20,12 +20,8 @@
 ranks=${GPUSORT_SWEEP_RANKS:-1}
 launch=()
 if [ "$ranks" -gt 1 ]; then
-	if [ "${GPUSORT_MPI:-no}" != yes ] || ! command -v mpirun >/dev/null 2>&1; then
-		echo "1..0 # SKIP $ranks ranks asked for, but gpusort was built without MPI or mpirun is missing"
-		exit 0
-	fi
-	[ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
+	need_mpi
+	export OMPI_MCA_mpi_yield_when_idle=1
 	launch=(timeout 600 mpirun --oversubscribe --bind-to none -np "$ranks")
 fi
 

@@ -10,20 +10,7 @@
 # no temp file left. Skips when gpusort was built without MPI or mpirun is missing.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
-if [ "${GPUSORT_MPI:-no}" != yes ]; then
-	echo "1..0 # SKIP gpusort was built without MPI (configure --with-mpi)"
-	exit 0
-fi
-if ! command -v mpirun >/dev/null 2>&1; then
-	echo "1..0 # SKIP mpirun not found (Debian: openmpi-bin)"
-	exit 0
-fi
-# Open MPI refuses root unless told; the shared-memory transport's single-copy mode
-# needs ptrace rights that containers often lack.
-if [ "$(id -u)" = 0 ]; then
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+need_mpi
 # more ranks than cores: a rank waiting in MPI gives its core up instead of spinning
 export OMPI_MCA_mpi_yield_when_idle=1
 # Under --enable-sanitizers: Open MPI leaves its allocations to the exit, which

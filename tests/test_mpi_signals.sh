@@ -13,18 +13,8 @@
 # without MPI or mpirun is missing.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
-if [ "${GPUSORT_MPI:-no}" != yes ]; then
-	echo "1..0 # SKIP gpusort was built without MPI (configure --with-mpi)"
-	exit 0
-fi
-if ! command -v mpirun >/dev/null 2>&1; then
-	echo "1..0 # SKIP mpirun not found (Debian: openmpi-bin)"
-	exit 0
-fi
-if [ "$(id -u)" = 0 ]; then
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
+need_mpi
+export OMPI_MCA_mpi_yield_when_idle=1
 if [ -n "${GPUSORT_SANITIZED:-}" ]; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 fi
