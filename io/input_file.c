@@ -74,6 +74,8 @@ struct input_file {
 	bool bounded;         /* a range of the file: reads stop at end_offset */
 	bool ended;
 	int error;
+	unsigned char *ahead; /* input_file_read_ahead's bytes, served first by the reads */
+	size_t ahead_length, ahead_used;
 };
 
 static void read_ring_queue(struct input_file *file, struct read_slot *slot, size_t bytes)
@@ -425,7 +427,7 @@ static ssize_t input_read_direct(struct input_file *file, unsigned char *buffer,
 	return got;
 }
 
-ssize_t input_file_read(struct input_file *file, void *buffer, size_t len)
+static ssize_t input_read_source(struct input_file *file, void *buffer, size_t len)
 {
 	if (file->error)
 		return file->error;
@@ -470,6 +472,49 @@ ssize_t input_file_read(struct input_file *file, void *buffer, size_t len)
 	return got;
 }
 
+ssize_t input_file_read(struct input_file *file, void *buffer, size_t len)
+{
+	size_t have = file->ahead_length - file->ahead_used;
+	if (have == 0)
+		return input_read_source(file, buffer, len);
+	if (have > len)
+		have = len;
+	memcpy(buffer, file->ahead + file->ahead_used, have);
+	file->ahead_used += have;
+	if (file->ahead_used == file->ahead_length) {
+		free(file->ahead);
+		file->ahead = NULL;
+		file->ahead_length = file->ahead_used = 0;
+	}
+	if (have == len)
+		return (ssize_t)have;
+	ssize_t got = input_read_source(file, (unsigned char *)buffer + have, len - have);
+	return got < 0 ? got : (ssize_t)have + got;
+}
+
+ssize_t input_file_read_ahead(struct input_file *file, size_t bytes)
+{
+	if (file->ahead_length > file->ahead_used)
+		return (ssize_t)(file->ahead_length - file->ahead_used);
+	free(file->ahead);
+	file->ahead_length = file->ahead_used = 0;
+	if (!(file->ahead = malloc(bytes ? bytes : 1)))
+		return -ENOMEM;
+	ssize_t got = input_read_source(file, file->ahead, bytes);
+	if (got <= 0) {
+		free(file->ahead);
+		file->ahead = NULL;
+		return got;
+	}
+	file->ahead_length = (size_t)got;
+	return got;
+}
+
+bool input_file_ended(const struct input_file *file)
+{
+	return file->ended;
+}
+
 bool input_file_same(const struct input_file *file, const char *path)
 {
 	struct stat st;
@@ -484,5 +529,6 @@ void input_file_close(struct input_file *file)
 	input_ring_release(file);
 	if (file->owns_fd)
 		close(file->fd);
+	free(file->ahead);
 	free(file);
 }

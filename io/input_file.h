@@ -25,6 +25,13 @@ int input_file_open_range(const char *path, off_t offset, off_t length, struct i
 off_t input_file_size(const struct input_file *file);
 /* Reads up to len bytes; returns fewer only at the end of the input (0 at the end). */
 ssize_t input_file_read(struct input_file *file, void *buffer, size_t len);
+/* Reads up to bytes now and keeps them for the next reads, which return them first:
+ * how much an input of unknown size holds, learned before the sort is planned. Returns
+ * the bytes held (fewer than asked only when the input ended; those already held when
+ * some are) or a negative errno. */
+ssize_t input_file_read_ahead(struct input_file *file, size_t bytes);
+/* Whether the input's end has been read: all it holds is in what was read or read ahead. */
+bool input_file_ended(const struct input_file *file);
 /* The device and inode, to tell whether -o names this input. */
 bool input_file_same(const struct input_file *file, const char *path);
 void input_file_close(struct input_file *file);

@@ -2,6 +2,7 @@
 /* The record stream over all inputs (see record_reader.h). */
 #include "config.h"
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../../io/input_file.h"
@@ -16,8 +17,6 @@ struct record_reader {
 	struct input_file **files;
 	uint64_t bytes_of_current; /* read so far from the current input */
 	int64_t *sizes;            /* each input's bytes: a file's size, a pipe's once it ended; else -1 */
-	unsigned char *ahead;      /* what record_reader_empty read ahead, for the next reads */
-	size_t ahead_length, ahead_used;
 };
 
 static const char *const standard_input[] = {"-"};
@@ -104,56 +103,42 @@ static int64_t reader_fill(struct record_reader *reader, unsigned char *buffer, 
 
 int record_reader_empty(struct record_reader *reader, size_t ahead)
 {
-	if (reader->ahead_length > reader->ahead_used)
-		return 0;
-	for (; reader->current < reader->count; reader->current++) {
-		int64_t size = reader->sizes[reader->current];
-		if (size > 0)
-			return 0;
-		if (size < 0)
+	bool holds = false;
+	for (size_t i = reader->current; i < reader->count; i++) {
+		if (reader->sizes[i] >= 0) {
+			holds = holds || reader->sizes[i] > 0;
+			continue;
+		}
+		if (holds && ahead == 0)
 			break;
+		/* A pipe says whether it holds anything only by a read; what it gives is kept
+		 * for the next reads, and when it ends within that, its size is known. */
+		ssize_t got = input_file_read_ahead(reader->files[i], ahead ? ahead : 1);
+		if (got < 0) {
+			report_file_failure("read failed", reader->names[i], (int)got);
+			return (int)got;
+		}
+		holds = holds || got > 0;
+		if (!input_file_ended(reader->files[i]))
+			break;
+		if ((size_t)got % reader->record_size != 0) {
+			report_partial_record(reader->names[i], (uint64_t)got, reader->record_size);
+			return -EINVAL;
+		}
+		reader->sizes[i] = got;
+		ahead = ahead > (size_t)got ? ahead - (size_t)got : 0;
 	}
-	if (reader->current == reader->count)
-		return 1;
-	/* A pipe says whether it holds anything only by a read; what it gives is kept for
-	 * the next record_reader_read, and when it ends within that, its size is known. */
-	if (ahead == 0)
-		ahead = 1;
-	free(reader->ahead);
-	reader->ahead_length = reader->ahead_used = 0;
-	if (!(reader->ahead = malloc(ahead))) {
-		report("%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	int64_t got = reader_fill(reader, reader->ahead, ahead);
-	if (got < 0)
-		return (int)got;
-	reader->ahead_length = (size_t)got;
-	return got == 0;
+	return !holds;
 }
 
 int64_t record_reader_read(struct record_reader *reader, unsigned char *buffer, size_t max_records)
 {
-	size_t want = max_records * reader->record_size, have = 0;
-	if (reader->ahead_used < reader->ahead_length) {
-		have = reader->ahead_length - reader->ahead_used;
-		if (have > want)
-			have = want;
-		memcpy(buffer, reader->ahead + reader->ahead_used, have);
-		reader->ahead_used += have;
-		if (reader->ahead_used == reader->ahead_length) {
-			free(reader->ahead);
-			reader->ahead = NULL;
-			reader->ahead_length = reader->ahead_used = 0;
-		}
-	}
-	int64_t got = reader_fill(reader, buffer + have, want - have);
+	int64_t got = reader_fill(reader, buffer, max_records * reader->record_size);
 	if (got < 0)
 		return got;
 	/* Inputs are whole records, so a chunk only ends mid-record at an input's end,
-	 * which reader_fill reports. The read-ahead may hold part of a record, which the
-	 * fill completes. */
-	return (int64_t)((have + (size_t)got) / reader->record_size);
+	 * which reader_fill reports. */
+	return got / (int64_t)reader->record_size;
 }
 
 void record_reader_close(struct record_reader *reader)
@@ -165,6 +150,5 @@ void record_reader_close(struct record_reader *reader)
 			input_file_close(reader->files[i]);
 	free(reader->files);
 	free(reader->sizes);
-	free(reader->ahead);
 	free(reader);
 }

@@ -256,17 +256,45 @@ static int64_t inputs_size(const struct input_list *inputs)
 	return total;
 }
 
+/* What a lone input of unknown size (a pipe) is read ahead by before the engine is
+ * chosen: an input that ends within it has a size, and a small one is not sent to a GPU
+ * that would take longer to start than the sort takes. */
+#define TEXT_AHEAD_BYTES ((size_t)64 << 10)
+
 /* Text mode's part of the driver (sort_driver.h). */
 struct text_mode {
 	const struct text_order *order;
 	struct record_order lines;
+	struct input_file *first; /* the lone input, opened and read ahead by text_open */
 };
 
 static int text_open(void *context, struct sort_drive *drive)
 {
-	(void)context;
-	drive->total = drive->work = inputs_size(drive->inputs);
+	struct text_mode *text = context;
+	const struct input_list *inputs = drive->inputs;
+	drive->total = drive->work = inputs_size(inputs);
+	if (drive->total >= 0 || inputs->count != 1 || inputs->ranges)
+		return 0;
+	int err = input_file_open(inputs->names[0], &text->first);
+	if (err) {
+		report_input_open_error(inputs->names[0], err, false);
+		return 2;
+	}
+	ssize_t got = input_file_read_ahead(text->first, TEXT_AHEAD_BYTES);
+	if (got < 0) {
+		report_file_failure("read failed", inputs->names[0], (int)got);
+		return 2;
+	}
+	if (input_file_ended(text->first))
+		drive->total = drive->work = got;
 	return 0;
+}
+
+static void text_close(void *context)
+{
+	struct text_mode *text = context;
+	input_file_close(text->first);
+	text->first = NULL;
 }
 
 static int text_sort_inputs(void *context, struct sort_drive *drive)
@@ -277,7 +305,9 @@ static int text_sort_inputs(void *context, struct sort_drive *drive)
 	memory_plan_text(&job->memory, &drive->asked, drive->total, &plan);
 	struct text_chunks chunks = {.order = text->order, .engine = drive->engine, .pool = drive->pool,
 				     .verify = &drive->verify, .stats = &drive->stats, .inputs = drive->inputs,
-				     .chunk_bytes = plan.chunk_bytes, .total = drive->total};
+				     .chunk_bytes = plan.chunk_bytes, .total = drive->total,
+				     .file = text->first, .next_input = text->first ? 1 : 0};
+	text->first = NULL; /* the chunks close it */
 	for (int i = 0; i < 2; i++)
 		text_lines_init(&chunks.buffers[i].lines, text->order->eol);
 	const struct chunk_mode mode = {&chunks, text_fill, text_carry, text_sort, text_emit, text_release,
@@ -347,7 +377,7 @@ int text_sort_run(const struct sort_job *job)
 	record_order_text(&text.lines, &order);
 	const struct sort_driver_mode mode = {&text, &text.lines, NULL, TEXT_GPU_MIN_BYTES,
 					      "input below 1 GiB: the CPU threads finish before a GPU would start",
-					      text_open, text_sort_inputs, NULL};
+					      text_open, text_sort_inputs, text_close};
 	int status = sort_driver_run(job, &mode);
 	text_order_free(&order);
 	return status;
