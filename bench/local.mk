@@ -3,7 +3,7 @@
 EXTRA_DIST += bench/RESULTS.md bench/demo.sh bench/device_check.sh bench/verify_bench.sh bench/compare_builds.sh \
 	bench/cpu_vs_numpy.sh bench/numpy_sort.py \
 	bench/external_bench.sh bench/gensort_records.c bench/cpu_sample.c bench/records_spill_bench.sh \
-	bench/text_bench.sh bench/locale_bench.sh bench/random_bench.sh \
+	bench/text_bench.sh bench/locale_bench.sh bench/random_bench.sh bench/small_bench.sh \
 	bench/e2e_bench.sh bench/page_cache_writes.c \
 	bench/gpu_kernels.cu bench/gpu_bench.sh \
 	bench/seeds.cu bench/seeds.sh \
