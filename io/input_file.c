@@ -33,6 +33,9 @@
 #define INPUT_BLOCK_MIN ((size_t)256 << 10)
 #define INPUT_WINDOW_MIN ((size_t)1 << 20)
 
+/* The least a regular file holds past its first read for that file to be read ahead. */
+#define INPUT_RING_MINIMUM ((off_t)4 << 20)
+
 /* The capacity asked of a pipe read from: an unprivileged process's most by default
  * (/proc/sys/fs/pipe-max-size). */
 #define INPUT_PIPE_BYTES (1 << 20)
@@ -452,6 +455,10 @@ static ssize_t input_read_source(struct input_file *file, void *buffer, size_t l
 			file->error = got;
 		return got;
 	}
+	/* A small file is read as it is asked for: a ring and its pinned buffers take
+	 * longer to set up than the reads they would overlap. */
+	if (!file->ring_tried && file->size > 0 && file->end_offset - file->sync_offset < INPUT_RING_MINIMUM)
+		file->ring_tried = true;
 	/* The read-ahead starts at the first read, not at open: a caller opens every input
 	 * at once, and only the one being read should hold buffers. */
 	if (!file->ring_tried && file->size > 0) {

@@ -5,6 +5,9 @@
 
 #include <stdlib.h>
 
+/* The least a write takes to go on a thread of its own. */
+#define SINK_THREAD_MIN_BYTES ((size_t)1 << 20)
+
 static void *sink_call_run(void *argument)
 {
 	struct sink_call *call = argument;
@@ -27,6 +30,8 @@ int sink_call_start(struct sink_call *call, record_sink sink, void *context, con
 	int error = sink_call_wait(call);
 	if (error)
 		return error;
+	if (len < SINK_THREAD_MIN_BYTES)
+		return sink(context, bytes, len, count);
 	*call = (struct sink_call){sink, context, bytes, len, count, 0, call->thread, false};
 	if (pthread_create(&call->thread, NULL, sink_call_run, call) == 0)
 		call->running = true;

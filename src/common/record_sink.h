@@ -32,7 +32,8 @@ struct sink_call {
 /* Waits for the call in flight, if any; returns its error (0 when none). */
 int sink_call_wait(struct sink_call *call);
 /* Waits for the call in flight, then, if it succeeded, hands bytes to sink on a thread
- * (in line when none starts; bytes must stay as they are until the next wait). Returns
+ * (in line below a mebibyte, which is written sooner than a thread starts, or when none
+ * starts; bytes must stay as they are until the next wait). Returns
  * the error of the call waited for, or of the call made in line. */
 int sink_call_start(struct sink_call *call, record_sink sink, void *context, const unsigned char *bytes,
 		    size_t len, size_t count);

@@ -334,7 +334,7 @@ static int binary_sort_inputs(void *context, struct sort_drive *drive)
 	layout->verify = &drive->verify;
 	drive->verify.expected = drive->total >= 0 ? drive->total / (int64_t)layout->record_size : -1;
 	struct memory_plan plan = {0};
-	memory_plan_binary(&job->memory, &drive->asked, layout, drive->engine, drive->total, &plan);
+	memory_plan_binary(&drive->memory, &drive->asked, layout, drive->engine, drive->total, &plan);
 	struct binary_chunks chunks = {.layout = layout, .engine = drive->engine, .reader = binary->reader,
 				       .plan = &plan, .unique = job->unique, .records_grow = drive->total < 0,
 				       .total = drive->total, .stats = &drive->stats};

@@ -20,8 +20,11 @@ static int sort_inputs(struct sort_drive *drive, const struct sort_driver_mode *
 	const struct sort_job *job = drive->job;
 	const char *small = NULL;
 	int status = job->merge_only ? 0 : mode->open(mode->mode, drive);
+	drive->memory = job->memory;
+	if (!drive->memory.budget)
+		drive->memory.budget = memory_budget_default();
 	drive->asked = job->engine;
-	drive->asked.threads = memory_plan_threads(&job->memory, drive->asked.threads);
+	drive->asked.threads = memory_plan_threads(&drive->memory, drive->asked.threads);
 	if (status == 0 && drive->empty)
 		status = record_output_empty(&job->output, &drive->stats) ? 2 : 0;
 	else if (status == 0 && engine_choice_open(&drive->asked, job->merge_only, drive->work, mode->gpu_min_bytes,
@@ -30,7 +33,7 @@ static int sort_inputs(struct sort_drive *drive, const struct sort_driver_mode *
 	else if (status == 0) {
 		drive->pool = sort_engine_thread_pool(drive->engine);
 		if (job->merge_only) {
-			status = merge_inputs(mode->order, &job->memory, &job->runs, &job->output, drive->inputs,
+			status = merge_inputs(mode->order, &drive->memory, &job->runs, &job->output, drive->inputs,
 					      (struct record_admit){mode->fits, mode->mode}, &drive->stats);
 		} else {
 			stats_progress_start(&drive->stats, job->progress, drive->total);

@@ -11,6 +11,7 @@
 #include "../common/verify.h"
 #include "../../kernels/sort_engine.h"
 #include "input_list.h"
+#include "memory_plan.h"
 #include "record_order.h"
 
 struct sort_job;
@@ -22,6 +23,7 @@ struct sort_drive {
 	int64_t total;            /* the inputs' bytes; -1: unknown */
 	int64_t work;             /* the bytes the engine would sort (--device=auto); -1: unknown */
 	bool empty;               /* no record in the inputs: the output is made empty */
+	struct memory_limits memory;     /* the job's, the default budget worked out once */
 	struct sort_engine_config asked; /* the job's, its threads as the memory limits allow */
 	struct sort_engine *engine;
 	struct thread_pool *pool; /* the engine's, which the mode's work runs on too */

@@ -302,7 +302,7 @@ static int text_sort_inputs(void *context, struct sort_drive *drive)
 	struct text_mode *text = context;
 	const struct sort_job *job = drive->job;
 	struct memory_plan plan;
-	memory_plan_text(&job->memory, &drive->asked, drive->total, &plan);
+	memory_plan_text(&drive->memory, &drive->asked, drive->total, &plan);
 	struct text_chunks chunks = {.order = text->order, .engine = drive->engine, .pool = drive->pool,
 				     .verify = &drive->verify, .stats = &drive->stats, .inputs = drive->inputs,
 				     .chunk_bytes = plan.chunk_bytes, .total = drive->total,

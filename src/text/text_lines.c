@@ -36,11 +36,14 @@ void text_lines_free(struct text_lines *lines)
 	text_lines_init(lines, lines->eol);
 }
 
+/* The least piece text_lines_append reads at once. */
+#define TEXT_FIRST_PIECE ((size_t)64 << 10)
+
 int text_lines_reserve(struct text_lines *lines, size_t bytes)
 {
 	if (lines->capacity - lines->size >= bytes)
 		return 0;
-	size_t capacity = lines->capacity ? lines->capacity : 1 << 16;
+	size_t capacity = lines->capacity ? lines->capacity : TEXT_FIRST_PIECE;
 	while (capacity - lines->size < bytes)
 		capacity *= 2;
 	char *data = huge_memory_alloc(capacity);
@@ -74,8 +77,15 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 		}
 	}
 	while (total < limit) {
-		/* Large pieces: a regular file is then read on several threads (io/). */
-		size_t want = (size_t)64 << 20;
+		/* Large pieces: a regular file is then read on several threads (io/). But no
+		 * larger than the room made above for a file, nor for a pipe than what it gave
+		 * so far: a small input then costs no large buffer, whose first touch alone
+		 * would take longer than sorting it. */
+		size_t want = (size_t)64 << 20, grown = lines->size > TEXT_FIRST_PIECE ? lines->size : TEXT_FIRST_PIECE;
+		if (size > 0 && lines->capacity - lines->size > TEXT_FIRST_PIECE)
+			grown = lines->capacity - lines->size - 1;
+		if (want > grown)
+			want = grown;
 		if (want > limit - total)
 			want = limit - total;
 		/* +1 keeps room for a terminator the input may lack. */
