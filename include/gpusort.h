@@ -337,20 +337,20 @@ int gpusort_job_init(struct gpusort_job *job, size_t job_size);
  * Every problem is reported on standard error once, in the command's words, before
  * gpusort_run() returns; nothing is printed on success (unless stats or verbose).
  *
- * Process-wide effects: the first call installs handlers for SIGINT, SIGTERM, SIGHUP
- * and SIGPIPE (unless ignored) that remove the job's temporary files and then end the
- * process as the signal would, and registers the same removal with atexit(). Jobs
- * must not run concurrently in one process; run them one after another. */
+ * The process's signals and exit hooks stay as the caller set them: the job removes
+ * its own temporary files before it returns, whatever it returns. Jobs must not run
+ * concurrently in one process; run them one after another. */
 int gpusort_run(const struct gpusort_job *job);
 
-/* For a program whose process the jobs are: SIGINT, SIGTERM and SIGHUP (those not
- * ignored) are taken from now on by a thread of gpusort's, which removes the running
- * job's temporary files within milliseconds, whatever the job's threads are doing, and
- * then ends the process as the signal would. The signals are blocked in the calling
- * thread, and so in every thread started from it afterwards: call it first, before
- * other threads start. Returns GPUSORT_OK, or GPUSORT_ERROR_FAILED when no thread
- * could be started (gpusort_run's handlers then act alone, on whichever thread the
- * signal meets). */
+/* For a program whose process the jobs are (the gpusort command calls it): handlers
+ * for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored) that remove the running
+ * job's temporary files and then end the process as the signal would, the same removal
+ * registered with atexit(), and SIGINT, SIGTERM and SIGHUP taken from now on by a
+ * thread of gpusort's, which removes the files within milliseconds, whatever the job's
+ * threads are doing. The signals are blocked in the calling thread, and so in every
+ * thread started from it afterwards: call it first, before other threads start.
+ * Returns GPUSORT_OK, or GPUSORT_ERROR_FAILED when no thread could be started (the
+ * handlers then act alone, on whichever thread the signal meets). */
 int gpusort_signals_thread(void);
 
 /*-************************************

@@ -177,13 +177,14 @@ static void temp_files_at_exit(void)
 
 int temp_files_init(const char *const *dirs, size_t count)
 {
-	static bool handlers_installed;
-	int error = temp_dirs_set(dirs, count);
-	if (error)
-		return error;
-	if (handlers_installed)
-		return 0;
-	handlers_installed = true;
+	return temp_dirs_set(dirs, count);
+}
+
+void temp_signals_handle(void)
+{
+	static atomic_flag installed = ATOMIC_FLAG_INIT;
+	if (atomic_flag_test_and_set(&installed))
+		return;
 	atexit(temp_files_at_exit);
 	for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++) {
 		struct sigaction old, action = { .sa_handler = temp_files_on_signal,
@@ -194,7 +195,6 @@ int temp_files_init(const char *const *dirs, size_t count)
 			continue;
 		sigaction(temp_signals[i], &action, NULL);
 	}
-	return 0;
 }
 
 static int temp_register_unblocked(const char *path, bool first, bool directory)
@@ -379,6 +379,7 @@ static void *temp_signal_thread(void *unused)
 
 int temp_signals_thread_start(void)
 {
+	temp_signals_handle();
 	sigemptyset(&temp_thread_signals);
 	for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++) {
 		struct sigaction old;

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Temporary files in the -T directories (round-robin), remembered so that every one is
- * removed on exit and on SIGINT, SIGTERM, SIGHUP and SIGPIPE. */
+ * removed: by the job at its end, and where the command asks (temp_signals_handle) at
+ * exit and on SIGINT, SIGTERM, SIGHUP and SIGPIPE. */
 #ifndef GPUSORT_TEMP_FILES_H
 #define GPUSORT_TEMP_FILES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* dirs may be empty: then $TMPDIR, else /tmp. Installs the signal handlers. */
+/* dirs may be empty: then $TMPDIR, else /tmp. Touches no signal: see
+ * temp_signals_handle. */
 int temp_files_init(const char *const *dirs, size_t count);
 /* Creates and opens a new temp file (O_RDWR) in the next -T directory; path receives
  * its name. Returns an fd, or a negative errno with the directory that refused in path
@@ -44,11 +46,16 @@ void temp_file_remove(const char *path);
  * such step at a time. */
 void temp_signals_defer(void);
 void temp_signals_resume(void);
-/* For a command: SIGINT, SIGTERM and SIGHUP (those not ignored) taken from now on by a
- * thread of their own, which removes the temp files and ends the process by the
+/* For a command, once: handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not
+ * ignored) that remove the temp files and then end the process as the signal would,
+ * and the same removal at exit. A library's caller keeps its signals: without this
+ * call, nothing is installed. */
+void temp_signals_handle(void);
+/* For a command: temp_signals_handle, and SIGINT, SIGTERM and SIGHUP taken from now on
+ * by a thread of their own, which removes the temp files and ends the process by the
  * signal, whatever the other threads are doing; they are blocked in the calling thread
- * and so in every thread it starts after. Call before other threads start (the handlers
- * of temp_files_init still act where one did not block them). Returns 0 or a negative
+ * and so in every thread it starts after. Call before other threads start (the
+ * handlers still act where one did not block them). Returns 0 or a negative
  * errno (no thread: the handlers alone act). */
 int temp_signals_thread_start(void);
 /* Removes every remembered file, then every remembered directory with its files;

@@ -112,7 +112,11 @@ static int spill(const char *dir, const char *in_path, const char *mode)
  * has them: the main thread, which then waits with them blocked, never takes one. */
 static int hold(const char *dir, const char *out_path, bool thread)
 {
-	int error = thread ? temp_signals_thread_start() : 0;
+	int error = 0;
+	if (thread)
+		error = temp_signals_thread_start();
+	else
+		temp_signals_handle();
 	if (error)
 		return fail("signal thread", error);
 	temp_files_init(&dir, 1);

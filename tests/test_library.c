@@ -5,15 +5,18 @@
  * (binary, composite keys, text, -c, -m, -u, usage errors, a missing input) against the
  * same oracle. */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <gpusort.h>
 #include "tests/distributions.h"
 #include "tests/tap.h"
@@ -488,6 +491,61 @@ static int compare_by_fields(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+static void caller_handler(int signal_number)
+{
+	(void)signal_number;
+}
+
+/* The host process is the caller's: a job installs no handler (the caller's own stays,
+ * the defaults stay default) and leaves no temp file, also when it fails after
+ * spilling. */
+static void test_host_process(void)
+{
+	struct sigaction mine = {.sa_handler = caller_handler}, seen;
+	sigemptyset(&mine.sa_mask);
+	sigaction(SIGTERM, &mine, NULL);
+	enum { N = 40000, SIZE = 16 };
+	unsigned char *records = malloc((size_t)N * SIZE);
+	const struct gpusort_binary_key u64 = {.type = GPUSORT_KEY_U64};
+	make_records(records, N, SIZE, &u64);
+	write_file(work_path("host-in"), records, (size_t)N * SIZE);
+	free(records);
+	char *temp = work_path("host-tmp");
+	mkdir(temp, 0700);
+	struct gpusort_job job;
+	gpusort_job_init(&job, sizeof job);
+	struct gpusort_input inputs[] = {{work_path("host-in"), -1}, {temp, -1}};
+	job.mode = GPUSORT_MODE_BINARY;
+	job.key = u64;
+	job.record_size = SIZE;
+	job.inputs = inputs;
+	job.input_count = 1;
+	job.output = work_path("host-out");
+	job.memory_budget = 256 << 10;
+	job.temp_dirs = (const char *const[]){temp};
+	job.temp_dir_count = 1;
+	const char *messages;
+	int spilled = run_quietly(&job, &messages);
+	job.input_count = 2; /* the second, a directory, fails after the first has spilled */
+	int failed = run_quietly(&job, &messages);
+	bool kept = sigaction(SIGTERM, NULL, &seen) == 0 && seen.sa_handler == caller_handler;
+	const int defaults[] = {SIGINT, SIGHUP, SIGPIPE};
+	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+		kept = kept && sigaction(defaults[i], NULL, &seen) == 0 && seen.sa_handler == SIG_DFL;
+	DIR *dir = opendir(temp);
+	size_t left = 0;
+	for (struct dirent *e; dir && (e = readdir(dir));)
+		left += e->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	tap_ok(spilled == GPUSORT_OK && failed == GPUSORT_ERROR_FAILED && strstr(messages, "Is a directory") && kept &&
+		       left == 0,
+	       "jobs (one spilled, one failing after its spill) leave the caller's signals as set and no temp file "
+	       "(%s, %s, %zu left)",
+	       gpusort_error_name(spilled), gpusort_error_name(failed), left);
+	signal(SIGTERM, SIG_DFL);
+}
+
 static void test_run_composite(void)
 {
 	enum { N = 20000, SIZE = 24 };
@@ -715,6 +773,7 @@ int main(void)
 	test_run_composite();
 	test_run_text();
 	test_run_random_and_debug();
+	test_host_process();
 	char command[600];
 	snprintf(command, sizeof command, "rm -rf '%s'", work);
 	if (system(command) != 0)
