@@ -75,7 +75,7 @@ if step "the client compiles and links against the installed libgpusort.so" \
 fi
 
 if [ -f "$libdir/libgpusort.a" ]; then
-	# The static archive with what Libs.private says it needs.
+	# The static archive with what Requires.private and Libs.private say it needs.
 	static_libs=$($PKG_CONFIG --static --libs gpusort | sed 's/-lgpusort\b/-l:libgpusort.a/')
 	if step "the client links libgpusort.a with pkg-config --static --libs" \
 		$CC -std=c99 $cflags "$here/client.c" -o "$scratch/client-static" $static_libs -lm; then
