@@ -32,6 +32,7 @@ static int deferred_child(const char *dir, int signal_number, char *said, size_t
 		close(fds[0]);
 		char path[PATH_MAX];
 		temp_files_init(&dir, 1);
+		temp_signals_handle(); /* as the command asks for it */
 		int fd = temp_file_create(path, sizeof path);
 		temp_signals_defer();
 		if (signal_number)
