@@ -100,8 +100,8 @@ static void temp_creations_wait(void)
 		nanosleep(&pause, NULL);
 }
 
-/* Notes the signal and tells whether to act on it now: not while a creation defers
- * signals. Noted before the flag is read: temp_signals_resume clears the flag before it
+/* Notes the signal and tells whether to act on it now: not between temp_signals_defer
+ * and temp_signals_resume. Noted before the flag is read: temp_signals_resume clears the flag before it
  * reads the note, so one of the two always acts on the signal. */
 static bool temp_signal_noted(int signal_number)
 {

@@ -79,9 +79,6 @@ struct binary_chunks {
 
 /* The first buffer of an input of unknown size, before it grows. */
 #define BINARY_FIRST_BYTES ((size_t)1 << 20)
-/* What is read of such an input before the engine is chosen: a pipe's default
- * capacity, one read, which holds the whole of the smallest inputs. */
-#define BINARY_AHEAD_BYTES ((size_t)64 << 10)
 
 static void report_no_memory(const struct memory_plan *plan)
 {
@@ -313,7 +310,7 @@ static int binary_open(void *context, struct sort_drive *drive)
 	/* Sizes are judged against the input before anything is planned, and no input
 	 * costs nothing whatever the sizes. A pipe's first bytes are read now: one that
 	 * ends within them has a size, by which --device=auto chooses as for a file. */
-	int empty = record_reader_empty(binary->reader, BINARY_AHEAD_BYTES);
+	int empty = record_reader_empty(binary->reader, SORT_AHEAD_BYTES);
 	if (empty < 0 || (!empty && !binary_fits(binary)))
 		return 2;
 	drive->empty = empty;

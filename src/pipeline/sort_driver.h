@@ -31,6 +31,12 @@ struct sort_drive {
 	struct sort_stats stats;
 };
 
+/* What a mode's open reads of an input of unknown size (a pipe) before the engine is
+ * chosen: a pipe's default capacity, one read, which holds the whole of the smallest
+ * inputs. One that ends within it has a size, and a small one is not sent to a GPU
+ * that would take longer to start than the sort takes. */
+#define SORT_AHEAD_BYTES ((size_t)64 << 10)
+
 /* A mode's part. */
 struct sort_driver_mode {
 	void *mode;

@@ -256,11 +256,6 @@ static int64_t inputs_size(const struct input_list *inputs)
 	return total;
 }
 
-/* What a lone input of unknown size (a pipe) is read ahead by before the engine is
- * chosen: an input that ends within it has a size, and a small one is not sent to a GPU
- * that would take longer to start than the sort takes. */
-#define TEXT_AHEAD_BYTES ((size_t)64 << 10)
-
 /* Text mode's part of the driver (sort_driver.h). */
 struct text_mode {
 	const struct text_order *order;
@@ -280,7 +275,7 @@ static int text_open(void *context, struct sort_drive *drive)
 		report_input_open_error(inputs->names[0], err, false);
 		return 2;
 	}
-	ssize_t got = input_file_read_ahead(text->first, TEXT_AHEAD_BYTES);
+	ssize_t got = input_file_read_ahead(text->first, SORT_AHEAD_BYTES);
 	if (got < 0) {
 		report_file_failure("read failed", inputs->names[0], (int)got);
 		return 2;

@@ -81,11 +81,10 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 		 * larger than the room made above for a file, nor for a pipe than what it gave
 		 * so far: a small input then costs no large buffer, whose first touch alone
 		 * would take longer than sorting it. */
-		size_t want = (size_t)64 << 20, grown = lines->size > TEXT_FIRST_PIECE ? lines->size : TEXT_FIRST_PIECE;
-		if (size > 0 && lines->capacity - lines->size > TEXT_FIRST_PIECE)
-			grown = lines->capacity - lines->size - 1;
-		if (want > grown)
-			want = grown;
+		size_t room = lines->capacity - lines->size;
+		size_t most = size > 0 && room > TEXT_FIRST_PIECE ? room - 1
+			      : lines->size > TEXT_FIRST_PIECE ? lines->size : TEXT_FIRST_PIECE;
+		size_t want = most < (size_t)64 << 20 ? most : (size_t)64 << 20;
 		if (want > limit - total)
 			want = limit - total;
 		/* +1 keeps room for a terminator the input may lack. */
