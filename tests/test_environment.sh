@@ -192,7 +192,10 @@ for fd in 0 1 2; do
 		mode $m
 		case $fd in
 		0) expect_status=0 expect_said= what="stdin closed, files named: exit 0, output complete" ;;
-		1) expect_status=2 expect_said="gpusort: write failed: 'standard output': Bad file descriptor"
+		# (an output no larger than GNU's stdio buffer fails in the final flush)
+		1) failed=write
+		   [ "$(wc -c <"$want")" -le 4096 ] && failed=fflush
+		   expect_status=2 expect_said=$(printf '%s\n%s' "gpusort: $failed failed: 'standard output': Bad file descriptor" "gpusort: write error")
 		   what="stdout closed: exit 2, '$expect_said'" ;;
 		2) expect_status=0 expect_said= what="stderr closed: exit 0, output complete" ;;
 		esac
@@ -208,8 +211,7 @@ for fd in 0 1 2; do
 			# shellcheck disable=SC2086
 			run "$fd>&-" sort $args $inputs
 			rm -f "$WORK/t"/*
-			# GNU's close_stdout adds "sort: write error" after the first message
-			[ $status -eq $got_status ] && [ "$(echo "$said" | head -1)" = "$got_said" ] && cmp -s "$WORK/stdout" "$WORK/p.stdout"
+			[ $status -eq $got_status ] && [ "$said" = "$got_said" ] && cmp -s "$WORK/stdout" "$WORK/p.stdout"
 			result $? "$m, descriptor $fd closed: as GNU sort"
 		fi
 	done
@@ -383,7 +385,9 @@ if $root && mount -t tmpfs -o size=1m tmpfs "$full" 2>/dev/null; then
 			name=$target
 			[ $kind = temp-dir ] && said=$(echo "$said" | sed "s|$full/gpusort\.[A-Za-z0-9]*|$full/TEMP|")
 			[ $kind = temp-dir ] && name=$full/TEMP
-			[ $status -eq 2 ] && [ "$said" = "gpusort: write failed: $name: No space left on device" ] &&
+			want_said="gpusort: write failed: $name: No space left on device"
+			[ $kind = temp-dir ] || want_said=$(printf '%s\n%s' "$want_said" "gpusort: write error")
+			[ $status -eq 2 ] && [ "$said" = "$want_said" ] &&
 				[ "$(cat "$target")" = old ] && [ "$(ls -A "$full" | tr '\n' ' ')" = "filler out $( [ $kind = hard-linked ] && echo 'out.2 ')" ] &&
 				no_temp
 			result $? "$m, ENOSPC ($kind): exit 2, 'write failed: ...: No space left on device', old file intact"

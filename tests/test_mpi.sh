@@ -233,7 +233,8 @@ fault() {
 		shift 2
 		exec "$@"' sh "$rank" "$spec" "$GPUSORT" -T "$TMP" "$@" -o "$WORK/out" >/dev/null 2>"$WORK/stderr"
 	status=$?
-	[ $status -eq 2 ] && [ "$(grep -c '^gpusort: ' "$WORK/stderr")" -eq 1 ] &&
+	# (GNU's close_stdout line "write error" follows a failed write of the output)
+	[ $status -eq 2 ] && [ "$(grep -v '^gpusort: write error$' "$WORK/stderr" | grep -c '^gpusort: ')" -eq 1 ] &&
 		[ "$(cat "$WORK/out")" = "old output" ] && [ -z "$(leftovers)" ] &&
 		[ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
 	result=$?
@@ -330,8 +331,9 @@ if [ "$(id -u)" -eq 0 ] && unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$W
 			"$1/records" -o "$1/full/out" 2>"$1/stderr"; echo $? >"$1/status"; } &&
 		cat "$1/full/out" >"$1/kept" && ls -A "$1/full" >"$1/left"' sh "$WORK" "$GPUSORT" "$TMP"
 	[ "$(cat "$WORK/status")" = 2 ] && [ "$(cat "$WORK/kept")" = "old output" ] && [ "$(cat "$WORK/left")" = out ] &&
-		[ "$(grep -c '^gpusort: ' "$WORK/stderr")" -eq 1 ] &&
+		[ "$(grep -c '^gpusort: ' "$WORK/stderr")" -eq 2 ] &&
 		grep -q "^gpusort: write failed: .*/full/out: No space left on device" "$WORK/stderr" &&
+		grep -qx "gpusort: write error" "$WORK/stderr" &&
 		[ -z "$(leftovers)" ]
 	tap_result $? "an output file system without room: exit $(cat "$WORK/status"), $(grep '^gpusort: ' "$WORK/stderr")"
 else

@@ -172,7 +172,7 @@ for spec in "output_write:ENOSPC:1" "output_write:EIO:2"; do
 	echo "old output" >"$WORK/out"
 	GPUSORT_OUTPUT_MAP=1 GPUSORT_FAULT=$spec "$GPUSORT" -T "$TMP" --type=u64 "$WORK/u64" -o "$WORK/out" 2>"$WORK/stderr"
 	status=$?
-	[ $status -eq 2 ] && [ "$(grep -c . "$WORK/stderr")" -eq 1 ] &&
+	[ $status -eq 2 ] && [ "$(grep -c . "$WORK/stderr")" -eq 2 ] && [ "$(tail -1 "$WORK/stderr")" = "gpusort: write error" ] &&
 		grep -q "^gpusort: write failed: .*out: " "$WORK/stderr" && [ "$(cat "$WORK/out")" = "old output" ] &&
 		[ -z "$(ls -A "$TMP")" ] && [ -z "$(ls -a "$WORK" | grep gpusort-out)" ]
 	tap_result $? "$spec while mapped: exit $status, $(cat "$WORK/stderr"); old output kept, nothing left"
@@ -190,7 +190,8 @@ if [ "$(id -u)" -eq 0 ] && unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$W
 			{ GPUSORT_OUTPUT_MAP=1 "$2" -T "$3" $4 "$5" -o "$1/full/out" 2>"$1/stderr"; echo $? >"$1/status"; } &&
 			cat "$1/full/out" >"$1/kept" && ls -A "$1/full" >"$1/left"' sh "$WORK" "$GPUSORT" "$TMP" "$args" "$input"
 		[ "$(cat "$WORK/status")" = 2 ] && [ "$(cat "$WORK/kept")" = "old output" ] &&
-			[ "$(cat "$WORK/left")" = out ] && [ "$(grep -c . "$WORK/stderr")" -eq 1 ] &&
+			[ "$(cat "$WORK/left")" = out ] && [ "$(grep -c . "$WORK/stderr")" -eq 2 ] &&
+			[ "$(tail -1 "$WORK/stderr")" = "gpusort: write error" ] &&
 			grep -q "^gpusort: write failed: .*/full/out: No space left on device" "$WORK/stderr" &&
 			[ -z "$(ls -A "$TMP")" ]
 		tap_result $? "$args into a full tmpfs, mapped: exit $(cat "$WORK/status"), $(cat "$WORK/stderr"); old output kept"

@@ -50,7 +50,7 @@ verdict() {
 	tap_result $? "$3: exit $1, message '$2' (got exit $status, '$got')"
 }
 # gnu_agrees REDIRECTIONS STATUS MESSAGE DESCRIPTION SORT-ARGS...: the system sort, run
-# the same way, exits with STATUS and says MESSAGE first, in its words ("sort:").
+# the same way, exits with STATUS and says MESSAGE, in its words ("sort:").
 gnu_agrees() {
 	g_redirections=$1 g_status=$2 g_message=$3 g_what=$4
 	shift 4
@@ -59,9 +59,9 @@ gnu_agrees() {
 		return
 	fi
 	run "$g_redirections" $gnu_runner sort "$@"
-	first=$(head -1 "$WORK/stderr" | sed 's/^sort: /gpusort: /')
-	test "$status" -eq "$g_status" && test "$first" = "$g_message"
-	tap_result $? "$g_what: GNU sort agrees (exit $status, '$first')"
+	said=$(sed 's/^sort: /gpusort: /' "$WORK/stderr")
+	test "$status" -eq "$g_status" && test "$said" = "$g_message"
+	tap_result $? "$g_what: GNU sort agrees (exit $status, '$said')"
 }
 
 # --- Standard descriptors closed -------------------------------------------------------
@@ -71,7 +71,7 @@ for m in text binary; do
 		args="$(mode_args $m) $memory"
 		# A closed stdout: a write error, never a temp run that takes descriptor 1 and
 		# receives the output (which was then deleted, exit 0).
-		message="gpusort: write failed: 'standard output': Bad file descriptor"
+		message=$(printf '%s\n%s' "gpusort: write failed: 'standard output': Bad file descriptor" "gpusort: write error")
 		run ">&-" "$GPUSORT" $args "$WORK/$m.in"
 		verdict 2 "$message" "$how: stdout closed"
 		check "$how: stdout closed: no temp file left" no_temp
@@ -112,11 +112,39 @@ for m in text binary; do
 done
 # A budget so small that runs are merged in passes: a pass's run made before the output
 # is opened took the free descriptor 1 (and received the output, deleted, exit 0).
-message="gpusort: write failed: 'standard output': Bad file descriptor"
+message=$(printf '%s\n%s' "gpusort: write failed: 'standard output': Bad file descriptor" "gpusort: write error")
 run ">&-" "$GPUSORT" -S 512K "$WORK/text.in"
 verdict 2 "$message" "text, -S 512K (merge passes): stdout closed"
 check "text, -S 512K: stdout closed: no temp file left" no_temp
 gnu_agrees ">&-" 2 "$message" "text, -S 512K: stdout closed" -S 512K "$WORK/text.in"
+
+# GNU's stdio meets a failed write of an output no larger than its buffer (4096 bytes) in
+# the final flush ("fflush failed"), of a larger one in a write ("write failed"), and
+# close_stdout adds "write error": at 4095, 4096 and 4097 bytes, sorted and merged, to a
+# closed stdout and to a full device.
+for bytes in 4095 4096 4097; do
+	awk -v n=$bytes 'BEGIN { for (i = 0; i + 10 <= n; i += 10) printf "%09d\n", (i * 7919) % 1000003;
+		if (n % 10) { for (j = 1; j < n % 10; j++) printf "z"; printf "\n" } }' >"$WORK/edge.in"
+	how=fflush
+	[ $bytes -gt 4096 ] && how=write
+	for target in ">&-" ">/dev/full"; do
+		[ "$target" = ">/dev/full" ] && [ ! -w /dev/full ] && continue
+		reason="Bad file descriptor"
+		[ "$target" = ">/dev/full" ] && reason="No space left on device"
+		message=$(printf '%s\n%s' "gpusort: $how failed: 'standard output': $reason" "gpusort: write error")
+		for merge in "" -m; do
+			run "$target" "$GPUSORT" $merge "$WORK/edge.in"
+			verdict 2 "$message" "$bytes bytes${merge:+, $merge}, stdout $target"
+			gnu_agrees "$target" 2 "$message" "$bytes bytes${merge:+, $merge}, stdout $target" $merge "$WORK/edge.in"
+		done
+	done
+	b=$(((bytes + 7) / 8 * 8))
+	head -c $b "$WORK/binary.in" >"$WORK/edge.bin"
+	[ $b -gt 4096 ] && how=write || how=fflush
+	run ">&-" "$GPUSORT" --type=u64 "$WORK/edge.bin"
+	verdict 2 "$(printf '%s\n%s' "gpusort: $how failed: 'standard output': Bad file descriptor" "gpusort: write error")" \
+		"binary, $b bytes, stdout closed"
+done
 
 message="gpusort: stat failed: -: Bad file descriptor"
 run "<&-" "$GPUSORT" -m "$WORK/small.in" -
@@ -293,7 +321,7 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=20m tmpfs "$full" 2>/dev/null;
 		case $what in *fallback) fault=output_copy:95:1 ;; esac
 		cp "$WORK/full.old" "$full/out"
 		ln -f "$full/out" "$full/out.2"
-		message="gpusort: write failed: $full/out: No space left on device"
+		message=$(printf '%s\n%s' "gpusort: write failed: $full/out: No space left on device" "gpusort: write error")
 		GPUSORT_FAULT=$fault run "" "$GPUSORT" $args -T "$WORK/tmp" "$input" -o "$full/out"
 		verdict 2 "$message" "$what: ENOSPC copying into a hard-linked file"
 		check "$what: ENOSPC during the copy: the old file is byte-identical" \

@@ -125,6 +125,14 @@ void report_file_failure(const char *what, const char *name, int error)
 		report("%s: %s", shown, why);
 }
 
+void report_output_failure(const char *name, int error, bool flushing)
+{
+	char quoted[QUOTED_NAME_SIZE];
+	const char *shown = report_shell_quote(name ? name : "-", false, quoted, sizeof quoted);
+	/* one message, so that threads failing alike print it once */
+	report("%s failed: %s: %s\ngpusort: write error", flushing ? "fflush" : "write", shown, strerror(-error));
+}
+
 void report_input_open_error(const char *name, int error, bool checking_order)
 {
 	const char *what = error == -EISDIR ? "read failed" : checking_order ? "open failed" : "cannot read";

@@ -23,6 +23,12 @@ void report_file_error(const char *name, int error);
  * failed step on a file ("open failed", "read failed"), the name quoted as quotef()
  * does; "-" stays "-". what NULL: report_file_error's form. */
 void report_file_failure(const char *what, const char *name, int error);
+/* A write of the output that failed, in GNU sort's two lines: "gpusort: write failed:
+ * NAME: why" ("fflush failed" where flushing: GNU's stdio meets the failure when it
+ * flushes an output no larger than its buffer, REPORT_FLUSH_BYTES, at the end) and then
+ * "gpusort: write error", what GNU's close_stdout adds for the same stream. */
+void report_output_failure(const char *name, int error, bool flushing);
+#define REPORT_FLUSH_BYTES 4096
 /* An input that would not open, in GNU sort's words for the moment it finds that out:
  * "cannot read: NAME: why" before a sort or merge (checking), "open failed" when it
  * opens the file to check its order, and "read failed" for a directory, which opens

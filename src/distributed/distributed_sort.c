@@ -180,7 +180,7 @@ static int local_sort(const struct cluster *cluster, const struct sort_job *job,
 	local.runs.temp_dir_count = dirs->temp_count;
 	if (built->salted)
 		local.random_salt = built->salt;
-	local.output = (struct output_target){.name = path};
+	local.output = (struct output_target){.name = path, .scratch = true};
 	/* --stats: each rank's pipeline says its stages, its runs among them */
 	local.progress = false;
 	char label[32];
@@ -376,7 +376,7 @@ static int rank_job_open_output(struct rank_job *rj)
 	uint64_t share_offset = cluster_exscan(cluster, share), total = cluster_sum(cluster, share);
 	if (share <= rj->budget / 2 && job->engine.device != SORT_DEVICE_CPU &&
 	    (error = distributed_output_prefault_start(&rj->output, share_offset, share, total)) != 0)
-		report_file_failure("write failed", rj->output.name, error);
+		report_output_failure(rj->output.name, error, false);
 	return cluster_agree(cluster, error);
 }
 
@@ -462,7 +462,7 @@ static int rank_job_sink(struct rank_job *rj, struct range_sink *sink)
 		/* mapped when the range fits half of -S: the mapped pages count as this rank's */
 		int error = incoming <= rj->budget / 2 ? distributed_output_map(&rj->output, sink->offset, incoming) : 0;
 		if (error)
-			report_file_failure("write failed", rj->output.name, error);
+			report_output_failure(rj->output.name, error, false);
 		return error;
 	}
 	rj->piece_fd = temp_file_create_preferring(rj->rank_dir, rj->piece_path, sizeof rj->piece_path);

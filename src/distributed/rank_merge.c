@@ -85,7 +85,10 @@ static int range_sink_write(void *context, const unsigned char *records, size_t 
 	int error = sink->output ? distributed_output_write_at(sink->output, records, bytes, sink->offset + sink->written)
 				 : write_whole_at(sink->fd, records, bytes, sink->offset + sink->written);
 	if (error) {
-		report_file_failure("write failed", sink->name, error); /* GNU's words, as one process's */
+		if (sink->output) /* GNU's words, as one process's */
+			report_output_failure(sink->name, error, false);
+		else
+			report_file_failure("write failed", sink->name, error);
 		return error;
 	}
 	sink->written += bytes;

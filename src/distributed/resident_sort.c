@@ -356,14 +356,14 @@ static int range_put(struct resident_rank *rank, double *merge_seconds)
 	*merge_seconds = seconds_now() - started;
 	/* mapped when the range fits half of -S, as the file-based path's merge maps it */
 	if (bytes <= work->budget / 2 && (error = distributed_output_map(work->output, offset, bytes)) != 0) {
-		report_file_failure("write failed", work->output->name, error);
+		report_output_failure(work->output->name, error, false);
 		return error;
 	}
 	struct range_writer writer = {.rank = rank, .base = offset};
 	pthread_mutex_init(&writer.lock, NULL);
 	error = rank->resident.call->copy_out(rank->resident.gpu, range_piece, &writer, reason, sizeof reason);
 	if (error == -ENOSPC || error == -EDQUOT || error == -EFBIG || (error && reason[0] == '\0'))
-		report_file_failure("write failed", work->output->name, error);
+		report_output_failure(work->output->name, error, false);
 	else if (error)
 		report("sort engine (%s): %s", sort_engine_describe(rank->engine), reason);
 	if (!error)

@@ -14,6 +14,8 @@ struct output_target {
 	const char *name;        /* -o; NULL means stdout */
 	bool to_fd;              /* write to fd (a job's descriptor) in place of -o */
 	int fd;
+	bool scratch;            /* a file of the job's own (a rank's sorted share), not the
+	                            user's output: its write errors are a temp file's */
 };
 
 /* 0 when the output the target names (if any) may be written, else reports why and

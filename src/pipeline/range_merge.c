@@ -283,7 +283,9 @@ struct slice_source {
 static int range_merge_fail(struct range_merge *merge, const char *what, const char *name, int error)
 {
 	if (!atomic_exchange(&merge->failed, true)) {
-		if (what)
+		if (what && strcmp(what, "write failed") == 0)
+			report_output_failure(name, error, false);
+		else if (what)
 			report_file_failure(what, name, error);
 		else
 			report_file_error(name, error);

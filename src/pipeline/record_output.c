@@ -15,7 +15,8 @@
 int record_output_open(struct record_output *output, const struct record_order *order,
 		       const struct output_target *target, struct sort_stats *stats)
 {
-	*output = (struct record_output){.name = report_output_name(target->name), .stats = stats};
+	*output = (struct record_output){.name = report_output_name(target->name), .stats = stats, .holding = true,
+					    .scratch = target->scratch};
 	if (order && order->annotate)
 		output->annotated = order;
 	return output_open(target, &output->file);
@@ -48,6 +49,35 @@ static int annotate_block(struct record_output *output, const unsigned char *rec
 	return 0;
 }
 
+static void output_failed(struct record_output *output, int error, bool flushing)
+{
+	if (output->scratch)
+		report_file_failure("write failed", output->name, error);
+	else
+		report_output_failure(output->name, error, flushing);
+	output->reported = true;
+}
+
+void record_output_report(struct record_output *output, int error)
+{
+	output_failed(output, error, false);
+}
+
+/* Writes what record_output_write held, and holds no more; reports a failure as the
+ * final flush when at_finish. */
+static int release_held(struct record_output *output, bool at_finish)
+{
+	output->holding = false;
+	if (!output->held_bytes)
+		return 0;
+	int error = output_file_write(output->file, output->held, output->held_bytes);
+	output->held_bytes = 0;
+	if (error) {
+		output_failed(output, error, at_finish);
+	}
+	return error;
+}
+
 int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count)
 {
 	(void)count;
@@ -61,12 +91,18 @@ int record_output_write(void *context, const unsigned char *records, size_t byte
 		}
 		records = (const unsigned char *)output->shown;
 	}
+	if (output->holding && bytes <= sizeof output->held - output->held_bytes) {
+		memcpy(output->held + output->held_bytes, records, bytes);
+		output->held_bytes += bytes;
+		return 0;
+	}
 	double started = stats_now();
-	int error = output_file_write(output->file, records, bytes);
+	int error = release_held(output, false);
+	if (!error)
+		error = output_file_write(output->file, records, bytes);
 	stats_add(output->stats, STAGE_WRITE, started, bytes);
-	if (error) {
-		report_file_failure("write failed", output->name, error);
-		output->reported = true;
+	if (error && !output->reported) {
+		output_failed(output, error, false);
 	}
 	return error;
 }
@@ -89,8 +125,7 @@ int record_output_map(struct record_output *output, uint64_t bytes)
 {
 	int error = output_file_map(output->file, bytes);
 	if (error) {
-		report_file_failure("write failed", output->name, error);
-		output->reported = true;
+		output_failed(output, error, false);
 	} else if (output->stats) {
 		output->stats->output_mapped_bytes += output_file_mapped_bytes(output->file);
 	}
@@ -121,6 +156,10 @@ int record_output_finish(struct record_output *output, int error)
 	char what[160];
 	if (!error && output->verify && (error = sort_verify_finish(output->verify, what, sizeof what)))
 		report("internal error: %s", what);
+	/* all of it held till now: it goes out in the commit, GNU's final flush */
+	bool flushing = output->holding && output->held_bytes > 0;
+	if (!error)
+		error = release_held(output, true);
 	if (error) {
 		output_file_abort(output->file);
 		return error;
@@ -129,7 +168,7 @@ int record_output_finish(struct record_output *output, int error)
 	error = output_file_commit(output->file); /* the queued writes finish here */
 	stats_add(output->stats, STAGE_WRITE, started, 0);
 	if (error)
-		report_file_failure("write failed", output->name, error);
+		output_failed(output, error, flushing);
 	return error;
 }
 

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../common/report.h"
 #include "../../io/output_file.h"
 #include "output_check.h"
 #include "../common/record_sink.h"
@@ -29,12 +30,22 @@ struct record_output {
 	/* bytes written by record_output_write_at (from several threads), counted in the
 	 * write stage by record_output_finish */
 	_Atomic uint64_t written_at;
+	/* The output's first bytes, while they fit, written at the finish: a write that
+	 * fails there is the final flush of GNU's stdio buffer (report_output_failure). */
+	unsigned char held[REPORT_FLUSH_BYTES];
+	size_t held_bytes;
+	bool holding;
+	bool scratch; /* output_target.scratch */
 	/* --debug: the order whose annotate() turns each line into what is written, and
 	 * the buffer it writes into; NULL: records are written as they are */
 	const struct record_order *annotated;
 	char *shown;
 	size_t shown_size;
 };
+
+/* Reports a failed write of the output, in GNU's words for the user's output
+ * (report_output_failure) or a temp file's for a scratch target, and notes it reported. */
+void record_output_report(struct record_output *output, int error);
 
 /* Opens the output the target names; reports and returns a negative errno on failure.
  * order (NULL for none) says whether records are written as they are or annotated

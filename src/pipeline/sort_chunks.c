@@ -80,7 +80,7 @@ static int chunk_output_write(const struct chunk_mode *mode, struct chunk_output
 		error = mode->emit(mode->mode, 0, &output);
 		/* an error of the emit itself (not of a write) still needs its message */
 		if (error && !out->output.reported)
-			report_file_failure("write failed", out->output.name, error);
+			record_output_report(&out->output, error);
 	}
 	error = record_output_finish(&out->output, error);
 	stats_add_enclosing(stats, STAGE_WRITE, started, recorded, 0);
