@@ -29,15 +29,17 @@
  *     was compiled with, so that later versions of the library can add fields at the
  *     end and still run programs built against this header. struct
  *     gpusort_binary_key has reserved space instead, which must be zero.
- *   - gpusort_run() reports what went wrong on standard error in the command's words
- *     ("gpusort: FILE: reason"), once, and returns the code. gpusort_sort_records()
- *     prints nothing.
+ *   - gpusort_run() reports what went wrong once, in the command's words ("FILE:
+ *     reason"), to the job's message callback or else on standard error
+ *     ("gpusort: FILE: reason"), and returns the code: the errno value of the system
+ *     error behind it where there is one. gpusort_sort_records() prints nothing.
  *   - Everything the library exports starts with gpusort_ (functions) or GPUSORT_
  *     (macros and enumerators).
  */
 #ifndef GPUSORT_H
 #define GPUSORT_H
 
+#include <errno.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -48,11 +50,11 @@ extern "C" {
  *  Version
  **************************************/
 
-#define GPUSORT_VERSION_MAJOR 0
-#define GPUSORT_VERSION_MINOR 1
+#define GPUSORT_VERSION_MAJOR 1
+#define GPUSORT_VERSION_MINOR 0
 #define GPUSORT_VERSION_PATCH 0
 
-/* MAJOR * 10000 + MINOR * 100 + PATCH: 0.1.0 is 100. Compare it with
+/* MAJOR * 10000 + MINOR * 100 + PATCH: 1.0.0 is 10000. Compare it with
  * gpusort_version_number() to tell the header a program was built with from the
  * library it runs with. */
 #define GPUSORT_VERSION_NUMBER \
@@ -60,7 +62,7 @@ extern "C" {
 
 #define GPUSORT_QUOTE(text) #text
 #define GPUSORT_EXPAND_AND_QUOTE(text) GPUSORT_QUOTE(text)
-/* "0.1.0" */
+/* "1.0.0" */
 #define GPUSORT_VERSION_STRING \
 	GPUSORT_EXPAND_AND_QUOTE(GPUSORT_VERSION_MAJOR) "." \
 	GPUSORT_EXPAND_AND_QUOTE(GPUSORT_VERSION_MINOR) "." \
@@ -79,46 +81,48 @@ const char *gpusort_version_string(void);
  * in order (the command's exit status 1). Not an error. */
 #define GPUSORT_DISORDER 1
 
+/* Every result below zero is an error: a negative errno value, what the system said
+ * when the job failed (-ENOENT: an input that does not exist, -ENOSPC: a full file
+ * system, -EACCES, -EMFILE, -ENOMEM, ...), or one of gpusort's own codes below, all
+ * under -4095, where no errno value lies. */
 enum gpusort_error {
 	/* A NULL where a pointer is needed, an enumerator or flag this version does not
 	 * know, a negative descriptor, a record size of 0. */
-	GPUSORT_ERROR_INVALID_ARGUMENT = -1,
+	GPUSORT_ERROR_INVALID_ARGUMENT = -EINVAL,
+	/* Memory for the job could not be allocated. */
+	GPUSORT_ERROR_NO_MEMORY = -ENOMEM,
 	/* A struct whose size field was not set by its init function, or that was built
 	 * with a newer header and sets fields this library does not have. */
-	GPUSORT_ERROR_STRUCT_SIZE = -2,
+	GPUSORT_ERROR_STRUCT_SIZE = -10001,
 	/* Settings that contradict each other, as the command's usage errors: a binary key
 	 * outside the record, a key size that does not match the key type, text keys or
 	 * text options in a binary job, several inputs or an output with a check mode,
-	 * inputs besides files0_from. gpusort_run() has said which on standard error (the
-	 * command adds "Try 'gpusort --help'"). */
-	GPUSORT_ERROR_USAGE = -3,
+	 * inputs besides files0_from. The message says which (the command adds "Try
+	 * 'gpusort --help'"). */
+	GPUSORT_ERROR_USAGE = -10002,
 	/* A text key that is not a KEYDEF (gpusort_keydef_check() says why). */
-	GPUSORT_ERROR_KEYDEF = -4,
-	/* The sort failed: an input that cannot be read, an output that cannot be written,
-	 * a temporary directory, the memory budget, the device, incompatible ordering
-	 * options; or its self-check found a fault ("internal error"). gpusort_run() has
-	 * reported it on standard error, naming the file; an output file is unchanged and
-	 * every temporary file is removed. (The command's exit status 2.) */
-	GPUSORT_ERROR_FAILED = -5,
-	/* gpusort_sort_records(): memory for the sort items or the copy of the records
-	 * could not be allocated. */
-	GPUSORT_ERROR_NO_MEMORY = -6,
+	GPUSORT_ERROR_KEYDEF = -10003,
+	/* The job failed for a reason that is no system error: incompatible ordering
+	 * options, a --compress-program that failed, a temporary file that does not read
+	 * back as written, a device that cannot sort. The message says which. */
+	GPUSORT_ERROR_FAILED = -10004,
 	/* gpusort_sort_records(): the CUDA device asked for (a device number) cannot be
 	 * used, or cannot hold the items: no device, a driver too old, a build without
 	 * CUDA. GPUSORT_DEVICE_AUTO never fails this way: it falls back to the CPU. */
-	GPUSORT_ERROR_DEVICE = -7,
-	/* gpusort_sort_records(): the self-check found the sorted records out of order or
-	 * not the records given (a bug of the library). */
-	GPUSORT_ERROR_INTERNAL = -8
+	GPUSORT_ERROR_DEVICE = -10005,
+	/* The self-check found the sorted output out of order or not the input's records
+	 * (a bug of the library): "internal error: ...". */
+	GPUSORT_ERROR_INTERNAL = -10006
 };
 
-/* Nonzero when code is one of the negative GPUSORT_ERROR_* codes. */
+/* Nonzero when code is an error: below zero. */
 int gpusort_is_error(int code);
 
-/* A short name for any result: "no error", "input out of order", "invalid argument",
- * "struct size mismatch", "usage error", "invalid key definition", "sort failed",
- * "out of memory", "device unavailable", "internal error (self-check failed)", or
- * "unknown error code". Never NULL; a static string. */
+/* A short text for any result: "no error", "input out of order"; for a negative errno
+ * value the system's description of it ("No such file or directory"); "struct size
+ * mismatch", "usage error", "invalid key definition", "sort failed", "device
+ * unavailable", "internal error (self-check failed)"; or "unknown error code". Never
+ * NULL; a static string, the same in every thread. */
 const char *gpusort_error_name(int code);
 
 /*-************************************
@@ -204,9 +208,9 @@ enum gpusort_check {
 #define GPUSORT_SEPARATOR_BLANKS (-1)
 
 /* One input: a file name, or (name NULL) a descriptor open for reading. The name "-"
- * is standard input. A descriptor is read through /dev/fd/N, so a regular file is read
- * from its start, not from the descriptor's offset, and messages name it /dev/fd/N; the
- * caller keeps it open and closes it. */
+ * is standard input. A descriptor is read as it is, never opened again: a regular file
+ * from the descriptor's offset, a pipe or socket as a stream; messages name it
+ * /dev/fd/N. The caller keeps it open and closes it. */
 struct gpusort_input {
 	const char *name;
 	int fd;
@@ -314,6 +318,17 @@ struct gpusort_job {
 	 * of 0.8-1.0 s). Device numbers keep their meaning. The gpusort command sets it.
 	 * 0 (default): every device stays visible. */
 	int one_device;
+
+	/* Where the job's messages go. Each one, worded as the command words it but
+	 * without its "gpusort: " prefix and newline ("cannot read: in.txt: No such file
+	 * or directory", "write failed: out: No space left on device"), is passed as text
+	 * to message(message_context, text), one call at a time, from whichever of the
+	 * job's threads met it; text lives until the call returns, and message must not
+	 * start a job. Errors and the notes of verbose and debug come this way; the
+	 * tables of stats and the progress line stay on standard error. NULL (default):
+	 * standard error, each message as a line "gpusort: TEXT". */
+	void (*message)(void *context, const char *text);
+	void *message_context;
 };
 
 /* Sets every field of job to its default (above) and job->size to job_size, which
@@ -330,12 +345,20 @@ int gpusort_job_init(struct gpusort_job *job, size_t job_size);
  * output. Returns
  *   GPUSORT_OK               done (for a check: the input is in order);
  *   GPUSORT_DISORDER         a check found the input out of order;
+ *   a negative errno value   the system error that failed the job, the first one
+ *                            met: -ENOENT for a missing input, -EACCES, -EISDIR,
+ *                            -ENOSPC or -EDQUOT for a full output or temporary
+ *                            directory, -EBADF for a closed output, -ENOMEM, -EMFILE,
+ *                            -EIO, -EBADMSG for a temporary file read back corrupted;
  *   GPUSORT_ERROR_USAGE      the job's settings contradict each other;
  *   GPUSORT_ERROR_KEYDEF     a text key is not a KEYDEF;
- *   GPUSORT_ERROR_FAILED     the sort failed (an input, the output, memory, ...);
+ *   GPUSORT_ERROR_INTERNAL   the self-check found a fault;
+ *   GPUSORT_ERROR_FAILED     a failure that is no system error (see its enumerator);
  *   GPUSORT_ERROR_INVALID_ARGUMENT, GPUSORT_ERROR_STRUCT_SIZE  as everywhere.
- * Every problem is reported on standard error once, in the command's words, before
- * gpusort_run() returns; nothing is printed on success (unless stats or verbose).
+ * Every problem is reported once, in the command's words, naming the file and the
+ * reason, to job->message (standard error by default) before gpusort_run() returns;
+ * nothing is said on success unless stats, verbose or debug ask. On an error the output
+ * file is as it was and every temporary file is removed.
  *
  * The process's signals and exit hooks stay as the caller set them: the job removes
  * its own temporary files before it returns, whatever it returns. Jobs must not run
@@ -349,8 +372,8 @@ int gpusort_run(const struct gpusort_job *job);
  * thread of gpusort's, which removes the files within milliseconds, whatever the job's
  * threads are doing. The signals are blocked in the calling thread, and so in every
  * thread started from it afterwards: call it first, before other threads start.
- * Returns GPUSORT_OK, or GPUSORT_ERROR_FAILED when no thread could be started (the
- * handlers then act alone, on whichever thread the signal meets). */
+ * Returns GPUSORT_OK, or the negative errno of pthread_create (-EAGAIN) when no thread
+ * could be started (the handlers then act alone, on whichever thread the signal meets). */
 int gpusort_signals_thread(void);
 
 /*-************************************

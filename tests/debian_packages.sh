@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The Debian packages, end to end: builds gpusort, gpusort-mpi, libgpusort0 and libgpusort-dev with
+# The Debian packages, end to end: builds gpusort, gpusort-mpi, libgpusort1 and libgpusort-dev with
 # dpkg-buildpackage -us -uc -b from this checkout, in a scratch directory (its tracked
 # files, with uncommitted changes to them: git stash create; untracked files are left
 # out), runs lintian on them (errors fail, warnings are listed), unpacks the .debs with
@@ -54,13 +54,13 @@ status=$?
 result $status "dpkg-buildpackage -us -uc -b (DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS-parallel=$(nproc)})"
 [ $status -eq 0 ] || { tail -40 "$scratch/build.log" | sed 's/^/# /'; finish; }
 cd "$scratch" || finish
-for package in gpusort gpusort-mpi libgpusort0 libgpusort-dev; do
+for package in gpusort gpusort-mpi libgpusort1 libgpusort-dev; do
 	deb=$(ls "${package}_${version}_"*.deb 2>/dev/null)
 	result "$(test -n "$deb"; echo $?)" "built $package: $deb"
 done
 
 ! grep -q 'dpkg-gensymbols: warning' build.log
-result $? "debian/libgpusort0.symbols lists every exported symbol (dpkg-gensymbols warns of none)"
+result $? "debian/libgpusort1.symbols lists every exported symbol (dpkg-gensymbols warns of none)"
 grep 'dpkg-gensymbols: warning' -A12 build.log | sed 's/^/# /'
 depends=$(dpkg-deb -f gpusort_"$version"_*.deb Depends)
 case $depends in *mpi*) false ;; *) true ;; esac
@@ -80,14 +80,14 @@ for deb in *.deb; do
 done
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 for file in usr/bin/gpusort usr/share/man/man1/gpusort.1.gz usr/include/gpusort.h \
-	"usr/lib/$multiarch/libgpusort.so.0" "usr/lib/$multiarch/libgpusort.so" \
+	"usr/lib/$multiarch/libgpusort.so.1" "usr/lib/$multiarch/libgpusort.so" \
 	"usr/lib/$multiarch/libgpusort.a" "usr/lib/$multiarch/pkgconfig/gpusort.pc" \
 	usr/share/man/man3/gpusort.3.gz usr/share/man/man3/gpusort_run.3.gz \
 	usr/share/bash-completion/completions/gpusort "usr/lib/$multiarch/gpusort/gpusort-mpi.so" \
 	usr/share/man/man3/gpusort_sort_records.3.gz; do
 	result "$(test -e "root/$file"; echo $?)" "unpacked: /$file"
 done
-result "$(dpkg-deb -c libgpusort0_"$version"_*.deb | grep -q 'libgpusort\.la'; test $? -ne 0; echo $?)" \
+result "$(dpkg-deb -c libgpusort1_"$version"_*.deb | grep -q 'libgpusort\.la'; test $? -ne 0; echo $?)" \
 	"no libtool archive (.la) in the packages"
 
 printf '10\n9\n-1\n2.5\n' >numbers
@@ -100,5 +100,5 @@ PKG_CONFIG_PATH="$scratch/root/usr/lib/$multiarch/pkgconfig" PKG_CONFIG_SYSROOT_
 	sh "$srcdir/tests/client/run_client.sh" >client.log 2>&1
 status=$?
 sed 's/^/# client: /' client.log
-result $status "tests/client builds and passes against the unpacked libgpusort-dev and libgpusort0"
+result $status "tests/client builds and passes against the unpacked libgpusort-dev and libgpusort1"
 finish

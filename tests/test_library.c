@@ -276,13 +276,18 @@ static void test_small_calls(void)
 	       "the library's version is the header's (%s)", gpusort_version_string());
 	tap_ok(strcmp(GPUSORT_VERSION_STRING, PACKAGE_VERSION) == 0, "and the package's (%s)", PACKAGE_VERSION);
 	bool named = true;
-	for (int code = GPUSORT_ERROR_INTERNAL; code <= GPUSORT_DISORDER; code++) {
-		named = named && strcmp(gpusort_error_name(code), "unknown error code") != 0;
-		named = named && (gpusort_is_error(code) != 0) == (code < 0);
+	const int codes[] = {GPUSORT_OK, GPUSORT_DISORDER, GPUSORT_ERROR_INVALID_ARGUMENT, GPUSORT_ERROR_NO_MEMORY,
+			     GPUSORT_ERROR_STRUCT_SIZE, GPUSORT_ERROR_USAGE, GPUSORT_ERROR_KEYDEF, GPUSORT_ERROR_FAILED,
+			     GPUSORT_ERROR_DEVICE, GPUSORT_ERROR_INTERNAL, -ENOENT, -ENOSPC, -EBADMSG};
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+		named = named && strcmp(gpusort_error_name(codes[i]), "unknown error code") != 0;
+		named = named && (gpusort_is_error(codes[i]) != 0) == (codes[i] < 0);
 	}
-	tap_ok(named && strcmp(gpusort_error_name(-1000), "unknown error code") == 0 &&
-	       strcmp(gpusort_error_name(GPUSORT_ERROR_FAILED), "sort failed") == 0,
-	       "every result has a name; gpusort_is_error is true for the negative ones");
+	tap_ok(named && strcmp(gpusort_error_name(-5000), "unknown error code") == 0 &&
+	       strcmp(gpusort_error_name(GPUSORT_ERROR_FAILED), "sort failed") == 0 &&
+	       strcmp(gpusort_error_name(-ENOENT), "No such file or directory") == 0 &&
+	       GPUSORT_ERROR_INVALID_ARGUMENT == -EINVAL && GPUSORT_ERROR_NO_MEMORY == -ENOMEM,
+	       "every result has a name, an errno value the system's; gpusort_is_error is true for the negative ones");
 	char message[256];
 	tap_ok(gpusort_keydef_check("2,2nr", message, sizeof message) == GPUSORT_OK &&
 	       gpusort_keydef_check("1.3b,1.5", NULL, 0) == GPUSORT_OK, "KEYDEFs are accepted");
@@ -338,6 +343,19 @@ static bool file_is(const char *path, const void *expect, size_t size)
 	bool same = data && got == size && memcmp(data, expect, size) == 0;
 	free(data);
 	return same;
+}
+
+/* What a job's message callback was given: the first message, and how many came. */
+struct said {
+	char text[600];
+	size_t count;
+};
+
+static void collect_message(void *context, const char *text)
+{
+	struct said *said = context;
+	if (said->count++ == 0)
+		snprintf(said->text, sizeof said->text, "%s", text);
 }
 
 static int run_quietly(const struct gpusort_job *job, const char **messages)
@@ -465,8 +483,25 @@ static void test_run_binary(void)
 	job.check = GPUSORT_CHECK_NONE;
 	input.name = work_path("missing");
 	code = run_quietly(&job, &messages);
-	tap_ok(code == GPUSORT_ERROR_FAILED && strstr(messages, "missing: No such file or directory") &&
-	       access(job.output, F_OK) != 0, "a missing input: %s, %.60s", gpusort_error_name(code), messages);
+	tap_ok(code == -ENOENT && strstr(messages, "missing: No such file or directory") &&
+	       access(job.output, F_OK) != 0, "a missing input: -ENOENT (%s), %.60s", gpusort_error_name(code), messages);
+
+	/* the job's messages to its callback, not stderr, without the command's prefix */
+	struct said said = {{0}, 0};
+	job.message = collect_message;
+	job.message_context = &said;
+	code = run_quietly(&job, &messages);
+	char expected[600];
+	snprintf(expected, sizeof expected, "cannot read: %s: No such file or directory", input.name);
+	tap_ok(code == -ENOENT && said.count == 1 && strcmp(said.text, expected) == 0 && !*messages,
+	       "job.message: one call, '%.80s', nothing on stderr ('%.40s')", said.text, messages);
+	input.name = work; /* a directory: EISDIR, after it has been opened */
+	said.count = 0;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == -EISDIR && said.count == 1 && strstr(said.text, "read failed: ") &&
+	       strstr(said.text, "Is a directory") && !*messages,
+	       "a directory as input: -EISDIR, '%.80s'", said.text);
+	job.message = NULL;
 	free(records);
 	free(expect);
 }
@@ -538,7 +573,7 @@ static void test_host_process(void)
 		left += e->d_name[0] != '.';
 	if (dir)
 		closedir(dir);
-	tap_ok(spilled == GPUSORT_OK && failed == GPUSORT_ERROR_FAILED && strstr(messages, "Is a directory") && kept &&
+	tap_ok(spilled == GPUSORT_OK && failed == -EISDIR && strstr(messages, "Is a directory") && kept &&
 		       left == 0,
 	       "jobs (one spilled, one failing after its spill) leave the caller's signals as set and no temp file "
 	       "(%s, %s, %zu left)",
@@ -735,7 +770,7 @@ static void test_run_random_and_debug(void)
 	free(two);
 	job.random_source = work_path("no-such-salt");
 	int code = run_quietly(&job, &messages);
-	tap_ok(code == GPUSORT_ERROR_FAILED && strstr(messages, "open failed: ") && strstr(messages, "no-such-salt"),
+	tap_ok(code == -ENOENT && strstr(messages, "open failed: ") && strstr(messages, "no-such-salt"),
 	       "a missing random_source: %.70s", messages);
 
 	write_file(work_path("debug-in"), "b\tx\na\n", 6);

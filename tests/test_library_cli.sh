@@ -18,8 +18,8 @@ if [ -f "$library" ] && command -v nm >/dev/null 2>&1; then
 		gpusort_keydef_check gpusort_parse_size; do
 		check "$call is exported" grep -qx "$call" "$WORK/exports"
 	done
-	check "the SONAME is libgpusort.so.0" sh -c \
-		"readelf -d '$library' | grep -q 'SONAME.*\[libgpusort\.so\.0\]'"
+	check "the SONAME is libgpusort.so.1" sh -c \
+		"readelf -d '$library' | grep -q 'SONAME.*\[libgpusort\.so\.1\]'"
 else
 	skip_test "no shared libgpusort (--disable-shared) or no nm"
 fi

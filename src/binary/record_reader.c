@@ -35,7 +35,7 @@ int record_reader_open(const char *const *names, const struct input_range *range
 		if (reader)
 			free(reader->files);
 		free(reader);
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 		return -ENOMEM;
 	}
 	reader->record_size = record_size;

@@ -27,6 +27,13 @@ static void standard_descriptors_hold(void)
 			open("/", O_PATH); /* the lowest free descriptor: this one */
 }
 
+/* The job's messages, as GNU sort puts its own: "gpusort: TEXT" lines on stderr. */
+static void message_print(void *context, const char *text)
+{
+	(void)context;
+	fprintf(stderr, "gpusort: %s\n", text);
+}
+
 int main(int argc, char **argv)
 {
 	standard_descriptors_hold();
@@ -46,6 +53,7 @@ int main(int argc, char **argv)
 	if (status == 1) {
 		status = 0;
 	} else if (status == 0) {
+		line.job.message = message_print;
 		int code = gpusort_run(&line.job);
 		/* gpusort_run has said what is wrong; the pointer to --help is the command's */
 		if (code == GPUSORT_ERROR_USAGE || code == GPUSORT_ERROR_KEYDEF)

@@ -21,14 +21,38 @@
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static char report_last[2 * 4096 + 256];
 
-/* report_hold's messages, printed or dropped by report_release. */
+/* report_hold's messages, each ended by a NUL, delivered or dropped by report_release. */
 static bool report_holding;
 static char *report_held;
 static size_t report_held_length, report_held_size;
 
-/* Puts text out, or keeps it while held (a message that finds no room is printed). */
-static void report_put(const char *text, size_t length)
+/* Where messages go (report_set_sink), and the job's first cause (report_cause). */
+static report_sink report_sink_call;
+static void *report_sink_context;
+static int report_first_cause;
+
+static void report_note_cause(int cause)
 {
+	if (cause && !report_first_cause)
+		report_first_cause = cause;
+}
+
+/* One message to the sink, or "gpusort: MESSAGE" and a newline on stderr. */
+static void report_deliver(const char *message)
+{
+	stats_progress_interrupt(); /* the message gets a line of its own */
+	if (report_sink_call)
+		report_sink_call(report_sink_context, message);
+	else
+		fprintf(stderr, "gpusort: %s\n", message);
+	stats_progress_resume();
+}
+
+/* Delivers the message, or keeps it while held (a message that finds no room is
+ * delivered). */
+static void report_put(const char *message)
+{
+	size_t length = strlen(message) + 1;
 	if (report_holding) {
 		if (report_held_length + length > report_held_size) {
 			size_t size = 2 * (report_held_length + length) + 256;
@@ -39,47 +63,91 @@ static void report_put(const char *text, size_t length)
 			}
 		}
 		if (report_held_length + length <= report_held_size) {
-			memcpy(report_held + report_held_length, text, length);
+			memcpy(report_held + report_held_length, message, length);
 			report_held_length += length;
 			return;
 		}
 	}
-	stats_progress_interrupt(); /* the message gets a line of its own */
-	fwrite(text, 1, length, stderr);
-	stats_progress_resume();
+	report_deliver(message);
+}
+
+/* message, then (unless NULL) then, unless message is the last one said; cause noted. */
+static void report_lines(int cause, const char *message, const char *then)
+{
+	pthread_mutex_lock(&report_lock);
+	report_note_cause(cause);
+	size_t length = strlen(message);
+	/* a message too long to remember is always put out */
+	if (length >= sizeof report_last || strcmp(message, report_last) != 0) {
+		if (length < sizeof report_last)
+			memcpy(report_last, message, length + 1);
+		else
+			report_last[0] = '\0';
+		report_put(message);
+		if (then)
+			report_put(then);
+	}
+	pthread_mutex_unlock(&report_lock);
+}
+
+/* The message vsnprintf makes of format and args, in buffer or (longer) allocated;
+ * NULL when it cannot be made. */
+static char *report_format(char *buffer, size_t size, const char *format, va_list args)
+{
+	va_list again;
+	va_copy(again, args);
+	int length = vsnprintf(buffer, size, format, args);
+	char *message = length < 0 ? NULL : buffer;
+	if (length >= 0 && (size_t)length >= size && (message = malloc((size_t)length + 1)) != NULL)
+		vsnprintf(message, (size_t)length + 1, format, again);
+	va_end(again);
+	return message;
+}
+
+static void report_with_cause(int cause, const char *format, va_list args)
+{
+	char buffer[sizeof report_last];
+	char *message = report_format(buffer, sizeof buffer, format, args);
+	if (!message) {
+		pthread_mutex_lock(&report_lock);
+		report_note_cause(cause);
+		pthread_mutex_unlock(&report_lock);
+		return;
+	}
+	report_lines(cause, message, NULL);
+	if (message != buffer)
+		free(message);
 }
 
 void report(const char *format, ...)
 {
-	char message[sizeof report_last];
 	va_list args;
 	va_start(args, format);
-	int length = vsnprintf(message, sizeof message, format, args);
+	report_with_cause(0, format, args);
 	va_end(args);
-	if (length < 0)
-		return;
-	pthread_mutex_lock(&report_lock);
-	/* a message too long for the buffer is always put out, whole */
-	bool repeated = (size_t)length < sizeof message && strcmp(message, report_last) == 0;
-	if (!repeated) {
-		char *whole = NULL;
-		if ((size_t)length < sizeof message) {
-			memcpy(report_last, message, (size_t)length + 1);
-		} else {
-			report_last[0] = '\0';
-			whole = malloc((size_t)length + 1);
-			if (whole) {
-				va_start(args, format);
-				vsnprintf(whole, (size_t)length + 1, format, args);
-				va_end(args);
-			}
-		}
-		report_put("gpusort: ", 9);
-		report_put(whole ? whole : message, whole ? (size_t)length : strlen(message));
-		report_put("\n", 1);
-		free(whole);
-	}
-	pthread_mutex_unlock(&report_lock);
+}
+
+void report_error(int error, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	report_with_cause(error, format, args);
+	va_end(args);
+}
+
+void report_errno(int error)
+{
+	report_error(error, "%s", strerror(-error));
+}
+
+void report_internal(const char *format, ...)
+{
+	char what[sizeof report_last - 32];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(what, sizeof what, format, args);
+	va_end(args);
+	report_error(REPORT_INTERNAL, "internal error: %s", what);
 }
 
 void report_hold(void)
@@ -93,8 +161,8 @@ void report_release(bool print)
 {
 	pthread_mutex_lock(&report_lock);
 	report_holding = false;
-	if (print && report_held_length)
-		report_put(report_held, report_held_length);
+	for (size_t at = 0; print && at < report_held_length; at += strlen(report_held + at) + 1)
+		report_deliver(report_held + at);
 	report_held_length = 0;
 	pthread_mutex_unlock(&report_lock);
 }
@@ -103,7 +171,24 @@ void report_new_job(void)
 {
 	pthread_mutex_lock(&report_lock);
 	report_last[0] = '\0';
+	report_first_cause = 0;
 	pthread_mutex_unlock(&report_lock);
+}
+
+void report_set_sink(report_sink sink, void *context)
+{
+	pthread_mutex_lock(&report_lock);
+	report_sink_call = sink;
+	report_sink_context = context;
+	pthread_mutex_unlock(&report_lock);
+}
+
+int report_cause(void)
+{
+	pthread_mutex_lock(&report_lock);
+	int cause = report_first_cause;
+	pthread_mutex_unlock(&report_lock);
+	return cause;
 }
 
 /* Room for a quoted path: each byte may take four ("\\ooo"), and the quotes. */
@@ -120,17 +205,18 @@ void report_file_failure(const char *what, const char *name, int error)
 	const char *shown = report_shell_quote(name ? name : "-", false, quoted, sizeof quoted);
 	const char *why = error == -EBADMSG ? "corrupted data (checksum mismatch)" : strerror(-error);
 	if (what)
-		report("%s: %s: %s", what, shown, why);
+		report_error(error, "%s: %s: %s", what, shown, why);
 	else
-		report("%s: %s", shown, why);
+		report_error(error, "%s: %s", shown, why);
 }
 
 void report_output_failure(const char *name, int error, bool flushing)
 {
 	char quoted[QUOTED_NAME_SIZE];
 	const char *shown = report_shell_quote(name ? name : "-", false, quoted, sizeof quoted);
-	/* one message, so that threads failing alike print it once */
-	report("%s failed: %s: %s\ngpusort: write error", flushing ? "fflush" : "write", shown, strerror(-error));
+	char message[QUOTED_NAME_SIZE + 256];
+	snprintf(message, sizeof message, "%s failed: %s: %s", flushing ? "fflush" : "write", shown, strerror(-error));
+	report_lines(error, message, "write error");
 }
 
 void report_input_open_error(const char *name, int error, bool checking_order)
@@ -349,7 +435,7 @@ const char *report_locale_quote(const char *text, char *buffer, size_t size)
 void report_temp_create_error(const char *dir, int error)
 {
 	char quoted[QUOTED_NAME_SIZE];
-	report("cannot create temporary file in %s: %s", report_shell_quote(dir, true, quoted, sizeof quoted),
-	       strerror(-error));
+	report_error(error, "cannot create temporary file in %s: %s",
+		     report_shell_quote(dir, true, quoted, sizeof quoted), strerror(-error));
 }
 

@@ -7,14 +7,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "gpusort: <formatted>" and a newline; a message the same as the last one is left out
+/* Each message is delivered to the job's sink (report_set_sink), or as "gpusort:
+ * <message>" and a newline on stderr; a message the same as the last one is left out
  * (threads that fail alike), until report_new_job. */
 void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* report's message for a failure whose cause is error (a negative errno, or
+ * REPORT_INTERNAL): the job's first cause is what report_cause returns. */
+void report_error(int error, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* strerror(-error) alone, with error as the cause. */
+void report_errno(int error);
+/* "internal error: <formatted>": the self-check found a fault; cause REPORT_INTERNAL. */
+void report_internal(const char *format, ...) __attribute__((format(printf, 1, 2)));
+#define REPORT_INTERNAL (-100000)
+/* Where messages go: sink(context, message), each message a line without "gpusort: "
+ * and without a newline; NULL: stderr. */
+typedef void (*report_sink)(void *context, const char *message);
+void report_set_sink(report_sink sink, void *context);
+/* The cause of the first failure reported since report_new_job (0: none had one). */
+int report_cause(void);
 /* From report_hold on, messages are kept instead of printed, until report_release
  * prints them (print) or drops them: ranks that fail alike let one of them speak. */
 void report_hold(void);
 void report_release(bool print);
-/* A new job (gpusort_run): its first message is printed whatever came before. */
+/* A new job (gpusort_run): its first message is printed whatever came before, and it
+ * has no cause yet. */
 void report_new_job(void);
 /* "gpusort: <name>: <strerror(-error)>", the name quoted as GNU's quotef() does (see
  * report_shell_quote); "-" stays "-", as in GNU sort's messages. */

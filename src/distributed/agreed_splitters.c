@@ -25,7 +25,7 @@ static int agreed_splitters_choose(const struct cluster *cluster, const struct r
 	*agreed = (struct agreed_splitters){ .chosen = malloc(size * sizeof *agreed->chosen) };
 	if (!error && !(offsets && agreed->chosen)) {
 		error = -ENOMEM;
-		report("samples: %s", strerror(-error));
+		report_error(error, "samples: %s", strerror(-error));
 	}
 	if ((error = cluster_agree(cluster, error)) != 0)
 		goto out;
@@ -33,7 +33,7 @@ static int agreed_splitters_choose(const struct cluster *cluster, const struct r
 	if (!error)
 		error = splitters_decode(agreed->gathered, offsets[size], &agreed->samples, &count);
 	if (error)
-		report("samples: %s", strerror(-error));
+		report_error(error, "samples: %s", strerror(-error));
 	if ((error = cluster_agree(cluster, error)) == 0)
 		splitters_choose(order, unique, agreed->samples, count, cluster->size, agreed->chosen, &agreed->count);
 out:

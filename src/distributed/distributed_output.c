@@ -214,7 +214,7 @@ int distributed_output_put(const struct cluster *cluster, struct distributed_out
 		error = output->positional ? put_at(output, piece_fd, piece_name, bytes, offset, buffer, chunk)
 					   : put_through_root(cluster, output, piece_fd, piece_name, bytes, buffer, chunk);
 	else if (!buffer)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	free(buffer);
 	return error;
 }

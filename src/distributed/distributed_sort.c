@@ -80,7 +80,7 @@ static int order_build(const struct sort_job *job, bool quiet, struct distribute
 		if (error == -EINVAL)
 			report("options '-%s' are incompatible", letters);
 		else
-			report("%s", strerror(-error));
+			report_errno(error);
 	}
 	if (error)
 		return error;
@@ -118,7 +118,7 @@ static int inputs_resolve(const struct cluster *cluster, const struct sort_job *
 			at += n;
 		}
 	if (!inputs->joined)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	if ((error = cluster_agree(cluster, inputs->joined ? 0 : -ENOMEM)) != 0)
 		return error;
 	cluster_broadcast(cluster, inputs->joined, length, 0);
@@ -134,7 +134,7 @@ static int inputs_resolve(const struct cluster *cluster, const struct sort_job *
 			at += strlen(inputs->joined + at) + 1;
 		}
 	else
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	inputs->list.names = inputs->names;
 	inputs->list.count = count;
 	return cluster_agree(cluster, inputs->names ? 0 : -ENOMEM);
@@ -209,7 +209,7 @@ static int run_cut(void *context, const struct sample *splitters, size_t count, 
 	for (size_t j = 0; j < count && !error; j++)
 		error = splitters_cut(cutter->run, cutter->unique, cutter->rank, &splitters[j], &cuts[j]);
 	if (error)
-		report("%s: %s", cutter->run->path, strerror(-error));
+		report_error(error, "%s: %s", cutter->run->path, strerror(-error));
 	return error;
 }
 
@@ -221,7 +221,7 @@ static int split(const struct cluster *cluster, struct local_run *run, bool uniq
 	size_t encoded_bytes = 0;
 	int error = splitters_sample(run, cluster->rank, splitters_sample_count(cluster->size), &encoded, &encoded_bytes);
 	if (error)
-		report("%s: %s", run->path, strerror(-error));
+		report_error(error, "%s: %s", run->path, strerror(-error));
 	struct run_cutter context = {run, unique, cluster->rank};
 	const struct share_cutter cutter = {run_cut, &context, run->size};
 	error = agreed_splitters_split(cluster, run->order, unique, error, encoded, encoded_bytes, &cutter, cuts);
@@ -241,7 +241,7 @@ static int merge_range(const struct cluster *cluster, const struct record_order 
 	if (!inputs || !opened) {
 		free(inputs);
 		free(opened);
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 		return -ENOMEM;
 	}
 	for (int s = 0; s < size; s++)
@@ -328,7 +328,7 @@ static int rank_job_prepare(struct rank_job *rj)
 		built->salted = true;
 	}
 	if (!error && (error = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count)) != 0)
-		report("temporary directory: %s", strerror(-error));
+		report_error(error, "temporary directory: %s", strerror(-error));
 	/* every rank's files in the job's directories, which the others remove on signals */
 	if ((error = cluster_agree(cluster, error)) != 0 ||
 	    (error = job_dirs_make(cluster, job->runs.temp_dirs, job->runs.temp_dir_count, &rj->dirs)) != 0)
@@ -421,7 +421,7 @@ static int rank_job_exchange(struct rank_job *rj)
 	rj->phase = seconds_now();
 	rj->cuts = calloc((size_t)cluster->size + 1, sizeof *rj->cuts);
 	if (!rj->cuts)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	int error = cluster_agree(cluster, rj->cuts ? 0 : -ENOMEM);
 	if (error || (error = split(cluster, &rj->run, rj->job->unique, rj->cuts)) != 0)
 		return error;

@@ -81,7 +81,7 @@ int distributed_verify(const struct cluster *cluster, const struct record_order 
 	uint64_t *offsets = malloc(((size_t)cluster->size + 1) * sizeof *offsets);
 	int error = cluster_agree(cluster, encoded && offsets ? 0 : -ENOMEM);
 	if (error) {
-		report("internal error: distributed self-check: %s", strerror(ENOMEM));
+		report_error(-ENOMEM, "internal error: distributed self-check: %s", strerror(ENOMEM));
 		goto out;
 	}
 	error = cluster_allgather_bytes(cluster, encoded, encoded_bytes, &all, offsets);
@@ -116,7 +116,7 @@ int distributed_verify(const struct cluster *cluster, const struct record_order 
 			last_rank = r;
 		}
 		if (what[0]) {
-			report("internal error: distributed self-check: %s", what);
+			report_internal("distributed self-check: %s", what);
 			error = -EIO;
 		}
 	}

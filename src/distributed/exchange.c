@@ -106,7 +106,7 @@ static int runs_shared(const struct cluster *cluster, const struct local_run *ru
 	struct stat st;
 	*shared = false;
 	if (!mine || !offsets)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	int error = cluster_agree(cluster, mine && offsets ? 0 : -ENOMEM);
 	if (error)
 		goto out;
@@ -131,7 +131,7 @@ static int runs_shared(const struct cluster *cluster, const struct local_run *ru
 			memcpy(paths[s], path, bytes - sizeof theirs);
 	}
 	if (error)
-		report("%s", strerror(-error));
+		report_errno(error);
 	if ((error = cluster_agree(cluster, error)) == 0)
 		*shared = cluster_max(cluster, refuse) == 0;
 	/* every run open on every rank: the merges may read them through the descriptors */
@@ -160,7 +160,7 @@ static int transfer(const struct cluster *cluster, const struct local_run *run, 
 	unsigned char *send = malloc((size_t)size * batch), *recv = malloc((size_t)size * batch);
 	bool ready = sent && got && numbers && fds && send && recv;
 	if (!ready)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	/* a rank without its buffers cannot take part: then none does */
 	if ((error = cluster_agree(cluster, ready ? 0 : -ENOMEM)) != 0)
 		goto out;
@@ -196,7 +196,7 @@ static int transfer(const struct cluster *cluster, const struct local_run *run, 
 			if (send_counts[r] && !error) {
 				error = local_run_read(run, send + send_offsets[r], send_counts[r], cuts[r] + sent[r]);
 				if (error)
-					report("%s: %s", run->path, strerror(-error));
+					report_error(error, "%s: %s", run->path, strerror(-error));
 			}
 			sent[r] += send_counts[r];
 		}
@@ -244,7 +244,7 @@ int exchange_run(const struct cluster *cluster, const struct local_run *run, con
 		exchange->fds[s] = s == me ? run->fd : -1;
 	bool ready = lengths && exchange->paths && exchange->bases && exchange->received && exchange->fds;
 	if (!ready)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	if ((error = cluster_agree(cluster, ready ? 0 : -ENOMEM)) != 0)
 		goto out;
 	for (int r = 0; r < size; r++)

@@ -91,7 +91,7 @@ int input_share_plan(const struct input_list *inputs, size_t record_size, unsign
 	int error = -ENOMEM;
 	if (!starts || !sizes || !share->names || !share->ranges) {
 		if (!quiet)
-			report("%s", strerror(ENOMEM));
+			report_errno(-ENOMEM);
 		goto out;
 	}
 	bool cuttable = true;

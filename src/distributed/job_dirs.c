@@ -29,7 +29,7 @@ static int job_word(const struct cluster *cluster, char word[JOB_WORD_LENGTH + 1
 	if (cluster->rank == 0) {
 		error = random_source_read(NULL, bytes, sizeof bytes, &open_failed);
 		if (error)
-			report("%s", strerror(-error));
+			report_errno(error);
 		for (size_t i = 0; !error && i < sizeof bytes; i++)
 			word[i] = letters[bytes[i] % (sizeof letters - 1)];
 	}
@@ -98,7 +98,7 @@ int job_dirs_make(const struct cluster *cluster, const char *const *temp_dirs, s
 	for (size_t i = 0; !error && i < count; i++)
 		names[i] = job_dir_register(i < temp_dir_count ? temp_dirs[i] : memory, word, &error);
 	if (error)
-		report("%s", strerror(-error));
+		report_errno(error);
 	if ((error = cluster_agree(cluster, error)) != 0) {
 		job_dirs_remove(dirs);
 		return error;
@@ -117,7 +117,7 @@ int job_dirs_make(const struct cluster *cluster, const char *const *temp_dirs, s
 	}
 	dirs->temp_count = temp_dir_count;
 	if ((error = temp_files_init(dirs->temp, dirs->temp_count)) != 0)
-		report("temporary directory: %s", strerror(-error));
+		report_error(error, "temporary directory: %s", strerror(-error));
 	if ((error = cluster_agree(cluster, error)) != 0)
 		job_dirs_remove(dirs);
 	return error;

@@ -107,7 +107,7 @@ static int merge_in_one(const struct record_order *order, const struct merge_inp
 	int error = 0;
 	if (!ranges || !sources) {
 		error = -ENOMEM;
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 		goto out;
 	}
 	for (size_t i = 0; i < count && !error; i++) {
@@ -209,7 +209,7 @@ static int parts_splitters(const struct merge_input *inputs, struct local_run *f
 			continue;
 		unsigned char *copy = malloc(len ? len : 1);
 		if (!copy) {
-			report("%s", strerror(ENOMEM));
+			report_errno(-ENOMEM);
 			return -ENOMEM;
 		}
 		splitters[t] = (struct sample){memcpy(copy, record, len), len, largest, start};
@@ -227,7 +227,7 @@ static int cut_parts(const struct record_order *order, const struct merge_input 
 	size_t largest = 0;
 	int error = runs && splitters && ends ? 0 : -ENOMEM;
 	if (error)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	for (size_t i = 0; i < count; i++) {
 		if (runs)
 			runs[i].fd = -1;
@@ -314,7 +314,7 @@ int rank_merge(const struct record_order *order, const struct merge_input *input
 	bool *started = calloc(parts, sizeof *started);
 	int error = cuts && part && pieces && thread && started ? 0 : -ENOMEM;
 	if (error)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	else
 		error = cut_parts(order, inputs, count, parts, cuts);
 	uint64_t offset = 0;

@@ -98,7 +98,7 @@ static int share_read(struct resident_rank *rank)
 	rank->records = sort_engine_host_alloc(rank->engine, (rank->capacity ? rank->capacity : 1) * rank->record_size);
 	if (!rank->records) {
 		record_reader_close(reader);
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 		return -ENOMEM;
 	}
 	while (rank->n < rank->capacity) {
@@ -136,7 +136,7 @@ static void bare_flip(unsigned char *key, size_t width, uint64_t mask)
 /* Reports a failure of the engine, with its reason where it gave one. */
 static void report_engine(const struct resident_rank *rank, const char *reason, int error)
 {
-	report("sort engine (%s): %s", sort_engine_describe(rank->engine), reason[0] ? reason : strerror(-error));
+	report_error(error, "sort engine (%s): %s", sort_engine_describe(rank->engine), reason[0] ? reason : strerror(-error));
 }
 
 /* Each splitter's bounds in this share, found on the GPU; a record's place is (key,
@@ -389,7 +389,7 @@ static int check(struct resident_rank *rank)
 	uint64_t out_sum = cluster_sum(cluster, atomic_load(&rank->verify.output_sum));
 	int error = 0;
 	if (cluster->rank == 0 && (in_count != out_count || in_sum != out_sum)) {
-		report("internal error: distributed self-check: the ranges' keys are not the shares' keys");
+		report_internal("distributed self-check: the ranges' keys are not the shares' keys");
 		error = -EIO;
 	}
 	if ((error = cluster_agree(cluster, error)) != 0)
@@ -456,7 +456,7 @@ static int sorted_resident(struct resident_rank *rank, struct resident_times *ti
 	phase = seconds_now();
 	rank->cuts = calloc((size_t)cluster->size + 1, sizeof *rank->cuts);
 	if (!rank->cuts)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	if ((error = cluster_agree(cluster, rank->cuts ? 0 : -ENOMEM)) != 0 || (error = split(rank)) != 0)
 		return error;
 	figures->split_seconds = times->split = seconds_now() - phase;

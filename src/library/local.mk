@@ -10,14 +10,14 @@ libpipeline_la_SOURCES += \
 EXTRA_DIST += src/library/README.md
 
 # libgpusort: the convenience libraries in one, exporting only the API (gpusort_*).
-# -version-info CURRENT:REVISION:AGE, libtool's rules: an interface added: CURRENT+1,
-# REVISION=0, AGE+1; one removed or changed: CURRENT+1, REVISION=0, AGE=0 (a new
-# SONAME); only the code changed: REVISION+1.
+# -version-number MAJOR:MINOR:PATCH, gpusort.h's version: the SONAME is
+# libgpusort.so.MAJOR. An interface removed or changed: MAJOR+1 (a new SONAME, and
+# the Debian package libgpusortMAJOR); one added: MINOR+1; only the code changed: PATCH+1.
 lib_LTLIBRARIES += libgpusort.la
 libgpusort_la_SOURCES = include/gpusort.h
 libgpusort_la_LIBADD = libpipeline.la libio.la libkernels.la $(ZSTD_LIBS) $(URING_SHARED_LIBS) \
 	$(CUDA_LIBS) $(DLOPEN_LIBS) -lpthread -lm
-libgpusort_la_LDFLAGS = -version-info 1:0:1 -export-symbols-regex '^gpusort_' -no-undefined
+libgpusort_la_LDFLAGS = -version-number 1:0:0 -export-symbols-regex '^gpusort_' -no-undefined
 include_HEADERS = include/gpusort.h
 # The installed static library is one object whose only global symbols are the API's,
 # as the shared library's are: a program linked with it cannot meet the internals'

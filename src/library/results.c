@@ -3,6 +3,7 @@
  * front end needs for what it hands to a job (KEYDEF strings, SIZE arguments). */
 #include "config.h"
 #include <errno.h>
+#include <string.h>
 #include "../../include/gpusort.h"
 #include "../settings/keydef.h"
 #include "../common/size_parse.h"
@@ -28,16 +29,17 @@ const char *gpusort_error_name(int code)
 	switch (code) {
 	case GPUSORT_OK: return "no error";
 	case GPUSORT_DISORDER: return "input out of order";
-	case GPUSORT_ERROR_INVALID_ARGUMENT: return "invalid argument";
 	case GPUSORT_ERROR_STRUCT_SIZE: return "struct size mismatch";
 	case GPUSORT_ERROR_USAGE: return "usage error";
 	case GPUSORT_ERROR_KEYDEF: return "invalid key definition";
 	case GPUSORT_ERROR_FAILED: return "sort failed";
-	case GPUSORT_ERROR_NO_MEMORY: return "out of memory";
 	case GPUSORT_ERROR_DEVICE: return "device unavailable";
 	case GPUSORT_ERROR_INTERNAL: return "internal error (self-check failed)";
-	default: return "unknown error code";
+	default: break;
 	}
+	/* an errno value: the system's words for it (thread-safe, unlike strerror) */
+	const char *described = code < 0 && code >= -4095 ? strerrordesc_np(-code) : NULL;
+	return described ? described : "unknown error code";
 }
 
 int gpusort_keydef_check(const char *text, char *message, size_t message_size)

@@ -82,7 +82,7 @@ struct binary_chunks {
 
 static void report_no_memory(const struct memory_plan *plan)
 {
-	report("%s (memory budget %zu bytes)", strerror(ENOMEM), plan->budget);
+	report_error(-ENOMEM, "%s (memory budget %zu bytes)", strerror(ENOMEM), plan->budget);
 }
 
 /* Makes buffer's records room for capacity records, its records kept: grown where the
@@ -215,7 +215,7 @@ static int binary_sort(void *context, int b)
 	int error = binary_sort_chunk(chunks->engine, chunks->layout, buffer->records, buffer->n, buffer->items,
 				      &buffer->form, chunks->stats);
 	if (error)
-		report("sort engine (%s): %s", sort_engine_describe(chunks->engine), strerror(-error));
+		report_error(error, "sort engine (%s): %s", sort_engine_describe(chunks->engine), strerror(-error));
 	return error;
 }
 

@@ -81,7 +81,7 @@ int input_list_resolve(const struct input_spec *spec, int check, struct input_li
 	inputs->names = malloc((count ? count : 1) * sizeof *inputs->names);
 	if (!inputs->names) {
 		text_lines_free(&text);
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 		return 2;
 	}
 	inputs->storage = text.data;

@@ -209,7 +209,7 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 	struct merge_source *sources = calloc(count ? count : 1, sizeof *sources);
 	int error = inputs && sources ? 0 : -ENOMEM;
 	if (error)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	for (size_t i = 0; i < count && !error; i++) {
 		inputs[i] = (struct input_source){.name = names[i], .record_size = order->record_size, .stats = stats};
 		sources[i] = (struct merge_source){input_next, &inputs[i]};
@@ -283,7 +283,7 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 			/* the inputs' reads and the output's writes counted in their own stages */
 			stats_add_enclosing(stats, STAGE_MERGE, started, recorded, stats->bytes[STAGE_READ] - read_before);
 			if (error == -ENOMEM && !in_passes && failed == count && !output.reported)
-				report("%s", strerror(ENOMEM)); /* the merge's own memory */
+				report_errno(-ENOMEM); /* the merge's own memory */
 			merge_runs_end(merge);
 			merge = NULL;
 			error = record_output_finish(&output, error);

@@ -127,7 +127,7 @@ int merge_passes(const struct record_order *order, struct sort_verify *verify, s
 			pthread_mutex_destroy(&pass.lock);
 		} else {
 			merged.count = 0;
-			report("%s", strerror(ENOMEM));
+			report_errno(-ENOMEM);
 		}
 		merged.writer_threads = list->writer_threads;
 		merged.writer_depth = list->writer_depth;

@@ -60,7 +60,7 @@ static void report_trouble(const struct record_stream *stream, const char *name,
 	if (err == RECORD_STREAM_PARTIAL)
 		record_stream_report_partial(stream, name);
 	else if (err == -ENOMEM && stream->record_size)
-		report("%s", strerror(ENOMEM)); /* the binary mode's words */
+		report_errno(-ENOMEM); /* the binary mode's words */
 	else
 		report_file_failure("read failed", name, err);
 }

@@ -717,7 +717,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	if (error) {
 		range_plan_free(&ranges);
 		if (error == -ENOMEM)
-			report("%s", strerror(ENOMEM));
+			report_errno(-ENOMEM);
 		return error;
 	}
 	if (verify && !verify->enabled)
@@ -734,7 +734,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 		error = ordered_blocks_init(&queues, ranges.ranges, plan->budget / 4);
 		if (error) {
 			range_plan_free(&ranges);
-			report("%s", strerror(ENOMEM));
+			report_errno(-ENOMEM);
 			return error;
 		}
 		merge.ordered = &queues;
@@ -757,7 +757,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 			free(merge.kept);
 			free(merge.flushed);
 			range_plan_free(&ranges);
-			report("%s", strerror(ENOMEM));
+			report_errno(-ENOMEM);
 			return -ENOMEM;
 		}
 		for (size_t j = 0; j < ranges.ranges; j++)
@@ -773,7 +773,7 @@ int range_merge_into(const struct record_order *order, struct sort_verify *verif
 	double compact_seconds = stats_now() - compact_started;
 	stats->output_moved_bytes += merge.moved;
 	if (!error && !unique && atomic_load(&merge.written) != total) {
-		report("internal error: the merge wrote %llu bytes instead of %llu",
+		report_internal("the merge wrote %llu bytes instead of %llu",
 		       (unsigned long long)atomic_load(&merge.written), (unsigned long long)total);
 		error = -EBADMSG;
 	}

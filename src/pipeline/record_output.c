@@ -155,7 +155,7 @@ int record_output_finish(struct record_output *output, int error)
 	stats_add(output->stats, STAGE_WRITE, stats_now(), output->written_at);
 	char what[160];
 	if (!error && output->verify && (error = sort_verify_finish(output->verify, what, sizeof what)))
-		report("internal error: %s", what);
+		report_internal("%s", what);
 	/* all of it held till now: it goes out in the commit, GNU's final flush */
 	bool flushing = output->holding && output->held_bytes > 0;
 	if (!error)

@@ -339,7 +339,7 @@ int run_begin_at(struct run_list *list, size_t index, const struct record_order 
 			close(run->fd);
 			run->fd = -1;
 			if (error) {
-				report("couldn't execute compress program: %s", strerror(-error));
+				report_error(error, "couldn't execute compress program: %s", strerror(-error));
 				return error;
 			}
 			run->piped = true;
@@ -539,12 +539,12 @@ static int run_source_start(struct run_source *source)
 	if (error == -EAGAIN) {
 		/* no process left after its tries: the run cannot be read (GNU's words) */
 		char quoted[PATH_MAX + 64];
-		report("couldn't create process for %s -d: %s",
+		report_error(error, "couldn't create process for %s -d: %s",
 		       report_shell_quote(source->program, true, quoted, sizeof quoted), strerror(-error));
 		return error;
 	}
 	if (error) {
-		report("couldn't execute compress program (with -d): %s", strerror(-error));
+		report_error(error, "couldn't execute compress program (with -d): %s", strerror(-error));
 		return error;
 	}
 	run_reader_stream_begin(run->reader, run->child.pipe_fd);
@@ -653,7 +653,7 @@ int merge_runs_begin(struct run_list *list, size_t first, size_t k, struct run_m
 		merge->sources[i].context = context;
 	}
 	if (error == -ENOMEM && failing == k)
-		report("%s", strerror(ENOMEM));
+		report_errno(-ENOMEM);
 	/* every run's `PROG -d` at once: the loser tree takes from each in turn */
 	for (size_t i = 0; i < k && !error; i++)
 		if (contexts[i].program && (error = run_source_start(&contexts[i])) != 0)

@@ -71,7 +71,7 @@ int sort_driver_run(const struct sort_job *job, const struct sort_driver_mode *m
 	if (job->check)
 		status = order_check(mode->order, inputs.names[0], job->check, mode->fits, mode->mode);
 	else if ((error = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count)) != 0)
-		report("temporary directory: %s", strerror(-error));
+		report_error(error, "temporary directory: %s", strerror(-error));
 	else
 		status = sort_inputs(&drive, mode);
 	input_list_free(&inputs);

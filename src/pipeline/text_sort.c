@@ -98,7 +98,7 @@ static int text_fill(void *context, int b)
 			size_t from = lines->counted, from_lines = lines->counted_lines;
 			int err = text_lines_count(lines, chunks->pool, chunks->verify);
 			if (err) {
-				report("%s", strerror(-err));
+				report_errno(err);
 				return err;
 			}
 			cost = lines->counted + lines->counted_lines * TEXT_LINE_COST;
@@ -162,7 +162,7 @@ static int text_carry(void *context, int from, int to)
 	/* a may be spilling: only b changes */
 	int err = text_lines_carry(&b->lines, &a->lines, a->read);
 	if (err)
-		report("%s", strerror(-err));
+		report_errno(err);
 	b->read = b->lines.size;
 	return err;
 }
@@ -190,7 +190,7 @@ static int text_sort(void *context, int b)
 	stats_add(chunks->stats, STAGE_SORT, started, lines->count * text_line_sort_item_bytes(lines->count));
 	chunks->stats->records += lines->count;
 	if (err)
-		report("%s", strerror(-err));
+		report_errno(err);
 	return err;
 }
 
@@ -325,11 +325,11 @@ int text_sort_read_salt(const char *random_source, unsigned char *salt)
 		if (open_failed)
 			report_file_failure("open failed", name, err);
 		else if (!name)
-			report("getrandom: %s", strerror(-err));
+			report_error(err, "getrandom: %s", strerror(-err));
 		else if (err == -ENODATA)
 			report("%s: end of file", report_locale_quote(name, quoted, sizeof quoted));
 		else
-			report("%s: read error: %s", report_locale_quote(name, quoted, sizeof quoted), strerror(-err));
+			report_error(err, "%s: read error: %s", report_locale_quote(name, quoted, sizeof quoted), strerror(-err));
 		return 2;
 	}
 	return 0;
@@ -358,7 +358,7 @@ int text_sort_run(const struct sort_job *job)
 		return 2;
 	}
 	if (err) {
-		report("%s", strerror(-err));
+		report_errno(err);
 		return 2;
 	}
 	/* GNU's order: the incompatible options above, the notes, then the salt */

@@ -4,6 +4,7 @@
  * source tree. It sorts a file of records and a file of lines through gpusort_run and
  * a buffer through gpusort_sort_records, and checks each against qsort. TAP output;
  * the exit status is 0 when every check passed. Argument: a scratch directory. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -230,6 +231,41 @@ static void sort_a_buffer(void)
 	free(keys_expect);
 }
 
+/* What a job said through its message callback. */
+struct said {
+	char first[512];
+	int count;
+};
+
+static void collect(void *context, const char *text)
+{
+	struct said *said = context;
+	if (said->count++ == 0)
+		snprintf(said->first, sizeof said->first, "%s", text);
+}
+
+/* A job that fails: its result is the errno value, its message the command's words. */
+static void fail_with_a_cause(const char *dir)
+{
+	struct gpusort_job job;
+	gpusort_job_init(&job, sizeof job);
+	struct gpusort_input missing = {path_in(dir, "no-such-input"), -1};
+	struct said said = {{0}, 0};
+	job.inputs = &missing;
+	job.input_count = 1;
+	job.output = path_in(dir, "never-written");
+	job.message = collect;
+	job.message_context = &said;
+	int code = gpusort_run(&job);
+	char expected[600];
+	snprintf(expected, sizeof expected, "cannot read: %s: No such file or directory", missing.name);
+	ok(code == -ENOENT && said.count == 1 && strcmp(said.first, expected) == 0,
+	   "a missing input: -ENOENT, and one message to the callback in the command's words");
+	ok(strcmp(gpusort_error_name(code), "No such file or directory") == 0, "the errno value's name is the system's");
+	free((char *)missing.name);
+	free((char *)job.output);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -244,6 +280,7 @@ int main(int argc, char **argv)
 	sort_a_file_of_records(argv[1]);
 	sort_a_file_of_lines(argv[1]);
 	sort_a_buffer();
+	fail_with_a_cause(argv[1]);
 	printf("1..%d\n", checks);
 	return failures != 0;
 }

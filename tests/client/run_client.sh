@@ -62,8 +62,8 @@ result "$(test -f "$includedir/gpusort.h"; echo $?)" "the header is installed in
 # The client must not see gpusort's source tree: only what the flags name.
 if step "the client compiles and links against the installed libgpusort.so" \
 	$CC -std=c99 -Wall -Wextra -Werror $cflags "$here/client.c" -o "$scratch/client" $libs -lm; then
-	step "it needs the library by its SONAME, libgpusort.so.0" \
-		sh -c "readelf -d '$scratch/client' | grep -q 'NEEDED.*\[libgpusort\.so\.0\]'"
+	step "it needs the library by its SONAME, libgpusort.so.1" \
+		sh -c "readelf -d '$scratch/client' | grep -q 'NEEDED.*\[libgpusort\.so\.1\]'"
 	mkdir "$scratch/shared"
 	LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$scratch/client" "$scratch/shared" \
 		>"$scratch/client.tap" 2>&1
@@ -71,7 +71,7 @@ if step "the client compiles and links against the installed libgpusort.so" \
 	sed 's/^/# shared: /' "$scratch/client.tap"
 	result $status "the client's checks pass with the shared library"
 	step "it ran with the installed library" sh -c \
-		"LD_LIBRARY_PATH='$libdir' ldd '$scratch/client' | grep -q '$libdir/libgpusort.so.0'"
+		"LD_LIBRARY_PATH='$libdir' ldd '$scratch/client' | grep -q '$libdir/libgpusort.so.1'"
 fi
 
 if [ -f "$libdir/libgpusort.a" ]; then
