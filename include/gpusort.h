@@ -17,7 +17,7 @@
  *     merges. Fill a struct gpusort_job with gpusort_job_init(), set what differs
  *     from the defaults, and pass it.
  *   - gpusort_sort_records() sorts a caller's buffer of fixed-size records in place,
- *     stably, by one binary key.
+ *     stably, by a binary key of one or more fields, as a job's key_fields.
  *
  * Conventions (one for every call):
  *   - A call returns an int: GPUSORT_OK (0) on success, a negative GPUSORT_ERROR_*
@@ -394,9 +394,12 @@ struct gpusort_sort_options {
  * Returns GPUSORT_OK or GPUSORT_ERROR_STRUCT_SIZE. */
 int gpusort_sort_options_init(struct gpusort_sort_options *options, size_t options_size);
 
-/* Sorts count records of record_size bytes each, starting at records, in place, by
- * key (ascending, or descending when key->descending), stably: records with equal
- * keys keep their order. The records travel whole. Nothing is printed.
+/* Sorts count records of record_size bytes each, starting at records, in place, by the
+ * key_field_count fields at key, as a job's key_fields order them: by the first field,
+ * records equal there by the second, and so on, each field ascending or, with its
+ * descending set, descending; stably: records equal in every field keep their order.
+ * One field is the common case (key_field_count 1). The records travel whole. Nothing
+ * is printed.
  *
  * Besides the records, it needs 8, 12 or 16 bytes per record for the sort items and,
  * unless the records are bare integer keys (a u32, i32, u64 or i64 key that is the
@@ -406,14 +409,15 @@ int gpusort_sort_options_init(struct gpusort_sort_options *options, size_t optio
  * them. Thread-safe: calls on different buffers may run at once.
  *
  * Returns GPUSORT_OK; GPUSORT_ERROR_INVALID_ARGUMENT (records NULL with count > 0,
- * key NULL, record_size 0, a key outside the record, a key size that does not match
- * its type, nonzero reserved fields, an unknown type, algorithm or device);
+ * key NULL, key_field_count 0, record_size 0, a field outside the record, a field size
+ * that does not match its type, nonzero reserved fields, an unknown type, algorithm or
+ * device);
  * GPUSORT_ERROR_STRUCT_SIZE; GPUSORT_ERROR_NO_MEMORY; GPUSORT_ERROR_DEVICE; or
  * GPUSORT_ERROR_INTERNAL. On an error the records are as they were, except after a
  * failed sort of bare integer keys, which are sorted in the buffer itself: they are
  * all there, perhaps partly reordered. */
 int gpusort_sort_records(void *records, size_t count, size_t record_size,
-			 const struct gpusort_binary_key *key,
+			 const struct gpusort_binary_key *key, size_t key_field_count,
 			 const struct gpusort_sort_options *options);
 
 /*-************************************

@@ -168,7 +168,7 @@ static bool records_sort_right(size_t n, size_t record_size, const struct gpusor
 	unsigned char *records = malloc(bytes + 1), *expect = malloc(bytes + 1);
 	make_records(records, n, record_size, key);
 	oracle_sort(records, n, record_size, key, expect);
-	int code = gpusort_sort_records(records, n, record_size, key, options);
+	int code = gpusort_sort_records(records, n, record_size, key, 1, options);
 	bool right = code == GPUSORT_OK && memcmp(records, expect, bytes) == 0;
 	if (code != GPUSORT_OK)
 		tap_diag("gpusort_sort_records: %s", gpusort_error_name(code));
@@ -215,17 +215,17 @@ static void test_sort_records(void)
 	struct gpusort_binary_key mismatch = {.type = GPUSORT_KEY_U32, .size = 8};
 	struct gpusort_binary_key reserved = {.type = GPUSORT_KEY_U32, .reserved = {1}};
 	struct gpusort_binary_key unknown = {.type = (enum gpusort_key_type)99};
-	tap_ok(gpusort_sort_records(records, 8, 8, &beyond, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
-	       gpusort_sort_records(records, 8, 8, &mismatch, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
-	       gpusort_sort_records(records, 8, 8, &reserved, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
-	       gpusort_sort_records(records, 8, 8, &unknown, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
-	       gpusort_sort_records(records, 8, 0, &u32, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
-	       gpusort_sort_records(records, 8, 8, NULL, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
-	       gpusort_sort_records(NULL, 8, 8, &u32, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	tap_ok(gpusort_sort_records(records, 8, 8, &beyond, 1, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 8, &mismatch, 1, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 8, &reserved, 1, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 8, &unknown, 1, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 0, &u32, 1, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(records, 8, 8, NULL, 1, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(NULL, 8, 8, &u32, 1, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
 	       records[0] == 3 && records[4] == 1,
 	       "keys outside the record, size mismatches, reserved fields, NULLs are refused");
 	struct gpusort_sort_options small = {.size = 4};
-	tap_ok(gpusort_sort_records(records, 8, 8, &u32, &small) == GPUSORT_ERROR_STRUCT_SIZE,
+	tap_ok(gpusort_sort_records(records, 8, 8, &u32, 1, &small) == GPUSORT_ERROR_STRUCT_SIZE,
 	       "options whose size was not set by gpusort_sort_options_init are refused");
 	/* a newer header's options: larger, zero past ours */
 	struct {
@@ -233,10 +233,10 @@ static void test_sort_records(void)
 		uint64_t newer_field;
 	} newer;
 	gpusort_sort_options_init(&newer.options, sizeof newer);
-	tap_ok(gpusort_sort_records(records, 8, 8, &u32, &newer.options) == GPUSORT_OK,
+	tap_ok(gpusort_sort_records(records, 8, 8, &u32, 1, &newer.options) == GPUSORT_OK,
 	       "a newer header's larger options run while their new fields are unset");
 	newer.newer_field = 1;
-	tap_ok(gpusort_sort_records(records, 8, 8, &u32, &newer.options) == GPUSORT_ERROR_STRUCT_SIZE,
+	tap_ok(gpusort_sort_records(records, 8, 8, &u32, 1, &newer.options) == GPUSORT_ERROR_STRUCT_SIZE,
 	       "and are refused when one is set");
 
 	/* a device number: the GPU's sort where there is one, else GPUSORT_ERROR_DEVICE */
@@ -247,7 +247,7 @@ static void test_sort_records(void)
 	struct gpusort_binary_key u32_key = {.type = GPUSORT_KEY_U32};
 	make_records(keys, 1000, 4, &u32_key);
 	memcpy(before, keys, sizeof keys);
-	int code = gpusort_sort_records(keys, 1000, 4, &u32_key, &gpu);
+	int code = gpusort_sort_records(keys, 1000, 4, &u32_key, 1, &gpu);
 	if (code == GPUSORT_ERROR_DEVICE)
 		tap_ok(memcmp(keys, before, sizeof keys) == 0, "--device=0 without a usable GPU: %s, records untouched",
 		       gpusort_error_name(code));
@@ -263,7 +263,7 @@ static void test_self_check(void)
 	unsigned char records[16 * 1000], before[sizeof records];
 	make_records(records, 1000, 16, &key);
 	memcpy(before, records, sizeof records);
-	int code = gpusort_sort_records(records, 1000, 16, &key, NULL);
+	int code = gpusort_sort_records(records, 1000, 16, &key, 1, NULL);
 	tap_ok(code == GPUSORT_ERROR_INTERNAL && memcmp(records, before, sizeof records) == 0,
 	       "a fault planted after the engine is caught (%s), the records untouched", gpusort_error_name(code));
 	tap_ok(records_sort_right(1000, 16, &key, NULL), "the next sort is right again");
@@ -630,6 +630,30 @@ static void test_run_composite(void)
 	tap_ok(code == GPUSORT_OK && file_is(job.output, expect, N * SIZE),
 	       "key_fields (u32, f64 descending, 8 bytes) beyond -S: sorted like the oracle (%s)",
 	       gpusort_error_name(code));
+
+	/* the same key in memory, on the CPU threads and (where there is one) the GPU */
+	unsigned char *buffer = malloc(N * SIZE);
+	struct gpusort_sort_options placed;
+	gpusort_sort_options_init(&placed, sizeof placed);
+	for (int device = GPUSORT_DEVICE_CPU; device <= 0; device += 2) {
+		placed.device = device;
+		memcpy(buffer, records, N * SIZE);
+		code = gpusort_sort_records(buffer, N, SIZE, fields, 3, &placed);
+		if (device == 0 && code == GPUSORT_ERROR_DEVICE) {
+			tap_skip(1, "gpusort_sort_records with key fields on the GPU: no usable device");
+			continue;
+		}
+		tap_ok(code == GPUSORT_OK && memcmp(buffer, expect, N * SIZE) == 0,
+		       "gpusort_sort_records by the same three fields (%s): as the oracle, stably (%s)",
+		       device == 0 ? "GPU 0" : "CPU", gpusort_error_name(code));
+	}
+	memcpy(buffer, records, N * SIZE);
+	struct gpusort_binary_key outside[] = {fields[0], {.type = GPUSORT_KEY_U64, .offset = SIZE - 4}};
+	tap_ok(gpusort_sort_records(buffer, N, SIZE, outside, 2, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       gpusort_sort_records(buffer, N, SIZE, fields, 0, NULL) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+	       memcmp(buffer, records, N * SIZE) == 0,
+	       "gpusort_sort_records: a second field outside the record, or no field: invalid, the buffer untouched");
+	free(buffer);
 
 	job.output = work_path("never");
 	job.key.offset = 4;

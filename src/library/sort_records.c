@@ -38,13 +38,11 @@ int gpusort_sort_options_init(struct gpusort_sort_options *options, size_t optio
 	return GPUSORT_OK;
 }
 
-/* The layout the key gives records of record_size bytes (its one field in *field), or
- * INVALID_ARGUMENT. */
-static int layout_from_key(const struct gpusort_binary_key *key, size_t record_size, struct key_field *field,
-			   struct record_layout *layout)
+/* One field of the key in records of record_size bytes, or INVALID_ARGUMENT. */
+static int field_from_key(const struct gpusort_binary_key *key, size_t record_size, struct key_field *field)
 {
 	static const enum key_type types[] = {KEY_U32, KEY_I32, KEY_U64, KEY_I64, KEY_F32, KEY_F64, KEY_BYTES};
-	if (!key || !record_size || (unsigned)key->type > GPUSORT_KEY_BYTES)
+	if ((unsigned)key->type > GPUSORT_KEY_BYTES)
 		return GPUSORT_ERROR_INVALID_ARGUMENT;
 	for (size_t i = 0; i < sizeof key->reserved / sizeof key->reserved[0]; i++)
 		if (key->reserved[i])
@@ -60,7 +58,6 @@ static int layout_from_key(const struct gpusort_binary_key *key, size_t record_s
 		field->size = type_size;
 	if (!field->size || key->offset > record_size || field->size > record_size - key->offset)
 		return GPUSORT_ERROR_INVALID_ARGUMENT;
-	record_layout_init(layout, record_size, field, 1);
 	return GPUSORT_OK;
 }
 
@@ -171,8 +168,27 @@ out:
 	return code;
 }
 
-int gpusort_sort_records(void *records, size_t count, size_t record_size,
-			 const struct gpusort_binary_key *key, const struct gpusort_sort_options *given)
+/* The records sorted by the layout's key with the options, or why not. */
+static int sort_records(void *records, size_t count, struct record_layout *layout,
+			const struct gpusort_sort_options *options)
+{
+	if (count && !records)
+		return GPUSORT_ERROR_INVALID_ARGUMENT;
+	if (count > SIZE_MAX / layout->record_size)
+		return GPUSORT_ERROR_INVALID_ARGUMENT;
+	if (count < 2)
+		return GPUSORT_OK;
+	struct sort_engine *engine;
+	int code = open_engine(options, layout, count, &engine);
+	if (code != GPUSORT_OK)
+		return code;
+	code = sort_on_engine(engine, layout, records, count, options->verify != 0);
+	sort_engine_close(engine);
+	return code;
+}
+
+int gpusort_sort_records(void *records, size_t count, size_t record_size, const struct gpusort_binary_key *key,
+			 size_t key_field_count, const struct gpusort_sort_options *given)
 {
 	environment_apply();
 	struct gpusort_sort_options options;
@@ -184,22 +200,19 @@ int gpusort_sort_records(void *records, size_t count, size_t record_size,
 	}
 	if (options.device < GPUSORT_DEVICE_CPU || (unsigned)options.algorithm > GPUSORT_ALGORITHM_QUICK)
 		return GPUSORT_ERROR_INVALID_ARGUMENT;
-	struct key_field field;
-	struct record_layout layout;
-	int code = layout_from_key(key, record_size, &field, &layout);
-	if (code != GPUSORT_OK)
-		return code;
-	if (count && !records)
+	if (!key || !key_field_count || !record_size)
 		return GPUSORT_ERROR_INVALID_ARGUMENT;
-	if (count > SIZE_MAX / record_size)
-		return GPUSORT_ERROR_INVALID_ARGUMENT;
-	if (count < 2)
-		return GPUSORT_OK;
-	struct sort_engine *engine;
-	code = open_engine(&options, &layout, count, &engine);
-	if (code != GPUSORT_OK)
-		return code;
-	code = sort_on_engine(engine, &layout, records, count, options.verify != 0);
-	sort_engine_close(engine);
+	struct key_field *fields = calloc(key_field_count, sizeof *fields);
+	if (!fields)
+		return GPUSORT_ERROR_NO_MEMORY;
+	int code = GPUSORT_OK;
+	for (size_t i = 0; i < key_field_count && code == GPUSORT_OK; i++)
+		code = field_from_key(&key[i], record_size, &fields[i]);
+	if (code == GPUSORT_OK) {
+		struct record_layout layout;
+		record_layout_init(&layout, record_size, fields, key_field_count);
+		code = sort_records(records, count, &layout, &options);
+	}
+	free(fields);
 	return code;
 }

@@ -208,7 +208,7 @@ static void sort_a_buffer(void)
 	qsort(expect, ROWS, sizeof *expect, compare_rows_descending);
 
 	struct gpusort_binary_key key = {.type = GPUSORT_KEY_F64, .offset = 8, .descending = 1};
-	int code = gpusort_sort_records(rows, ROWS, sizeof *rows, &key, NULL);
+	int code = gpusort_sort_records(rows, ROWS, sizeof *rows, &key, 1, NULL);
 	ok(code == GPUSORT_OK && memcmp(rows, expect, ROWS * sizeof *rows) == 0,
 	   "gpusort_sort_records sorts a buffer by an f64 key, descending, stably, as qsort does");
 
@@ -222,7 +222,7 @@ static void sort_a_buffer(void)
 	options.device = GPUSORT_DEVICE_CPU;
 	options.threads = 2;
 	key = (struct gpusort_binary_key){.type = GPUSORT_KEY_U64};
-	code = gpusort_sort_records(keys, ROWS, sizeof *keys, &key, &options);
+	code = gpusort_sort_records(keys, ROWS, sizeof *keys, &key, 1, &options);
 	ok(code == GPUSORT_OK && memcmp(keys, keys_expect, ROWS * sizeof *keys) == 0,
 	   "gpusort_sort_records sorts bare u64 keys on two CPU threads as qsort does");
 	free(rows);
