@@ -33,6 +33,8 @@
  *     reason"), to the job's message callback or else on standard error
  *     ("gpusort: FILE: reason"), and returns the code: the errno value of the system
  *     error behind it where there is one. gpusort_sort_records() prints nothing.
+ *   - Calls are thread-safe: jobs and buffer sorts may run at once on threads of one
+ *     process, each with its own job, options and buffer.
  *   - Everything the library exports starts with gpusort_ (functions) or GPUSORT_
  *     (macros and enumerators).
  */
@@ -361,9 +363,21 @@ int gpusort_job_init(struct gpusort_job *job, size_t job_size);
  * file is as it was and every temporary file is removed.
  *
  * The process's signals and exit hooks stay as the caller set them: the job removes
- * its own temporary files before it returns, whatever it returns. Jobs must not run
- * concurrently in one process; run them one after another. */
+ * its own temporary files before it returns, whatever it returns. Jobs may run at
+ * once on threads of one process, each with its own job struct: a job's messages,
+ * cause, temporary files and settings are its own.
+ *
+ * Also returns -ECANCELED: gpusort_cancel() stopped the job. */
 int gpusort_run(const struct gpusort_job *job);
+
+/* Stops the job that gpusort_run(job) is running on another thread: the job stops at
+ * its next step (a read, a block written, a run merged; a read waiting on an idle pipe
+ * or socket within milliseconds), says nothing more, removes its temporary files,
+ * leaves its output file as it was, and gpusort_run() returns -ECANCELED. A job
+ * already replacing its output file finishes instead, and returns what it would have;
+ * text already written to an output descriptor stays written. Returns GPUSORT_OK when
+ * the job was running, -ESRCH when it was not (finished, or never started). */
+int gpusort_cancel(const struct gpusort_job *job);
 
 /* For a program whose process the jobs are (the gpusort command calls it): handlers
  * for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored) that remove the running

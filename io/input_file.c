@@ -6,6 +6,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "parallel_io.h"
 #include "safe_fd.h"
 #include "io_ring.h"
+#include "io_scope.h"
 #include "output_path.h"
 
 /* The read-ahead window is INPUT_DEPTH x INPUT_BLOCK = 64 MiB: a window smaller than
@@ -40,7 +42,8 @@
  * (/proc/sys/fs/pipe-max-size). */
 #define INPUT_PIPE_BYTES (1 << 20)
 
-static size_t input_window = (size_t)INPUT_DEPTH * INPUT_BLOCK;
+/* How often a read waiting on a pipe asks whether its job was stopped. */
+#define STREAM_STOP_POLL_MS 20
 
 enum slot_state { SLOT_IDLE, SLOT_READING, SLOT_DONE };
 
@@ -163,14 +166,16 @@ void input_file_set_read_ahead(size_t bytes)
 {
 	if (bytes == 0 || bytes > (size_t)INPUT_DEPTH * INPUT_BLOCK)
 		bytes = (size_t)INPUT_DEPTH * INPUT_BLOCK;
-	input_window = bytes < INPUT_WINDOW_MIN ? INPUT_WINDOW_MIN : bytes;
+	atomic_store(&io_scope_current()->read_window, bytes < INPUT_WINDOW_MIN ? INPUT_WINDOW_MIN : bytes);
 }
 
 /* Splits the window into slots: all INPUT_DEPTH of them while blocks stay at least
  * INPUT_BLOCK_MIN, fewer (at least two) below that. */
 static void input_window_split(struct input_file *file)
 {
-	size_t window = input_window;
+	size_t window = atomic_load(&io_scope_current()->read_window);
+	if (window == 0)
+		window = (size_t)INPUT_DEPTH * INPUT_BLOCK;
 	/* a small file needs no window larger than itself */
 	if (file->size >= 0 && (uint64_t)file->size < window)
 		window = (size_t)file->size > 2 * INPUT_BLOCK_MIN ? (size_t)file->size : 2 * INPUT_BLOCK_MIN;
@@ -332,6 +337,23 @@ off_t input_file_size(const struct input_file *file)
 	return file->size;
 }
 
+/* Before a read of a pipe or socket, in a scope that can be stopped: waits until it has
+ * data, asking every STREAM_STOP_POLL_MS whether to give up (-ECANCELED). */
+static int stream_wait(int fd)
+{
+	bool (*stopped)(void) = io_scope_current()->stopped;
+	if (!stopped)
+		return 0;
+	for (;;) {
+		if (stopped())
+			return -ECANCELED;
+		struct pollfd ready = {.fd = fd, .events = POLLIN};
+		int got = poll(&ready, 1, STREAM_STOP_POLL_MS);
+		if (got > 0 || (got < 0 && errno != EINTR))
+			return 0; /* data, an end or an error: the read says which */
+	}
+}
+
 static ssize_t input_read_sync(struct input_file *file, unsigned char *buffer, size_t len)
 {
 	size_t have = 0;
@@ -352,6 +374,9 @@ static ssize_t input_read_sync(struct input_file *file, unsigned char *buffer, s
 			return fault;
 		if (fault == FAULT_SHORT && want > 1)
 			want /= 2;
+		int waited = file->size >= 0 ? 0 : stream_wait(file->fd);
+		if (waited < 0)
+			return waited;
 		ssize_t got = file->size >= 0 ? pread(file->fd, buffer + have, want, file->sync_offset)
 					      : read(file->fd, buffer + have, want);
 		if (got < 0 && errno == EINTR)

@@ -14,7 +14,7 @@ libio_la_SOURCES = \
 	io/file_attributes.h io/file_attributes.c \
 	io/file_copy.h io/file_copy.c \
 	io/file_move.h io/file_move.c \
-	io/temp_files.h io/temp_files.c \
+	io/io_scope.h io/io_scope.c io/temp_files.h io/temp_files.c \
 	io/parallel_io.h io/parallel_io.c \
 	io/block_transform.h io/block_transform.c \
 	io/block_checksum.h io/block_checksum.c \

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include "fault_inject.h"
+#include "io_scope.h"
 #include "safe_fd.h"
 #include "temp_files.h"
 
@@ -30,13 +31,11 @@ struct temp_entry {
 	atomic_int state;
 	atomic_bool first; /* an output's twin: removed before the other files */
 	atomic_bool directory; /* a directory of files that others make too: emptied, removed */
+	_Atomic(const struct io_scope *) scope; /* whose file it is */
 	char path[PATH_MAX];
 };
 
 static _Atomic(struct temp_entry *) temp_registry;
-static char **temp_dirs;
-static size_t temp_dir_count;
-static atomic_size_t temp_dir_next;
 static const int temp_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 /* Threads between creating a temp file and registering it, and whether a signal is
  * ending the process: the handler (on another thread: the creator blocks the signals)
@@ -135,6 +134,21 @@ static void temp_signals_block(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
+static void temp_dirs_free(struct io_scope *scope)
+{
+	for (size_t i = 0; scope->dirs && i < scope->dir_count; i++)
+		free(scope->dirs[i]);
+	free(scope->dirs);
+	scope->dirs = NULL;
+	scope->dir_count = 0;
+}
+
+void temp_scope_release(struct io_scope *scope)
+{
+	temp_files_remove_scope(scope);
+	temp_dirs_free(scope);
+}
+
 static int temp_dirs_set(const char *const *dirs, size_t count)
 {
 	const char *fallback = getenv("TMPDIR");
@@ -154,14 +168,11 @@ static int temp_dirs_set(const char *const *dirs, size_t count)
 			free(copy);
 			return -ENOMEM;
 		}
-	if (temp_dirs) {
-		for (size_t i = 0; i < temp_dir_count; i++)
-			free(temp_dirs[i]);
-		free(temp_dirs);
-	}
-	temp_dirs = copy;
-	temp_dir_count = count;
-	atomic_store(&temp_dir_next, 0);
+	struct io_scope *scope = io_scope_current();
+	temp_dirs_free(scope);
+	scope->dirs = copy;
+	scope->dir_count = count;
+	atomic_store(&scope->dir_next, 0);
 	return 0;
 }
 
@@ -207,6 +218,7 @@ static int temp_register_unblocked(const char *path, bool first, bool directory)
 			strcpy(e->path, path);
 			atomic_store(&e->first, first);
 			atomic_store(&e->directory, directory);
+			atomic_store(&e->scope, io_scope_current());
 			atomic_store(&e->state, ENTRY_LIVE);
 			return 0;
 		}
@@ -217,6 +229,7 @@ static int temp_register_unblocked(const char *path, bool first, bool directory)
 	strcpy(e->path, path);
 	atomic_store(&e->first, first);
 	atomic_store(&e->directory, directory);
+	atomic_store(&e->scope, io_scope_current());
 	atomic_store(&e->state, ENTRY_LIVE);
 	struct temp_entry *head = atomic_load(&temp_registry);
 	do
@@ -274,12 +287,14 @@ int temp_output_create_registered(char *path, int flags)
 
 int temp_file_create(char *path, size_t path_size)
 {
-	if (!temp_dirs) {
+	struct io_scope *scope = io_scope_current();
+	if (!scope->dirs) {
 		int error = temp_dirs_set(NULL, 0);
 		if (error)
 			return error;
 	}
-	return temp_file_create_in(temp_dirs[atomic_fetch_add(&temp_dir_next, 1) % temp_dir_count], path, path_size);
+	size_t next = atomic_fetch_add(&scope->dir_next, 1) % scope->dir_count;
+	return temp_file_create_in(scope->dirs[next], path, path_size);
 }
 
 int temp_file_create_in(const char *dir, char *path, size_t path_size)
@@ -428,12 +443,13 @@ static void temp_dir_empty_remove(const char *path)
 	rmdir(path);
 }
 
-/* Removes the remembered files that are (first) or are not an output's twin, or the
- * remembered directories with what they hold. */
-static void temp_files_remove(bool first, bool directory)
+/* Removes the remembered files of scope (NULL: of all) that are (first) or are not an
+ * output's twin, or the remembered directories with what they hold. */
+static void temp_files_remove(bool first, bool directory, const struct io_scope *scope)
 {
 	for (struct temp_entry *e = atomic_load(&temp_registry); e; e = atomic_load(&e->next)) {
-		if (atomic_load(&e->first) != first || atomic_load(&e->directory) != directory)
+		if (atomic_load(&e->first) != first || atomic_load(&e->directory) != directory ||
+		    (scope && atomic_load(&e->scope) != scope))
 			continue;
 		int expected = ENTRY_LIVE;
 		if (atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
@@ -446,16 +462,26 @@ static void temp_files_remove(bool first, bool directory)
 	}
 }
 
-void temp_files_remove_all(void)
+static void temp_files_remove_of(const struct io_scope *scope)
 {
 	int saved_errno = errno;
 	/* the outputs' twins first: a process killed outright while it cleans up (an MPI
 	 * rank that its launcher stops after a grace period) leaves temp files behind at
 	 * worst, never a half-written output beside the user's file */
-	temp_files_remove(true, false);
-	temp_files_remove(false, false);
-	temp_files_remove(false, true);
+	temp_files_remove(true, false, scope);
+	temp_files_remove(false, false, scope);
+	temp_files_remove(false, true, scope);
 	errno = saved_errno;
+}
+
+void temp_files_remove_all(void)
+{
+	temp_files_remove_of(NULL);
+}
+
+void temp_files_remove_scope(const struct io_scope *scope)
+{
+	temp_files_remove_of(scope);
 }
 
 int temp_file_create_preferring(const char *dir, char *path, size_t path_size)

@@ -8,8 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* dirs may be empty: then $TMPDIR, else /tmp. Touches no signal: see
- * temp_signals_handle. */
+/* The temp files of a job are its io scope's (io_scope.h): its end removes them
+ * (temp_files_remove_scope) and no other job's. */
+struct io_scope;
+/* Removes the scope's files and forgets its directories; the scope may be used again. */
+void temp_scope_release(struct io_scope *scope);
+
+/* The current scope's -T directories; dirs may be empty: then $TMPDIR, else /tmp.
+ * Touches no signal: see temp_signals_handle. */
 int temp_files_init(const char *const *dirs, size_t count);
 /* Creates and opens a new temp file (O_RDWR) in the next -T directory; path receives
  * its name. Returns an fd, or a negative errno with the directory that refused in path
@@ -61,5 +67,7 @@ int temp_signals_thread_start(void);
 /* Removes every remembered file, then every remembered directory with its files;
  * async-signal-safe. */
 void temp_files_remove_all(void);
+/* The same for the files and directories made in scope alone. */
+void temp_files_remove_scope(const struct io_scope *scope);
 
 #endif

@@ -29,6 +29,8 @@ struct thread_pool {
 	unsigned busy_workers;  /* workers still inside the current loop */
 	bool stopping;
 	pthread_mutex_t caller_turn; /* one loop at a time from outside threads */
+	void (*enter)(void *context); /* run by each worker as it starts (thread_pool_set_enter) */
+	void *enter_context;
 	/* the current loop */
 	void (*fn)(void *ctx, size_t index);
 	void *ctx;
@@ -57,6 +59,8 @@ static void *worker_main(void *arg)
 {
 	struct pool_worker *worker = arg;
 	struct thread_pool *pool = worker->pool;
+	if (pool->enter)
+		pool->enter(pool->enter_context);
 
 	pthread_mutex_lock(&pool->lock);
 	for (;;) {
@@ -114,6 +118,16 @@ int thread_pool_create(unsigned threads, struct thread_pool **result)
 	pool->size = threads;
 	*result = pool;
 	return 0;
+}
+
+void thread_pool_set_enter(struct thread_pool *pool, void (*enter)(void *context), void *context)
+{
+	if (!pool)
+		return;
+	pthread_mutex_lock(&pool->caller_turn);
+	pool->enter = enter;
+	pool->enter_context = context;
+	pthread_mutex_unlock(&pool->caller_turn);
 }
 
 void thread_pool_destroy(struct thread_pool *pool)

@@ -15,6 +15,9 @@ struct thread_pool;
  * Returns 0 or -ENOMEM. */
 int thread_pool_create(unsigned threads, struct thread_pool **pool);
 void thread_pool_destroy(struct thread_pool *pool);
+/* Each worker started from now on first calls enter(context) on its own thread (to
+ * take on its owner's per-thread state). NULL pool: nothing. */
+void thread_pool_set_enter(struct thread_pool *pool, void (*enter)(void *context), void *context);
 
 /* The most threads that run a loop, the caller included; 1 for a NULL pool. Work split
  * into this many pieces keeps every thread busy; it drops when a worker cannot start. */

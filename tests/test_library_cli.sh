@@ -15,7 +15,7 @@ if [ -f "$library" ] && command -v nm >/dev/null 2>&1; then
 	check "every export is gpusort_*" sh -c "! grep -v '^gpusort_' '$WORK/exports'"
 	for call in gpusort_run gpusort_job_init gpusort_sort_records gpusort_sort_options_init \
 		gpusort_error_name gpusort_is_error gpusort_version_number gpusort_version_string \
-		gpusort_keydef_check gpusort_parse_size; do
+		gpusort_keydef_check gpusort_parse_size gpusort_cancel; do
 		check "$call is exported" grep -qx "$call" "$WORK/exports"
 	done
 	check "the SONAME is libgpusort.so.1" sh -c \

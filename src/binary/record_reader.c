@@ -8,6 +8,7 @@
 #include "../../io/input_file.h"
 #include "record_reader.h"
 #include "../common/report.h"
+#include "../common/job_context.h"
 
 struct record_reader {
 	size_t record_size;
@@ -79,7 +80,8 @@ static int64_t reader_fill(struct record_reader *reader, unsigned char *buffer, 
 {
 	size_t have = 0;
 	while (have < want && reader->current < reader->count) {
-		ssize_t got = input_file_read(reader->files[reader->current], buffer + have, want - have);
+		ssize_t got = job_cancelled() ? -ECANCELED
+			       : input_file_read(reader->files[reader->current], buffer + have, want - have);
 		if (got < 0) {
 			report_file_failure("read failed", reader->names[reader->current], (int)got);
 			return got;

@@ -2,6 +2,7 @@
 /* A sink call on a thread of its own (see record_sink.h). */
 #include "config.h"
 #include "record_sink.h"
+#include "job_context.h"
 
 #include <stdlib.h>
 
@@ -33,7 +34,7 @@ int sink_call_start(struct sink_call *call, record_sink sink, void *context, con
 	if (len < SINK_THREAD_MIN_BYTES)
 		return sink(context, bytes, len, count);
 	*call = (struct sink_call){sink, context, bytes, len, count, 0, call->thread, false};
-	if (pthread_create(&call->thread, NULL, sink_call_run, call) == 0)
+	if (job_thread_create(&call->thread, sink_call_run, call) == 0)
 		call->running = true;
 	else
 		return sink(context, bytes, len, count);

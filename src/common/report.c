@@ -13,81 +13,74 @@
 #include <string.h>
 #include <wchar.h>
 #include <wctype.h>
+#include "job_context.h"
 #include "report.h"
 #include "stats.h"
 
-/* The last message, so that threads that fail the same way (two merges that cannot
- * start `PROG -d`, say) say it once, as GNU sort, which stops at the first, would. */
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
-static char report_last[2 * 4096 + 256];
+/* A job's messages live in its context (job_context.h): the last one, so that threads
+ * that fail the same way (two merges that cannot start `PROG -d`, say) say it once, as
+ * GNU sort, which stops at the first, would; those held; the sink; the first cause. */
 
-/* report_hold's messages, each ended by a NUL, delivered or dropped by report_release. */
-static bool report_holding;
-static char *report_held;
-static size_t report_held_length, report_held_size;
-
-/* Where messages go (report_set_sink), and the job's first cause (report_cause). */
-static report_sink report_sink_call;
-static void *report_sink_context;
-static int report_first_cause;
-
-static void report_note_cause(int cause)
+static void report_note_cause(struct job_context *job, int cause)
 {
-	if (cause && !report_first_cause)
-		report_first_cause = cause;
+	if (cause && !job->first_cause)
+		job->first_cause = cause;
 }
 
 /* One message to the sink, or "gpusort: MESSAGE" and a newline on stderr. */
-static void report_deliver(const char *message)
+static void report_deliver(struct job_context *job, const char *message)
 {
 	stats_progress_interrupt(); /* the message gets a line of its own */
-	if (report_sink_call)
-		report_sink_call(report_sink_context, message);
+	if (job->sink)
+		job->sink(job->sink_context, message);
 	else
 		fprintf(stderr, "gpusort: %s\n", message);
 	stats_progress_resume();
 }
 
 /* Delivers the message, or keeps it while held (a message that finds no room is
- * delivered). */
-static void report_put(const char *message)
+ * delivered); a cancelled job's are dropped. */
+static void report_put(struct job_context *job, const char *message)
 {
 	size_t length = strlen(message) + 1;
-	if (report_holding) {
-		if (report_held_length + length > report_held_size) {
-			size_t size = 2 * (report_held_length + length) + 256;
-			char *grown = realloc(report_held, size);
+	if (atomic_load(&job->cancelled))
+		return;
+	if (job->holding) {
+		if (job->held_length + length > job->held_size) {
+			size_t size = 2 * (job->held_length + length) + 256;
+			char *grown = realloc(job->held, size);
 			if (grown) {
-				report_held = grown;
-				report_held_size = size;
+				job->held = grown;
+				job->held_size = size;
 			}
 		}
-		if (report_held_length + length <= report_held_size) {
-			memcpy(report_held + report_held_length, message, length);
-			report_held_length += length;
+		if (job->held_length + length <= job->held_size) {
+			memcpy(job->held + job->held_length, message, length);
+			job->held_length += length;
 			return;
 		}
 	}
-	report_deliver(message);
+	report_deliver(job, message);
 }
 
 /* message, then (unless NULL) then, unless message is the last one said; cause noted. */
 static void report_lines(int cause, const char *message, const char *then)
 {
-	pthread_mutex_lock(&report_lock);
-	report_note_cause(cause);
+	struct job_context *job = job_context_current();
+	pthread_mutex_lock(&job->lock);
+	report_note_cause(job, cause);
 	size_t length = strlen(message);
 	/* a message too long to remember is always put out */
-	if (length >= sizeof report_last || strcmp(message, report_last) != 0) {
-		if (length < sizeof report_last)
-			memcpy(report_last, message, length + 1);
+	if (length >= sizeof job->last || strcmp(message, job->last) != 0) {
+		if (length < sizeof job->last)
+			memcpy(job->last, message, length + 1);
 		else
-			report_last[0] = '\0';
-		report_put(message);
+			job->last[0] = '\0';
+		report_put(job, message);
 		if (then)
-			report_put(then);
+			report_put(job, then);
 	}
-	pthread_mutex_unlock(&report_lock);
+	pthread_mutex_unlock(&job->lock);
 }
 
 /* The message vsnprintf makes of format and args, in buffer or (longer) allocated;
@@ -106,12 +99,13 @@ static char *report_format(char *buffer, size_t size, const char *format, va_lis
 
 static void report_with_cause(int cause, const char *format, va_list args)
 {
-	char buffer[sizeof report_last];
+	char buffer[JOB_MESSAGE_SIZE];
 	char *message = report_format(buffer, sizeof buffer, format, args);
 	if (!message) {
-		pthread_mutex_lock(&report_lock);
-		report_note_cause(cause);
-		pthread_mutex_unlock(&report_lock);
+		struct job_context *job = job_context_current();
+		pthread_mutex_lock(&job->lock);
+		report_note_cause(job, cause);
+		pthread_mutex_unlock(&job->lock);
 		return;
 	}
 	report_lines(cause, message, NULL);
@@ -142,7 +136,7 @@ void report_errno(int error)
 
 void report_internal(const char *format, ...)
 {
-	char what[sizeof report_last - 32];
+	char what[JOB_MESSAGE_SIZE - 32];
 	va_list args;
 	va_start(args, format);
 	vsnprintf(what, sizeof what, format, args);
@@ -152,42 +146,38 @@ void report_internal(const char *format, ...)
 
 void report_hold(void)
 {
-	pthread_mutex_lock(&report_lock);
-	report_holding = true;
-	pthread_mutex_unlock(&report_lock);
+	struct job_context *job = job_context_current();
+	pthread_mutex_lock(&job->lock);
+	job->holding = true;
+	pthread_mutex_unlock(&job->lock);
 }
 
 void report_release(bool print)
 {
-	pthread_mutex_lock(&report_lock);
-	report_holding = false;
-	for (size_t at = 0; print && at < report_held_length; at += strlen(report_held + at) + 1)
-		report_deliver(report_held + at);
-	report_held_length = 0;
-	pthread_mutex_unlock(&report_lock);
-}
-
-void report_new_job(void)
-{
-	pthread_mutex_lock(&report_lock);
-	report_last[0] = '\0';
-	report_first_cause = 0;
-	pthread_mutex_unlock(&report_lock);
+	struct job_context *job = job_context_current();
+	pthread_mutex_lock(&job->lock);
+	job->holding = false;
+	for (size_t at = 0; print && at < job->held_length; at += strlen(job->held + at) + 1)
+		report_deliver(job, job->held + at);
+	job->held_length = 0;
+	pthread_mutex_unlock(&job->lock);
 }
 
 void report_set_sink(report_sink sink, void *context)
 {
-	pthread_mutex_lock(&report_lock);
-	report_sink_call = sink;
-	report_sink_context = context;
-	pthread_mutex_unlock(&report_lock);
+	struct job_context *job = job_context_current();
+	pthread_mutex_lock(&job->lock);
+	job->sink = sink;
+	job->sink_context = context;
+	pthread_mutex_unlock(&job->lock);
 }
 
 int report_cause(void)
 {
-	pthread_mutex_lock(&report_lock);
-	int cause = report_first_cause;
-	pthread_mutex_unlock(&report_lock);
+	struct job_context *job = job_context_current();
+	pthread_mutex_lock(&job->lock);
+	int cause = job->first_cause;
+	pthread_mutex_unlock(&job->lock);
 	return cause;
 }
 

@@ -8,8 +8,9 @@
 #include <stdint.h>
 
 /* Each message is delivered to the job's sink (report_set_sink), or as "gpusort:
- * <message>" and a newline on stderr; a message the same as the last one is left out
- * (threads that fail alike), until report_new_job. */
+ * <message>" and a newline on stderr; a message the same as the job's last one is left
+ * out (threads that fail alike). A job's messages, sink and cause are its own
+ * (job_context.h); a cancelled job says nothing. */
 void report(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* report's message for a failure whose cause is error (a negative errno, or
  * REPORT_INTERNAL): the job's first cause is what report_cause returns. */
@@ -23,15 +24,12 @@ void report_internal(const char *format, ...) __attribute__((format(printf, 1, 2
  * and without a newline; NULL: stderr. */
 typedef void (*report_sink)(void *context, const char *message);
 void report_set_sink(report_sink sink, void *context);
-/* The cause of the first failure reported since report_new_job (0: none had one). */
+/* The cause of the job's first failure reported (0: none had one). */
 int report_cause(void);
 /* From report_hold on, messages are kept instead of printed, until report_release
  * prints them (print) or drops them: ranks that fail alike let one of them speak. */
 void report_hold(void);
 void report_release(bool print);
-/* A new job (gpusort_run): its first message is printed whatever came before, and it
- * has no cause yet. */
-void report_new_job(void);
 /* "gpusort: <name>: <strerror(-error)>", the name quoted as GNU's quotef() does (see
  * report_shell_quote); "-" stays "-", as in GNU sort's messages. */
 void report_file_error(const char *name, int error);

@@ -15,6 +15,7 @@
 #include "../pipeline/record_stream.h"
 #include "../../io/file_map.h"
 #include "../../io/input_file.h"
+#include "../common/job_context.h"
 
 /* The merge's output blocks. */
 #define MERGE_BLOCK ((size_t)4 << 20)
@@ -333,7 +334,7 @@ int rank_merge(const struct record_order *order, const struct merge_input *input
 	/* the last part on this thread, the others on theirs (or here, if none starts) */
 	if (!error) {
 		for (unsigned t = 0; t + 1 < parts; t++)
-			started[t] = pthread_create(&thread[t], NULL, merge_part_main, &part[t]) == 0;
+			started[t] = job_thread_create(&thread[t], merge_part_main, &part[t]) == 0;
 		for (unsigned t = 0; t < parts; t++)
 			if (t + 1 == parts || !started[t])
 				merge_part_main(&part[t]);

@@ -35,7 +35,8 @@ install-exec-hook:
 	fi
 # The API's section-3 pages: an overview and a page per call or group of calls (the
 # group's other names are symbolic links to its page, installed as copies).
-dist_man_MANS += man/gpusort.3 man/gpusort_run.3 man/gpusort_job_init.3 man/gpusort_signals_thread.3 \
+dist_man_MANS += man/gpusort.3 man/gpusort_run.3 man/gpusort_job_init.3 man/gpusort_cancel.3 \
+	man/gpusort_signals_thread.3 \
 	man/gpusort_sort_records.3 man/gpusort_sort_options_init.3 \
 	man/gpusort_error_name.3 man/gpusort_is_error.3 \
 	man/gpusort_version_number.3 man/gpusort_version_string.3 \

@@ -2,7 +2,9 @@
 /* Which engine sorts (see engine_choice.h). */
 #include "config.h"
 #include "engine_choice.h"
+#include "../common/job_context.h"
 #include "../common/report.h"
+#include "../../kernels/thread_pool.h"
 
 int engine_choice_open(const struct sort_engine_config *asked, bool merge_only, int64_t work_bytes,
 		       int64_t min_bytes, const char *small_reason, struct sort_engine **engine, const char **small)
@@ -27,6 +29,9 @@ int engine_choice_open(const struct sort_engine_config *asked, bool merge_only, 
 			report("device %d: %s", asked->device, reason);
 		else
 			report("sort engine: %s", reason);
+	} else { /* its threads work in the job's context */
+		thread_pool_set_enter(sort_engine_thread_pool(*engine), job_context_thread_enter,
+				      job_context_current());
 	}
 	return error;
 }

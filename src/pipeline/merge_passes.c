@@ -9,6 +9,7 @@
 #include <string.h>
 #include "runs.h"
 #include "../common/report.h"
+#include "../common/job_context.h"
 
 /* One merge pass: groups of fan_in runs of list merged into the runs of merged, one
  * group per thread at a time; merged holds a slot per group, in group order, so equal
@@ -85,7 +86,7 @@ static int merge_pass_run(struct merge_pass *pass, unsigned threads)
 	pthread_t *helpers = calloc(threads, sizeof *helpers);
 	size_t started = 0;
 	for (unsigned i = 1; helpers && i < threads; i++) {
-		if (pthread_create(&helpers[started], NULL, merge_pass_main, pass) != 0)
+		if (job_thread_create(&helpers[started], merge_pass_main, pass) != 0)
 			break;
 		started++;
 	}

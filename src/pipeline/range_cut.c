@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include "range_cut.h"
+#include "../common/job_context.h"
 
 /* The (splitter, input) pairs, taken in turn by the threads. */
 struct cut_jobs {
@@ -65,7 +66,7 @@ int range_cut(const struct range_locator *locator, size_t k, size_t ranges, cons
 		count = jobs.count;
 	pthread_t *ids = count > 1 ? calloc(count, sizeof *ids) : NULL;
 	size_t started = 0;
-	while (ids && started + 1 < count && pthread_create(&ids[started], NULL, cut_worker, &jobs) == 0)
+	while (ids && started + 1 < count && job_thread_create(&ids[started], cut_worker, &jobs) == 0)
 		started++;
 	if (jobs.count)
 		cut_worker(&jobs); /* this thread too, and alone where none could start */

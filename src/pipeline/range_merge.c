@@ -17,6 +17,7 @@
 #include "../common/environment.h"
 #include "../common/verify.h"
 #include "../common/report.h"
+#include "../common/job_context.h"
 
 /* Key ranges per merge thread: more ranges than threads even out their sizes. */
 #define RANGES_PER_THREAD 4
@@ -677,7 +678,7 @@ static int range_merge_run(struct range_merge *merge, unsigned threads, struct s
 	int error = 0;
 	for (*started = 0; workers && *started < count; ++*started) {
 		workers[*started].merge = merge;
-		if (pthread_create(&workers[*started].thread, NULL, range_worker_main, &workers[*started]) != 0)
+		if (job_thread_create(&workers[*started].thread, range_worker_main, &workers[*started]) != 0)
 			break;
 	}
 	uint64_t read_bytes = stats->bytes[STAGE_READ];

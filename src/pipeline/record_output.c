@@ -11,6 +11,7 @@
 #include "record_output.h"
 #include "../common/report.h"
 #include "../common/verify.h"
+#include "../common/job_context.h"
 
 int record_output_open(struct record_output *output, const struct record_order *order,
 		       const struct output_target *target, struct sort_stats *stats)
@@ -82,6 +83,8 @@ int record_output_write(void *context, const unsigned char *records, size_t byte
 {
 	(void)count;
 	struct record_output *output = context;
+	if (job_cancelled())
+		return -ECANCELED;
 	if (output->annotated) {
 		int error = annotate_block(output, records, bytes, &bytes);
 		if (error) {
@@ -110,6 +113,8 @@ int record_output_write(void *context, const unsigned char *records, size_t byte
 static int record_output_write_at(void *context, const unsigned char *records, size_t bytes, uint64_t offset)
 {
 	struct record_output *output = context;
+	if (job_cancelled())
+		return -ECANCELED;
 	int error = output_file_write_at(output->file, records, bytes, (off_t)offset);
 	if (!error)
 		output->written_at += bytes;
@@ -158,6 +163,8 @@ int record_output_finish(struct record_output *output, int error)
 		report_internal("%s", what);
 	/* all of it held till now: it goes out in the commit, GNU's final flush */
 	bool flushing = output->holding && output->held_bytes > 0;
+	if (!error && job_cancelled()) /* the output stays as it was */
+		error = -ECANCELED;
 	if (!error)
 		error = release_held(output, true);
 	if (error) {

@@ -11,6 +11,7 @@
 #include "../common/report.h"
 #include "../common/stats.h"
 #include "../../io/input_file.h"
+#include "../common/job_context.h"
 
 #define READER_BLOCK (1u << 20)
 /* Fixed-size records are read this much at a time (whole records, at least one), so
@@ -68,7 +69,8 @@ static int refill(struct record_stream *stream)
 	}
 	size_t want = stream->capacity - stream->end;
 	double started = stats_now();
-	ssize_t got = input_file_read(stream->file, stream->buffer + stream->end, want);
+	ssize_t got = job_cancelled() ? -ECANCELED
+				       : input_file_read(stream->file, stream->buffer + stream->end, want);
 	stream->read_seconds += stats_now() - started;
 	if (got < 0)
 		return (int)got;

@@ -13,6 +13,7 @@
 #include "runs.h"
 #include "sort_chunks.h"
 #include "../common/verify.h"
+#include "../common/job_context.h"
 
 /* An in-memory sort's output is written by pwrite, which takes the file's lock in turn,
  * or through a mapping (io/file_map.h), whose page faults cost more than the copies into
@@ -140,7 +141,7 @@ static int form_runs(const struct chunk_mode *mode, const struct record_order *o
 		}
 		int next = plan->overlap ? 1 - current : current;
 		job.buffer = current;
-		if (!plan->overlap || last || pthread_create(&spill_thread, NULL, spill_thread_main, &job) != 0) {
+		if (!plan->overlap || last || job_thread_create(&spill_thread, spill_thread_main, &job) != 0) {
 			if ((error = spill(&job)) != 0)
 				break;
 		} else {

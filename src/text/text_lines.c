@@ -18,6 +18,7 @@
 #include "../../kernels/huge_memory.h"
 #include "../../io/fault_inject.h"
 #include "../../io/input_file.h"
+#include "../common/job_context.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -90,7 +91,7 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 		/* +1 keeps room for a terminator the input may lack. */
 		if (text_lines_reserve(lines, want + 1) < 0)
 			return -ENOMEM;
-		ssize_t got = input_file_read(file, lines->data + lines->size, want);
+		ssize_t got = job_cancelled() ? -ECANCELED : input_file_read(file, lines->data + lines->size, want);
 		if (got < 0)
 			return got;
 		lines->size += (size_t)got;

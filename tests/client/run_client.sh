@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Builds tests/client/client.c against an INSTALLED libgpusort, found only through
+# Builds tests/client/client.c and threads.c against an INSTALLED libgpusort, found only through
 # pkg-config, linked shared and (where libgpusort.a is installed) static, and runs it.
 # TAP output; exit status 0 when all passed.
 #
@@ -72,6 +72,17 @@ if step "the client compiles and links against the installed libgpusort.so" \
 	result $status "the client's checks pass with the shared library"
 	step "it ran with the installed library" sh -c \
 		"LD_LIBRARY_PATH='$libdir' ldd '$scratch/client' | grep -q '$libdir/libgpusort.so.1'"
+fi
+
+# Jobs on 8 threads at once, and jobs cancelled from another thread.
+if step "threads.c compiles and links against the installed libgpusort.so" \
+	$CC -std=c99 -Wall -Wextra -Werror -pthread $cflags "$here/threads.c" -o "$scratch/threads" $libs; then
+	mkdir "$scratch/threads.dir"
+	LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$scratch/threads" "$scratch/threads.dir" \
+		>"$scratch/threads.tap" 2>&1
+	status=$?
+	sed 's/^/# threads: /' "$scratch/threads.tap"
+	result $status "the threads client's checks pass"
 fi
 
 if [ -f "$libdir/libgpusort.a" ]; then
