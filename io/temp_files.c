@@ -208,10 +208,24 @@ void temp_signals_handle(void)
 	}
 }
 
+/* Entries are taken and looked up by name under this lock, so that no thread compares a
+ * path that another is writing; a signal's removal walks the registry without it. */
+static pthread_mutex_t temp_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int temp_register_locked(const char *path, bool first, bool directory);
+
 static int temp_register_unblocked(const char *path, bool first, bool directory)
 {
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
+	pthread_mutex_lock(&temp_registry_lock);
+	int error = temp_register_locked(path, first, directory);
+	pthread_mutex_unlock(&temp_registry_lock);
+	return error;
+}
+
+static int temp_register_locked(const char *path, bool first, bool directory)
+{
 	for (struct temp_entry *e = atomic_load(&temp_registry); e; e = atomic_load(&e->next)) {
 		int expected = ENTRY_FREE;
 		if (atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
@@ -327,12 +341,14 @@ void temp_file_forget(const char *path)
 {
 	sigset_t old;
 	temp_signals_block(&old);
+	pthread_mutex_lock(&temp_registry_lock);
 	struct temp_entry *e = temp_entry_find(path);
 	int expected = ENTRY_LIVE;
 	if (e && atomic_compare_exchange_strong(&e->state, &expected, ENTRY_BUSY)) {
 		e->path[0] = '\0';
 		atomic_store(&e->state, ENTRY_FREE);
 	}
+	pthread_mutex_unlock(&temp_registry_lock);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 

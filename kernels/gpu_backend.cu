@@ -5,6 +5,7 @@
  * sort of the distributed one: gpu_resident.cu). */
 #include <cuda_runtime.h>
 #include <dirent.h>
+#include <atomic>
 #include <pthread.h>
 #include <errno.h>
 #include <stdint.h>
@@ -30,8 +31,9 @@ extern "C" {
 
 /* After gpu_backend_expose_only: the one device CUDA knows of (as CUDA's device 0),
  * under the ordinal it had among all of them, and how many there were; -1 before. */
-static int exposed_ordinal = -1;
-static int exposed_count;
+static std::atomic<int> exposed_ordinal{-1};
+static std::atomic<int> exposed_count{0};
+static pthread_mutex_t expose_lock = PTHREAD_MUTEX_INITIALIZER; /* jobs on threads ask at once */
 
 extern "C" int gpu_backend_device_nodes(void)
 {
@@ -52,7 +54,7 @@ extern "C" int gpu_backend_device_nodes(void)
 	return count;
 }
 
-extern "C" bool gpu_backend_expose_only(int ordinal, int count)
+static bool expose_only_locked(int ordinal, int count)
 {
 	if (exposed_ordinal >= 0)
 		return exposed_ordinal == ordinal;
@@ -62,9 +64,17 @@ extern "C" bool gpu_backend_expose_only(int ordinal, int count)
 	snprintf(value, sizeof value, "%d", ordinal);
 	if (setenv("CUDA_VISIBLE_DEVICES", value, 0) != 0)
 		return false;
-	exposed_ordinal = ordinal;
 	exposed_count = count;
+	exposed_ordinal = ordinal; /* last: readers that see it see the count */
 	return true;
+}
+
+extern "C" bool gpu_backend_expose_only(int ordinal, int count)
+{
+	pthread_mutex_lock(&expose_lock);
+	bool exposed = expose_only_locked(ordinal, count);
+	pthread_mutex_unlock(&expose_lock);
+	return exposed;
 }
 
 /* CUDA's number for device `ordinal`: itself, or once one device alone is exposed, 0
@@ -82,7 +92,7 @@ extern "C" int gpu_backend_device_count(void)
 	if (cudaGetDeviceCount(&count) != cudaSuccess)
 		return 0;
 	/* the exposed device stands for all of them, whose number the ordinals still use */
-	return exposed_ordinal >= 0 && count > 0 ? exposed_count : count;
+	return exposed_ordinal >= 0 && count > 0 ? exposed_count.load() : count;
 }
 
 extern "C" size_t gpu_backend_memory_share(int ordinal, unsigned sharers)
@@ -112,7 +122,7 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 		if (reason && reason_size) {
 			if (exposed_ordinal >= 0)
 				snprintf(reason, reason_size, "no CUDA device %d (this process uses device %d alone)",
-					 ordinal, exposed_ordinal);
+					 ordinal, exposed_ordinal.load());
 			else
 				snprintf(reason, reason_size, "no CUDA device %d (%d found)", ordinal, count);
 		}

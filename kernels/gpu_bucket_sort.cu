@@ -4,6 +4,7 @@
  * large for one block at a level become the segments of the next level, and every
  * kernel of a level serves all its segments at once, so launches do not grow with the
  * number of buckets. */
+#include <pthread.h>
 #include <algorithm>
 #include <vector>
 #include <cub/device/device_merge_sort.cuh>
@@ -83,16 +84,40 @@ size_t gpu_bucket_tile_items(int width)
 	return items;
 }
 
-/* Blocks of each class that fit on the device at once: the grid of a listed launch. */
-static unsigned resident_blocks[17][SORT_CLASSES];
+/* Devices whose kernels configure_kernels sets up once each; more share the last. */
+#define CONFIGURED_DEVICES 16
 
-/* Shared memory: raise each kernel's limit above 48 KB once; count resident blocks. */
+/* Blocks of each class that fit on the device at once: the grid of a listed launch. */
+static unsigned resident_blocks[CONFIGURED_DEVICES][17][SORT_CLASSES];
+
+/* The current device's row of resident_blocks and of the configured flags. */
+static int configured_row(void)
+{
+	int device = 0;
+	cudaGetDevice(&device);
+	return device < 0 ? 0 : device < CONFIGURED_DEVICES ? device : CONFIGURED_DEVICES - 1;
+}
+
+/* Shared memory: raise each kernel's limit above 48 KB once per device; count resident
+ * blocks. Jobs on threads of one process configure under the lock, once. */
+template <typename T>
+static cudaError_t configure_kernels_locked(int row, bool *done);
+
 template <typename T>
 static cudaError_t configure_kernels(void)
 {
-	static bool done[17];
-	if (done[sizeof(T)])
-		return cudaSuccess;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static bool done[CONFIGURED_DEVICES][17];
+	int row = configured_row();
+	pthread_mutex_lock(&lock);
+	cudaError_t error = done[row][sizeof(T)] ? cudaSuccess : configure_kernels_locked<T>(row, &done[row][sizeof(T)]);
+	pthread_mutex_unlock(&lock);
+	return error;
+}
+
+template <typename T>
+static cudaError_t configure_kernels_locked(int row, bool *done)
+{
 	int device = 0, sms = 0;
 	RETURN_IF_ERROR(cudaGetDevice(&device));
 	RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -106,14 +131,14 @@ static cudaError_t configure_kernels(void)
 							     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
 			RETURN_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 				&per_sm, sort_ranges_kernel<T, THREADS, PER_THREAD>, THREADS, bytes));
-			resident_blocks[sizeof(T)][c] = (unsigned)std::max(1, per_sm * sms);
+			resident_blocks[row][sizeof(T)][c] = (unsigned)std::max(1, per_sm * sms);
 		});
 	}
 	RETURN_IF_ERROR(cudaFuncSetAttribute(relocate_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
 	RETURN_IF_ERROR(cudaFuncSetAttribute(locate_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
 	RETURN_IF_ERROR(cudaFuncSetAttribute(splitters_by_rank_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
 					     (int)(gpu_bucket_tile_items(sizeof(T)) * sizeof(T))));
-	done[sizeof(T)] = true;
+	*done = true;
 	return cudaSuccess;
 }
 
@@ -317,7 +342,7 @@ static cudaError_t sort_ranges_by_class(const T *source, T *target, const range_
 			if (error != cudaSuccess)
 				break;
 		}
-		unsigned grid = std::min(count, resident_blocks[sizeof(T)][c]);
+		unsigned grid = std::min(count, resident_blocks[configured_row()][sizeof(T)][c]);
 		SORT_CLASS_SWITCH(T, c, {
 			sort_ranges_kernel<T, THREADS, PER_THREAD><<<grid, THREADS, block_sorter<T, THREADS, PER_THREAD>::shared_bytes, on>>>(
 				source, target, starts, ends, lists + (size_t)c * count, list_counts + c, limit);
