@@ -227,15 +227,19 @@ int bucket_sort_cpu_with(struct thread_pool *pool, enum item_width width, void *
 {
 	if (n < 2)
 		return 0;
-	/* Without room for the plan's tables, the local sort alone still sorts. */
-#define CALL(w)                                                                            \
-	do {                                                                               \
-		if (bucket_sort_range_##w(pool, (item_t *)items, (item_t *)scratch, n, 0)) \
-			local_sort_##w((item_t *)items, (item_t *)scratch, n);             \
+	/* Without room for the plan's tables, the local sort alone still sorts; a sort
+	 * stopped through the pool (thread_pool_set_stop) returns -ECANCELED, its items a
+	 * permutation of what they were or, stopped among the buckets, not wanted. */
+	int error = 0;
+#define CALL(w)                                                                       \
+	do {                                                                          \
+		error = bucket_sort_range_##w(pool, (item_t *)items, (item_t *)scratch, n, 0); \
+		if (error && error != -ECANCELED)                                     \
+			local_sort_##w((item_t *)items, (item_t *)scratch, n);        \
 	} while (0)
 	FOR_WIDTH(width, CALL);
 #undef CALL
-	return 0;
+	return error == -ECANCELED ? error : 0;
 }
 
 int bucket_sort_cpu(struct thread_pool *pool, enum item_width width, void *items, size_t n)

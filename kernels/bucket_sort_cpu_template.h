@@ -157,6 +157,7 @@ struct WIDTH_NAME(sublist_job) {
 	ITEM_T *items;
 	const struct bucket_plan *plan;
 	atomic_size_t next;
+	struct thread_pool *pool;
 };
 
 static void WIDTH_NAME(sort_sublists_worker)(void *context, size_t worker)
@@ -167,7 +168,7 @@ static void WIDTH_NAME(sort_sublists_worker)(void *context, size_t worker)
 	(void)worker;
 	for (;;) {
 		size_t j = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
-		if (j >= plan->sublists)
+		if (j >= plan->sublists || thread_pool_stopped(job->pool))
 			break;
 		ITEM_T *sublist = job->items + j * plan->m;
 		if (tmp)
@@ -181,7 +182,7 @@ static void WIDTH_NAME(sort_sublists_worker)(void *context, size_t worker)
 static void WIDTH_NAME(sort_sublists)(struct thread_pool *pool, ITEM_T *items,
 				      const struct bucket_plan *plan)
 {
-	struct WIDTH_NAME(sublist_job) job = { .items = items, .plan = plan };
+	struct WIDTH_NAME(sublist_job) job = { .items = items, .plan = plan, .pool = pool };
 	atomic_init(&job.next, 0);
 	/* a worker per thread, but no more than there are sublists */
 	size_t workers = thread_pool_size(pool);
@@ -324,6 +325,7 @@ struct WIDTH_NAME(bucket_job) {
 	const struct bucket_plan *plan;
 	const uint64_t *offsets;
 	unsigned depth;
+	struct thread_pool *pool;
 };
 
 static void WIDTH_NAME(sort_bucket)(void *context, size_t b)
@@ -334,14 +336,16 @@ static void WIDTH_NAME(sort_bucket)(void *context, size_t b)
 	size_t length = job->offsets[(b + 1) * plan->sublists] - start;
 	ITEM_T *bucket = job->scratch + start;
 
+	if (thread_pool_stopped(job->pool))
+		return; /* the sort is stopped: its result is not wanted */
 	if (length <= cpu_direct_limit(sizeof(ITEM_T)) || length == plan->n ||
 	    job->depth >= CPU_MAX_DEPTH) {
 		WIDTH_NAME(local_sort_into)(bucket, job->items + start, length);
 		return;
 	}
 	/* one level down on this thread (the pool is busy with the other buckets) */
-	if (WIDTH_NAME(bucket_sort_range)(NULL, bucket, job->items + start, length,
-					  job->depth + 1) == 0)
+	int error = WIDTH_NAME(bucket_sort_range)(NULL, bucket, job->items + start, length, job->depth + 1);
+	if (error == 0)
 		memcpy(job->items + start, bucket, length * sizeof(ITEM_T));
 	else
 		WIDTH_NAME(local_sort_into)(bucket, job->items + start, length);
@@ -373,6 +377,12 @@ static int WIDTH_NAME(bucket_sort_range)(struct thread_pool *pool, ITEM_T *items
 	PROFILE_MARK(depth, "start");
 	WIDTH_NAME(sort_sublists)(pool, items, &plan);
 	PROFILE_MARK(depth, "2 sort sublists");
+	/* A stop between the passes leaves items a permutation of what they were; later
+	 * passes rely on earlier ones, so none runs on a pass cut short. */
+	if (thread_pool_stopped(pool)) {
+		error = -ECANCELED;
+		goto out;
+	}
 	WIDTH_NAME(take_samples)(pool, items, &plan, samples);
 	PROFILE_MARK(depth, "3 samples");
 	/* scratch is free until step 8, so the sample sort borrows it */
@@ -383,12 +393,18 @@ static int WIDTH_NAME(bucket_sort_range)(struct thread_pool *pool, ITEM_T *items
 	PROFILE_MARK(depth, "6 locate");
 	bucket_cpu_offsets(&plan, bounds, offsets);
 	PROFILE_MARK(depth, "7 offsets");
+	if (thread_pool_stopped(pool)) {
+		error = -ECANCELED;
+		goto out;
+	}
 	WIDTH_NAME(relocate)(pool, items, &plan, bounds, offsets, scratch);
 	PROFILE_MARK(depth, "8 relocate");
 
-	struct WIDTH_NAME(bucket_job) job = { items, scratch, &plan, offsets, depth };
+	struct WIDTH_NAME(bucket_job) job = { items, scratch, &plan, offsets, depth, pool };
 	thread_pool_parallel_for(pool, plan.s, WIDTH_NAME(sort_bucket), &job);
 	PROFILE_MARK(depth, "9 sort buckets");
+	if (thread_pool_stopped(pool))
+		error = -ECANCELED; /* buckets were left unsorted */
 out:
 	free(offsets);
 	free(bounds);

@@ -54,8 +54,9 @@ void bucket_cpu_relocate(struct thread_pool *pool, enum item_width width, const 
 			 const struct bucket_plan *plan, const uint32_t *bounds,
 			 const uint64_t *offsets, void *out);
 
-/* The whole sort on CPU threads, with a scratch array of n items of its own. Returns 0
- * or -ENOMEM. */
+/* The whole sort on CPU threads, with a scratch array of n items of its own. Returns 0,
+ * -ENOMEM, or -ECANCELED when the pool's owner asked it to stop (thread_pool_set_stop):
+ * the items are then not sorted. */
 int bucket_sort_cpu(struct thread_pool *pool, enum item_width width, void *items, size_t n);
 /* The same with the caller's scratch of n * width bytes (the engine keeps one from chunk to
  * chunk: a fresh mapping each time cost its faults, and its map and unmap stalled the

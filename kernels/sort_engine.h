@@ -62,7 +62,8 @@ void sort_engine_close(struct sort_engine *engine);
  * run on the CPU. */
 void sort_engine_release_gpu(struct sort_engine *engine);
 
-/* Sorts n items of the given width ascending, in place. */
+/* Sorts n items of the given width ascending, in place. Returns 0 or a negative errno:
+ * -ECANCELED when the engine's owner stopped it (thread_pool_set_stop on its pool). */
 int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *items, size_t n);
 
 /* A resident sort, for a distributed sort whose ranks exchange their key ranges GPU to

@@ -31,6 +31,7 @@ struct thread_pool {
 	pthread_mutex_t caller_turn; /* one loop at a time from outside threads */
 	void (*enter)(void *context); /* run by each worker as it starts (thread_pool_set_enter) */
 	void *enter_context;
+	bool (*stopped)(void); /* whether the owner's work is to stop (thread_pool_set_stop) */
 	/* the current loop */
 	void (*fn)(void *ctx, size_t index);
 	void *ctx;
@@ -128,6 +129,20 @@ void thread_pool_set_enter(struct thread_pool *pool, void (*enter)(void *context
 	pool->enter = enter;
 	pool->enter_context = context;
 	pthread_mutex_unlock(&pool->caller_turn);
+}
+
+void thread_pool_set_stop(struct thread_pool *pool, bool (*stopped)(void))
+{
+	if (!pool)
+		return;
+	pthread_mutex_lock(&pool->caller_turn);
+	pool->stopped = stopped;
+	pthread_mutex_unlock(&pool->caller_turn);
+}
+
+bool thread_pool_stopped(const struct thread_pool *pool)
+{
+	return pool && pool->stopped && pool->stopped();
 }
 
 void thread_pool_destroy(struct thread_pool *pool)

@@ -5,6 +5,7 @@
 #ifndef GPUSORT_THREAD_POOL_H
 #define GPUSORT_THREAD_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct thread_pool;
@@ -18,6 +19,11 @@ void thread_pool_destroy(struct thread_pool *pool);
 /* Each worker started from now on first calls enter(context) on its own thread (to
  * take on its owner's per-thread state). NULL pool: nothing. */
 void thread_pool_set_enter(struct thread_pool *pool, void (*enter)(void *context), void *context);
+/* stopped() says, on any of the pool's threads, whether its owner's work is to stop
+ * (a cancelled job); loops that can end early ask thread_pool_stopped. */
+void thread_pool_set_stop(struct thread_pool *pool, bool (*stopped)(void));
+/* Whether the pool's owner asked to stop; false for a NULL pool or without a hook. */
+bool thread_pool_stopped(const struct thread_pool *pool);
 
 /* The most threads that run a loop, the caller included; 1 for a NULL pool. Work split
  * into this many pieces keeps every thread busy; it drops when a worker cannot start. */

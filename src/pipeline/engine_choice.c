@@ -29,9 +29,10 @@ int engine_choice_open(const struct sort_engine_config *asked, bool merge_only, 
 			report("device %d: %s", asked->device, reason);
 		else
 			report("sort engine: %s", reason);
-	} else { /* its threads work in the job's context */
+	} else { /* its threads work in the job's context, and stop when it is cancelled */
 		thread_pool_set_enter(sort_engine_thread_pool(*engine), job_context_thread_enter,
 				      job_context_current());
+		thread_pool_set_stop(sort_engine_thread_pool(*engine), job_cancelled);
 	}
 	return error;
 }

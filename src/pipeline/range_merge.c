@@ -302,7 +302,7 @@ static int slice_next(void *context, const unsigned char **records, size_t *len)
 	*len = 0;
 	if (slice->at >= slice->end)
 		return 0;
-	if (atomic_load(&slice->merge->failed))
+	if (atomic_load(&slice->merge->failed) || job_cancelled())
 		return -ECANCELED;
 	while (slice->starts[slice->block + 1] <= slice->at)
 		slice->block++;

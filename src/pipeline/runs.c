@@ -19,6 +19,7 @@
 #include "runs.h"
 #include "merge.h"
 #include "../common/environment.h"
+#include "../common/job_context.h"
 #include "../common/report.h"
 #include "../text/text_lines.h"
 
@@ -192,6 +193,8 @@ static size_t records_in(const struct record_order *order, const unsigned char *
  * entry (a line without its terminator). */
 static int run_append(struct run_sink *sink, const unsigned char *block, size_t bytes)
 {
+	if (job_cancelled())
+		return -ECANCELED;
 	const struct record_order *order = sink->order;
 	size_t step, first = record_length(order, block, bytes, &step), records = records_in(order, block, bytes);
 	if (block == sink->block) /* the sink's own block goes over without a copy */
@@ -231,6 +234,8 @@ static size_t whole_records_within(const struct record_order *order, const unsig
 
 static int run_append_lent(struct run_sink *sink, const unsigned char *block, size_t bytes)
 {
+	if (job_cancelled())
+		return -ECANCELED;
 	size_t step, first = record_length(sink->order, block, bytes, &step);
 	return run_writer_append_lent(sink->writer, block, bytes, records_in(sink->order, block, bytes), block, first);
 }
@@ -579,6 +584,8 @@ static int run_source_next(void *context, const unsigned char **records, size_t 
 {
 	struct run_source *source = context;
 	*len = 0;
+	if (job_cancelled())
+		return -ECANCELED;
 	if (source->next_block >= run_reader_block_count(source->run->reader))
 		return source->program && source->run->child.pid ? run_source_stop(source, 0) : 0;
 	/* the block after the next one starts coming from the disk while these merge */

@@ -7,9 +7,11 @@
 #include "text_line_sort.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "text_merge_sort.h"
+#include "../common/job_context.h"
 #include "../../kernels/huge_memory.h"
 #include "text_prefix.h"
 
@@ -105,7 +107,7 @@ struct finish_job {
 	size_t n;
 	struct tie_run **large; /* per slice: its large runs, NULL when none */
 	size_t *large_count;
-	int error;
+	atomic_int error; /* set by any slice's thread */
 };
 
 static void slice_range(size_t n, size_t slice, size_t *begin, size_t *end)
@@ -120,6 +122,10 @@ static void finish_slice(void *ctx, size_t slice)
 	const void *items = job->items;
 	enum item_width width = job->width;
 	size_t begin, end, capacity = 0;
+	if (job_cancelled()) {
+		atomic_store(&job->error, -ECANCELED);
+		return;
+	}
 	slice_range(job->n, slice, &begin, &end);
 	uint64_t stack[BATCH_LINES];
 	size_t i = begin;
@@ -138,7 +144,7 @@ static void finish_slice(void *ctx, size_t slice)
 				capacity = capacity ? 2 * capacity : 4;
 				struct tie_run *grown = realloc(job->large[slice], capacity * sizeof *grown);
 				if (!grown) {
-					job->error = -ENOMEM;
+					atomic_store(&job->error, -ENOMEM);
 					return;
 				}
 				job->large[slice] = grown;
@@ -147,7 +153,7 @@ static void finish_slice(void *ctx, size_t slice)
 		} else if (length > BATCH_LINES) {
 			uint64_t *scratch = malloc(length * sizeof *scratch);
 			if (!scratch) {
-				job->error = -ENOMEM;
+				atomic_store(&job->error, -ENOMEM);
 				return;
 			}
 			text_merge_sort(job->order, job->lines, job->index + i, scratch, length, NULL);
@@ -215,7 +221,7 @@ int text_line_sort(struct text_line_items *made, const struct text_lines *lines,
 	}
 	struct finish_job job = { order, lines, width, items, index, n, large, large_count, 0 };
 	thread_pool_parallel_for(pool, slices, finish_slice, &job);
-	err = job.error;
+	err = atomic_load(&job.error);
 	for (size_t slice = 0; slice < slices; slice++) {
 		for (size_t r = 0; r < large_count[slice] && !err; r++) {
 			struct tie_run run = large[slice][r];

@@ -25,7 +25,8 @@ FUZZ_CLI_FILES = src/cli/options.c src/cli/option_values.c src/cli/option_errors
 	src/cli/obsolete_key.c src/cli/help.c src/cli/version.c
 FUZZ_OPTIONS_FILES = $(FUZZ_CLI_FILES) src/library/job_options.c src/library/results.c \
 	src/binary/key_image.c src/settings/keydef.c src/common/size_parse.c \
-	src/common/report.c src/common/stats.c src/common/environment.c io/fault_inject.c \
+	src/common/report.c src/common/job_context.c io/io_scope.c io/temp_files.c io/safe_fd.c \
+	src/common/stats.c src/common/environment.c io/fault_inject.c \
 	src/text/text_order.c src/text/text_locale.c \
 	src/text/text_collate.c $(FUZZ_ENGINE)
 FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text/text_compare.c src/text/text_ignore.c src/text/text_fields.c \
@@ -37,11 +38,11 @@ FUZZ_RUN_FILE_FILES = io/run_writer.c io/run_reader.c io/read_full.c io/block_tr
 tests/fuzz/fuzz_options$(EXEEXT): tests/fuzz/fuzz_options.c $(FUZZ_SHARED_INCLUDES) $(FUZZ_OPTIONS_FILES) \
 		$(FUZZ_ENGINE_OBJECTS) config.h
 	@$(MKDIR_P) $(@D)
-	$(FUZZ_LINK) $(CUDA_LIBS) -lpthread -lm
+	$(FUZZ_LINK) $(CUDA_LIBS) $(URING_LIBS) -lpthread -lm
 tests/fuzz/fuzz_text_compare$(EXEEXT): tests/fuzz/fuzz_text_compare.c $(FUZZ_SHARED_INCLUDES) $(FUZZ_TEXT_FILES) \
 		$(FUZZ_ENGINE_OBJECTS) config.h
 	@$(MKDIR_P) $(@D)
-	$(FUZZ_LINK) $(CUDA_LIBS) -lpthread -lm
+	$(FUZZ_LINK) $(CUDA_LIBS) $(URING_LIBS) -lpthread -lm
 tests/fuzz/fuzz_run_file$(EXEEXT): tests/fuzz/fuzz_run_file.c $(FUZZ_RUN_FILE_FILES) config.h
 	@$(MKDIR_P) $(@D)
 	$(FUZZ_LINK) $(ZSTD_LIBS) $(URING_LIBS) -lpthread
