@@ -292,6 +292,26 @@ struct cancel_case {
 	double returned_at;
 };
 
+/* The job of a cancel case: input to output, spilled into temp; output holds "old\n". */
+static void cancel_case_init(struct cancel_case *c, struct gpusort_input input, const char *output, const char *temp)
+{
+	write_file(output, "old\n", 4);
+	gpusort_job_init(&c->job, sizeof c->job);
+	c->input = input;
+	c->temp_dirs[0] = temp;
+	c->job.inputs = &c->input;
+	c->job.input_count = 1;
+	c->job.output = output;
+	c->job.memory_budget = 1 << 20;
+	c->job.temp_dirs = c->temp_dirs;
+	c->job.temp_dir_count = 1;
+	c->job.device = device;
+	c->job.threads = 2;
+	c->job.message = collect;
+	c->job.message_context = &c->said;
+	c->code = 1;
+}
+
 static void *cancel_feeder(void *argument)
 {
 	struct cancel_case *c = argument;
@@ -327,21 +347,7 @@ static void cancel_a_job(const char *dir, int feed, const char *what)
 	char *output = path_in(dir, feed ? "cancel-fed.out" : "cancel-idle.out");
 	char *temp = path_in(dir, feed ? "cancel-fed.tmp" : "cancel-idle.tmp");
 	mkdir(temp, 0700);
-	write_file(output, "old\n", 4);
-	gpusort_job_init(&c.job, sizeof c.job);
-	c.input = (struct gpusort_input){NULL, c.pipe[0]};
-	c.temp_dirs[0] = temp;
-	c.job.inputs = &c.input;
-	c.job.input_count = 1;
-	c.job.output = output;
-	c.job.memory_budget = 1 << 20;
-	c.job.temp_dirs = c.temp_dirs;
-	c.job.temp_dir_count = 1;
-	c.job.device = device;
-	c.job.threads = 2;
-	c.job.message = collect;
-	c.job.message_context = &c.said;
-	c.code = 1;
+	cancel_case_init(&c, (struct gpusort_input){NULL, c.pipe[0]}, output, temp);
 	pthread_t feeder, runner;
 	int feeding = feed && pthread_create(&feeder, NULL, cancel_feeder, &c) == 0;
 	pthread_create(&runner, NULL, cancel_runner, &c);
@@ -397,20 +403,7 @@ static void cancel_at_every_step(const char *dir)
 	for (int step = 0; step < 24; step++) {
 		struct cancel_case c;
 		memset(&c, 0, sizeof c);
-		write_file(output, "old\n", 4);
-		gpusort_job_init(&c.job, sizeof c.job);
-		c.input = (struct gpusort_input){input_name, -1};
-		c.temp_dirs[0] = temp;
-		c.job.inputs = &c.input;
-		c.job.input_count = 1;
-		c.job.output = output;
-		c.job.memory_budget = 1 << 20;
-		c.job.temp_dirs = c.temp_dirs;
-		c.job.temp_dir_count = 1;
-		c.job.device = device;
-		c.job.threads = 2;
-		c.job.message = collect;
-		c.job.message_context = &c.said;
+		cancel_case_init(&c, (struct gpusort_input){input_name, -1}, output, temp);
 		pthread_t runner;
 		pthread_create(&runner, NULL, cancel_runner, &c);
 		struct timespec pause = {0, step * 5L * 1000 * 1000};
