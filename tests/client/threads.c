@@ -133,7 +133,7 @@ static void *text_job(void *argument)
 				      worker->index, (unsigned long long)(next_random(&state) % 1000));
 		text_size += (size_t)length + 1;
 	}
-	char *text = malloc(text_size), *at = text;
+	char *text = malloc(text_size + 1), *at = text; /* sprintf ends with a NUL */
 	for (int i = 0; i < LINES; i++)
 		at += sprintf(at, "%s\n", lines[i]);
 	char *input_name = path_in(worker->dir, "lines");
@@ -386,7 +386,7 @@ static void cancel_at_every_step(const char *dir)
 		lines[i] = malloc(24);
 		size += (size_t)snprintf(lines[i], 24, "%016llx", (unsigned long long)next_random(&state)) + 1;
 	}
-	char *text = malloc(size), *at = text;
+	char *text = malloc(size + 1), *at = text;
 	for (int i = 0; i < STEP_LINES; i++)
 		at += sprintf(at, "%s\n", lines[i]);
 	char *input_name = path_in(dir, "steps.in"), *output = path_in(dir, "steps.out"), *temp = path_in(dir, "steps.tmp");
