@@ -117,6 +117,24 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Writes the lines (size bytes with their newlines) to path, frees them, and returns
+ * the text they make in qsort's order: what a sort of the file must give. */
+static char *lines_written_sorted(char **lines, int count, size_t size, const char *path)
+{
+	char *text = malloc(size + 1), *at = text; /* sprintf ends with a NUL */
+	for (int i = 0; i < count; i++)
+		at += sprintf(at, "%s\n", lines[i]);
+	write_file(path, text, size);
+	qsort(lines, count, sizeof *lines, compare_strings);
+	at = text;
+	for (int i = 0; i < count; i++) {
+		at += sprintf(at, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	return text;
+}
+
 /* A text job of random lines with a 1 MiB budget, so that it spills into its -T
  * directory and merges; then a job of a missing input, whose one message must be its
  * own, naming its own file. */
@@ -133,18 +151,8 @@ static void *text_job(void *argument)
 				      worker->index, (unsigned long long)(next_random(&state) % 1000));
 		text_size += (size_t)length + 1;
 	}
-	char *text = malloc(text_size + 1), *at = text; /* sprintf ends with a NUL */
-	for (int i = 0; i < LINES; i++)
-		at += sprintf(at, "%s\n", lines[i]);
 	char *input_name = path_in(worker->dir, "lines");
-	write_file(input_name, text, text_size);
-	qsort(lines, LINES, sizeof *lines, compare_strings);
-	at = text;
-	for (int i = 0; i < LINES; i++) {
-		at += sprintf(at, "%s\n", lines[i]);
-		free(lines[i]);
-	}
-	free(lines);
+	char *text = lines_written_sorted(lines, LINES, text_size, input_name);
 
 	struct gpusort_job job;
 	gpusort_job_init(&job, sizeof job);
@@ -386,18 +394,8 @@ static void cancel_at_every_step(const char *dir)
 		lines[i] = malloc(24);
 		size += (size_t)snprintf(lines[i], 24, "%016llx", (unsigned long long)next_random(&state)) + 1;
 	}
-	char *text = malloc(size + 1), *at = text;
-	for (int i = 0; i < STEP_LINES; i++)
-		at += sprintf(at, "%s\n", lines[i]);
 	char *input_name = path_in(dir, "steps.in"), *output = path_in(dir, "steps.out"), *temp = path_in(dir, "steps.tmp");
-	write_file(input_name, text, size);
-	qsort(lines, STEP_LINES, sizeof *lines, compare_strings);
-	at = text;
-	for (int i = 0; i < STEP_LINES; i++) {
-		at += sprintf(at, "%s\n", lines[i]);
-		free(lines[i]);
-	}
-	free(lines);
+	char *text = lines_written_sorted(lines, STEP_LINES, size, input_name);
 	mkdir(temp, 0700);
 	int cancelled = 0, finished = 0, wrong = 0;
 	for (int step = 0; step < 24; step++) {
