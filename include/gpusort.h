@@ -251,11 +251,12 @@ struct gpusort_job {
 
 	/* Binary mode. */
 	size_t record_size;      /* --record-size; 0: key.offset + the key's size */
-	struct gpusort_binary_key key; /* --type, --key-offset, --key-size; descending as -r */
+	struct gpusort_binary_key key; /* --type, --key-offset, --key-size; its descending
+	                                  must be 0 (the direction is reverse) */
 
 	/* Both modes. */
-	int reverse;             /* -r (with a binary key: either this or key.descending;
-	                            with key_fields: every field's direction flipped) */
+	int reverse;             /* -r: the one direction switch of the whole order (with
+	                            key_fields: every field's direction flipped) */
 	int unique;              /* -u: output only the first of equal keys */
 	enum gpusort_check check; /* -c, -C */
 	int merge;               /* -m: the inputs are sorted already; merge them */

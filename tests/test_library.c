@@ -392,6 +392,27 @@ static void test_run_binary(void)
 	tap_ok(code == GPUSORT_OK && file_is(job.output, expect, N * SIZE),
 	       "binary records beyond -S: sorted like the oracle (%s)", gpusort_error_name(code));
 
+	/* one direction switch: reverse; the key's own descending is refused */
+	struct gpusort_binary_key down = key;
+	down.descending = 1;
+	unsigned char *expect_down = malloc(N * SIZE);
+	oracle_sort(records, N, SIZE, &down, expect_down);
+	job.reverse = 1;
+	job.output = work_path("sorted-down");
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_OK && file_is(job.output, expect_down, N * SIZE),
+	       "reverse: the binary key largest first, ties in input order (%s)", gpusort_error_name(code));
+	job.reverse = 0;
+	job.key = down;
+	job.output = work_path("never-descending");
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "key.descending must be 0") &&
+		       access(job.output, F_OK) != 0,
+	       "key.descending set: refused, reverse is the switch: %.80s", messages);
+	job.key = key;
+	job.output = work_path("sorted");
+	free(expect_down);
+
 	/* descriptors: a regular file in, a file out at its offset after a header */
 	int in = open(work_path("records"), O_RDONLY);
 	int out = open(work_path("by-fd"), O_WRONLY | O_CREAT | O_TRUNC, 0600);

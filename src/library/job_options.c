@@ -173,6 +173,9 @@ static int refuse_text_settings(const struct gpusort_job *job)
  * its words for what does not fit together (once options.c's finish_binary). */
 static int build_single_key(const struct gpusort_job *job, struct sort_job *options, struct key_field *key)
 {
+	/* One direction switch for the one key: reverse, as -r. */
+	if (job->key.descending)
+		return usage("%s", "the key's direction is the job's reverse: key.descending must be 0");
 	key->type = key_types[job->key.type];
 	key->offset = job->key.offset;
 	key->size = job->key.size;
@@ -213,7 +216,7 @@ static int build_single_key(const struct gpusort_job *job, struct sort_job *opti
 		options->binary.record_size_option = "--key-offset";
 	else
 		options->binary.record_size_option = job->key.size ? "--key-size" : "--type";
-	key->descending = job->reverse || job->key.descending;
+	key->descending = job->reverse != 0;
 	return GPUSORT_OK;
 }
 
