@@ -332,6 +332,14 @@ struct gpusort_job {
 	 * standard error, each message as a line "gpusort: TEXT". */
 	void (*message)(void *context, const char *text);
 	void *message_context;
+
+	/* --header[=N]: the first header_lines lines of each input are a header, not
+	 * records. The first input's are written first, unchanged (a last one without its
+	 * terminator given one); each later input's are dropped, under merge too. check
+	 * checks the lines after them (a disorder's line number counts them), unique never
+	 * drops them. Text mode only; under mpirun, rank 0 sorts such a job alone. 0
+	 * (default): no header. */
+	size_t header_lines;
 };
 
 /* Sets every field of job to its default (above) and job->size to job_size, which

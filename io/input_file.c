@@ -542,6 +542,22 @@ ssize_t input_file_read_ahead(struct input_file *file, size_t bytes)
 	return got;
 }
 
+int input_file_unread(struct input_file *file, const void *bytes, size_t len)
+{
+	size_t have = file->ahead_length - file->ahead_used;
+	unsigned char *joined = malloc(len + have ? len + have : 1);
+	if (!joined)
+		return -ENOMEM;
+	memcpy(joined, bytes, len);
+	if (have)
+		memcpy(joined + len, file->ahead + file->ahead_used, have);
+	free(file->ahead);
+	file->ahead = joined;
+	file->ahead_length = len + have;
+	file->ahead_used = 0;
+	return 0;
+}
+
 bool input_file_ended(const struct input_file *file)
 {
 	return file->ended;

@@ -30,6 +30,9 @@ ssize_t input_file_read(struct input_file *file, void *buffer, size_t len);
  * the bytes held (fewer than asked only when the input ended; those already held when
  * some are) or a negative errno. */
 ssize_t input_file_read_ahead(struct input_file *file, size_t bytes);
+/* Puts len bytes back in front of what the next reads return, as if not read yet: the
+ * part of a read past what its caller took (a header's last line). 0 or -ENOMEM. */
+int input_file_unread(struct input_file *file, const void *bytes, size_t len);
 /* Whether the input's end has been read: all it holds is in what was read or read ahead. */
 bool input_file_ended(const struct input_file *file);
 /* The device and inode, to tell whether -o names this input. */

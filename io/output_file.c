@@ -53,6 +53,7 @@ struct output_file {
 	struct file_map map;
 	struct file_prefault prefault; /* threads faulting the map's pages in */
 	_Atomic uint64_t written_end;
+	bool prefixed; /* output_file_write_prefix wrote bytes at the start */
 };
 
 /* The temp twin in the final file's directory, so that rename is atomic. */
@@ -251,7 +252,7 @@ static int output_write_direct(struct output_file *file, const void *data, size_
 int output_file_write(struct output_file *file, const void *data, size_t len)
 {
 	const unsigned char *from = data;
-	if (!file->error && len >= PARALLEL_IO_MINIMUM && output_file_positional(file))
+	if (!file->error && len >= PARALLEL_IO_MINIMUM && file->temp_path && file->fd >= 0)
 		return output_write_direct(file, data, len);
 	while (len && !file->error) {
 		if (!file->buffer) {
@@ -276,7 +277,15 @@ int output_file_write(struct output_file *file, const void *data, size_t len)
 
 bool output_file_positional(const struct output_file *file)
 {
-	return file->temp_path != NULL && file->fd >= 0;
+	return file->temp_path != NULL && file->fd >= 0 && !file->prefixed;
+}
+
+int output_file_write_prefix(struct output_file *file, const void *data, size_t len)
+{
+	if (!len)
+		return 0;
+	file->prefixed = true;
+	return output_file_write(file, data, len);
 }
 
 const char *output_file_temp_path(const struct output_file *file)

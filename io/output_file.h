@@ -30,6 +30,10 @@ int output_file_open(const char *path, struct output_file **file);
  * stdout is: for a library job's output_fd. */
 int output_file_open_fd(int fd, struct output_file **file);
 int output_file_write(struct output_file *file, const void *buffer, size_t len);
+/* Bytes that come before everything else (a text file's header lines), written first,
+ * in order; the output then takes no writes at offsets (output_file_positional is
+ * false), as the records' offsets would no longer start at 0. */
+int output_file_write_prefix(struct output_file *file, const void *buffer, size_t len);
 /* True when the output is a regular file of our own (the temp twin), so that parts of
  * it may be written at known offsets, from several threads, with output_file_write_at. */
 bool output_file_positional(const struct output_file *file);

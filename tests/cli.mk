@@ -59,6 +59,9 @@ TESTS += tests/test_order_check.sh
 # -u over spilled runs: ranges written at their places without -u, then moved down.
 TESTS += tests/test_unique_merge.sh
 EXTRA_DIST += tests/test_unique_merge.sh
+# --header: the first input's header lines first, the rest sorted, on every path.
+TESTS += tests/test_header.sh
+EXTRA_DIST += tests/test_header.sh
 EXTRA_DIST += tests/test_order_check.sh
 TESTS += tests/test_output_file.sh tests/test_output_uncached.sh tests/test_output_targets.sh
 EXTRA_DIST += tests/test_output_file.sh tests/test_output_uncached.sh tests/test_output_targets.sh

@@ -82,6 +82,9 @@ static void help_text_ordering(void)
 "      --debug                 annotate the part of the line used to sort, and\n"
 "                              warn about questionable usage to stderr, as GNU\n"
 "                              sort 9.1 does; not with -c, -C or -o\n"
+"      --header[=N]            the first N lines (default 1) of each input are a\n"
+"                              header: the first input's is written first, as\n"
+"                              it is; the others' are dropped\n"
 "\n",
 	stdout);
 }
@@ -159,8 +162,8 @@ static void help_notes(void)
 "\n"
 "Under MPI (mpirun -np N gpusort ...; built with Open MPI) the N ranks sort the\n"
 "inputs together, each its share with its own engine, and write the output one\n"
-"process would write; -c, -C, -m and --debug run on rank 0 while the others\n"
-"wait.\n",
+"process would write; -c, -C, -m, --debug and --header run on rank 0 while the\n"
+"others wait.\n",
 	stdout);
 }
 

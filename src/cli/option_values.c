@@ -112,6 +112,25 @@ int parse_separator(const char *text, int *separator)
 /* As GNU sort's specify_nmerge() reads it (xstrtoumax: leading blanks and '+'
  * allowed, no suffix), with its messages: at least 2, and at most the descriptors the
  * process may open, less stdin, stdout and stderr. */
+int parse_header_lines(const char *text, size_t *lines)
+{
+	if (!text) {
+		*lines = 1;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	uintmax_t value = isdigit((unsigned char)*text) ? strtoumax(text, &end, 10) : 0;
+	if (!isdigit((unsigned char)*text))
+		return number_error(NUMBER_INVALID, "--header", text);
+	if (*end)
+		return number_error(NUMBER_BAD_SUFFIX, "--header", text);
+	if (errno == ERANGE || value > SIZE_MAX)
+		return number_error(NUMBER_TOO_LARGE, "--header", text);
+	*lines = (size_t)value;
+	return 0;
+}
+
 int parse_batch_size(const char *text, size_t *batch_size)
 {
 	struct rlimit limit;

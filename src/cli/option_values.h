@@ -26,6 +26,8 @@ int parse_separator(const char *text, int *separator);
 
 /* --batch-size=NMERGE and --parallel=N: 0, or 2 after GNU's message. */
 int parse_batch_size(const char *text, size_t *batch_size);
+/* --header[=N]: N lines (no N: 1); 0, or 2 after the message. */
+int parse_header_lines(const char *text, size_t *lines);
 int parse_threads(const char *text, unsigned *threads);
 
 /* Why gpusort_parse_size() refused a SIZE, in GNU sort 9.1's terms. */

@@ -37,6 +37,7 @@ enum long_only_option {
 	OPT_NO_VERIFY,
 	OPT_PROGRESS,
 	OPT_VERBOSE,
+	OPT_HEADER,
 	OPT_FILES0_FROM,
 	OPT_SORT,
 	OPT_CHECK,
@@ -104,6 +105,7 @@ static const struct option own_long_options[] = {
 	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
+	{"header", optional_argument, NULL, OPT_HEADER},
 	{NULL, 0, NULL, 0},
 };
 
@@ -411,6 +413,8 @@ static int take_text_option(struct parse *p, int option)
 	case OPT_DEBUG:
 		p->job->debug = 1;
 		return 0;
+	case OPT_HEADER:
+		return parse_header_lines(optarg, &p->job->header_lines);
 	default:
 		return NOT_IN_GROUP;
 	}

@@ -560,9 +560,10 @@ int distributed_sort_run(const struct sort_job *job)
 	/* each rank's messages wait for the next agreement (cluster_agree), where only the
 	 * first failing rank's are said */
 	report_hold();
-	/* --debug annotates the output's lines, which a rank's run must not hold */
-	int status = job->check || job->merge_only || job->debug ? on_rank_zero(&cluster, job)
-								  : distributed_sort(&cluster, job);
+	/* --debug annotates the output's lines, which a rank's run must not hold; a header
+	 * is the first input's start, which only the rank reading it would see */
+	int status = job->check || job->merge_only || job->debug || job->header_lines ? on_rank_zero(&cluster, job)
+										       : distributed_sort(&cluster, job);
 	report_release(true);
 	return status;
 }

@@ -166,6 +166,8 @@ static int refuse_text_settings(const struct gpusort_job *job)
 		return usage("option '%s' applies to text lines, not binary records", option);
 	if (job->debug)
 		return usage("option '%s' applies to text lines, not binary records", "--debug");
+	if (job->header_lines)
+		return usage("option '%s' applies to text lines, not binary records", "--header");
 	return GPUSORT_OK;
 }
 
@@ -338,6 +340,7 @@ static int build_text(const struct gpusort_job *job, struct sort_job *options)
 	options->text.stable = job->stable != 0;
 	options->random_source = job->random_source;
 	options->debug = job->debug != 0;
+	options->header_lines = job->header_lines;
 	return GPUSORT_OK;
 }
 

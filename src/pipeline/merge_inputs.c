@@ -11,6 +11,7 @@
 #include "memory_plan.h"
 #include "merge.h"
 #include "merge_inputs.h"
+#include "input_header.h"
 #include "record_output.h"
 #include "record_stream.h"
 #include "runs.h"
@@ -27,6 +28,7 @@ struct input_source {
 	bool open;
 	size_t record_size;
 	struct sort_stats *stats;
+	struct input_header *header; /* --header; NULL: none */
 };
 
 /* Reports a failure of the stream by the input's name. */
@@ -50,6 +52,11 @@ static int input_open(struct input_source *source, const struct record_order *or
 	if (error) {
 		if (error != -EMFILE && error != -ENFILE)
 			report_input_open_error(source->name, error, false);
+		return error;
+	}
+	if ((error = input_header_take(source->header, file)) != 0) {
+		report_file_failure("read failed", source->name, error);
+		input_file_close(file);
 		return error;
 	}
 	off_t size = input_file_size(file);
@@ -211,7 +218,8 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 	if (error)
 		report_errno(-ENOMEM);
 	for (size_t i = 0; i < count && !error; i++) {
-		inputs[i] = (struct input_source){.name = names[i], .record_size = order->record_size, .stats = stats};
+		inputs[i] = (struct input_source){.name = names[i], .record_size = order->record_size, .stats = stats,
+						  .header = target->header};
 		sources[i] = (struct merge_source){input_next, &inputs[i]};
 	}
 	/* Every input is opened first, so that a missing one is reported before any work.

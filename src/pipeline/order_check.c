@@ -4,6 +4,7 @@
  * and stops at the first that sorts before it (or equal to it under -u). */
 #include "config.h"
 #include "order_check.h"
+#include "input_header.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -66,12 +67,12 @@ static void report_trouble(const struct record_stream *stream, const char *name,
 }
 
 static int check_stream(const struct record_order *order, struct record_stream *stream, const char *name,
-			int mode)
+			int mode, uint64_t skipped)
 {
 	struct text_line_copy copy = {0};
 	const unsigned char *previous = NULL;
 	size_t previous_len = 0;
-	uint64_t number = 0;
+	uint64_t number = skipped;
 	int status = 0, err;
 	const char *block;
 	size_t size;
@@ -101,13 +102,18 @@ static int check_stream(const struct record_order *order, struct record_stream *
 	return status;
 }
 
-int order_check(const struct record_order *order, const char *name, int mode,
+int order_check(const struct record_order *order, const char *name, int mode, const struct input_header *header,
 		bool (*admit)(const void *arg), const void *arg)
 {
 	struct input_file *file;
 	int err = input_file_open(name, &file);
 	if (err) {
 		report_input_open_error(name, err, true);
+		return 2;
+	}
+	if ((err = input_header_skip(header, file)) != 0) {
+		report_file_failure("read failed", name, err);
+		input_file_close(file);
 		return 2;
 	}
 	struct record_stream stream;
@@ -122,7 +128,7 @@ int order_check(const struct record_order *order, const char *name, int mode,
 		report_trouble(&stream, name, empty);
 		status = 2;
 	} else if (!empty) {
-		status = admit && !admit(arg) ? 2 : check_stream(order, &stream, name, mode);
+		status = admit && !admit(arg) ? 2 : check_stream(order, &stream, name, mode, header ? header->lines : 0);
 	}
 	record_stream_close(&stream);
 	return status;

@@ -16,6 +16,8 @@ struct output_target {
 	int fd;
 	bool scratch;            /* a file of the job's own (a rank's sorted share), not the
 	                            user's output: its write errors are a temp file's */
+	/* --header: the lines written first, the first input's, read by then; NULL: none */
+	struct input_header *header;
 };
 
 /* 0 when the output the target names (if any) may be written, else reports why and
@@ -23,6 +25,7 @@ struct output_target {
 int output_check(const struct output_target *target);
 
 struct output_file;
+struct input_header;
 /* Opens the output the target names (io/output_file.h); reports a failure by name and
  * returns its negative errno. */
 int output_open(const struct output_target *target, struct output_file **file);

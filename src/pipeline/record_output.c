@@ -12,6 +12,9 @@
 #include "../common/report.h"
 #include "../common/verify.h"
 #include "../common/job_context.h"
+#include "input_header.h"
+
+static void output_failed(struct record_output *output, int error, bool flushing);
 
 int record_output_open(struct record_output *output, const struct record_order *order,
 		       const struct output_target *target, struct sort_stats *stats)
@@ -20,7 +23,14 @@ int record_output_open(struct record_output *output, const struct record_order *
 					    .scratch = target->scratch};
 	if (order && order->annotate)
 		output->annotated = order;
-	return output_open(target, &output->file);
+	int error = output_open(target, &output->file);
+	const struct input_header *header = target->header;
+	if (!error && header && header->length &&
+	    (error = output_file_write_prefix(output->file, header->bytes, header->length)) != 0) {
+		output_failed(output, error, false);
+		output_file_abort(output->file);
+	}
+	return error;
 }
 
 /* The block as --debug shows it, each line annotated, in output->shown; sets *shown_bytes. */

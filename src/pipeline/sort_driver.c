@@ -69,7 +69,8 @@ int sort_driver_run(const struct sort_job *job, const struct sort_driver_mode *m
 	}
 	drive.inputs = &inputs;
 	if (job->check)
-		status = order_check(mode->order, inputs.names[0], job->check, mode->fits, mode->mode);
+		status = order_check(mode->order, inputs.names[0], job->check, job->output.header, mode->fits,
+				     mode->mode);
 	else if ((error = temp_files_init(job->runs.temp_dirs, job->runs.temp_dir_count)) != 0)
 		report_error(error, "temporary directory: %s", strerror(-error));
 	else

@@ -33,6 +33,7 @@ struct sort_job {
 	bool unique;             /* -u */
 	int check;               /* 0, 'c' (report disorder) or 'C' (silent) */
 	bool merge_only;         /* -m */
+	size_t header_lines;     /* --header=N, text mode: each input's first N lines */
 
 	/* each stage's part, in the struct it takes */
 	struct input_spec inputs;    /* operands, a rank's ranges, --files0-from */

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "sort_job.h"
 #include "text_sort.h"
+#include "input_header.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -40,6 +41,7 @@ struct text_chunks {
 	struct sort_verify *verify;
 	struct sort_stats *stats;
 	const struct input_list *inputs;
+	struct input_header *header; /* --header; NULL: none */
 	size_t next_input;        /* the input to open when file is NULL */
 	struct input_file *file;
 	size_t chunk_bytes;       /* a chunk's bytes and line costs at most */
@@ -119,6 +121,10 @@ static int text_fill(void *context, int b)
 					: input_file_open(name, &chunks->file);
 			if (err) {
 				report_input_open_error(name, err, false);
+				return err;
+			}
+			if ((err = input_header_take(chunks->header, chunks->file)) != 0) {
+				report_file_failure("read failed", name, err);
 				return err;
 			}
 			chunks->next_input++;
@@ -275,6 +281,10 @@ static int text_open(void *context, struct sort_drive *drive)
 		report_input_open_error(inputs->names[0], err, false);
 		return 2;
 	}
+	if ((err = input_header_take(drive->job->output.header, text->first)) != 0) {
+		report_file_failure("read failed", inputs->names[0], err);
+		return 2;
+	}
 	ssize_t got = input_file_read_ahead(text->first, SORT_AHEAD_BYTES);
 	if (got < 0) {
 		report_file_failure("read failed", inputs->names[0], (int)got);
@@ -300,6 +310,7 @@ static int text_sort_inputs(void *context, struct sort_drive *drive)
 	memory_plan_text(&drive->memory, &drive->asked, drive->total, &plan);
 	struct text_chunks chunks = {.order = text->order, .engine = drive->engine, .pool = drive->pool,
 				     .verify = &drive->verify, .stats = &drive->stats, .inputs = drive->inputs,
+				     .header = job->output.header,
 				     .chunk_bytes = plan.chunk_bytes, .total = drive->total,
 				     .file = text->first, .next_input = text->first ? 1 : 0};
 	text->first = NULL; /* the chunks close it */

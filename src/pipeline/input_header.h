@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* --header=N: the first N lines of each text input are a header, not records. The first
+ * input's header is kept, to be written first and unchanged (output_target.header);
+ * each later input's is dropped. */
+#ifndef GPUSORT_INPUT_HEADER_H
+#define GPUSORT_INPUT_HEADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct input_file;
+
+struct input_header {
+	size_t lines;          /* N; 0: no header */
+	unsigned char eol;     /* the line terminator ('\n', or NUL with -z) */
+	unsigned char *bytes;  /* the first input's header lines, each with its terminator */
+	size_t length;
+	bool kept;             /* the first input's header has been read */
+};
+
+/* Reads the header lines off the start of file, which has just been opened: the first
+ * input's are kept in header, a later input's dropped. An input that ends within them
+ * is all header (its last line given a terminator when it lacks one). Returns 0 or a
+ * negative errno of the read, for the caller to report with the input's name. */
+int input_header_take(struct input_header *header, struct input_file *file);
+/* Drops the header lines off the start of file, keeping nothing (-c, -C). */
+int input_header_skip(const struct input_header *header, struct input_file *file);
+void input_header_free(struct input_header *header);
+
+#endif
