@@ -340,6 +340,20 @@ struct gpusort_job {
 	 * drops them. Text mode only; under mpirun, rank 0 sorts such a job alone. 0
 	 * (default): no header. */
 	size_t header_lines;
+
+	/* --csv: records and fields as RFC 4180 reads them, separated by separator (','
+	 * when it is GPUSORT_SEPARATOR_BLANKS; never '"', CR or LF): a field enclosed in
+	 * double quotes may hold the separator, "" (one quote) and newlines, so one
+	 * record may span lines; a CR before a record's LF ends it. keys count CSV
+	 * fields and compare their content, quotes removed and "" read as ", to which
+	 * every ordering option applies as to an unquoted field's bytes. Records are
+	 * written back byte for byte. A malformed record (an unclosed quote at the end,
+	 * a quote inside an unquoted field, a byte after a closing quote other than the
+	 * separator or the record's end) fails the job: "FILE:LINE: malformed CSV
+	 * record: WHAT", GPUSORT_ERROR_FAILED, nothing written. Text mode only; not with
+	 * zero_terminated or debug; under mpirun rank 0 sorts such a job alone. With
+	 * header_lines, the header is that many records. 0 (default): lines. */
+	int csv;
 };
 
 /* Sets every field of job to its default (above) and job->size to job_size, which

@@ -54,6 +54,10 @@ struct output_file {
 	struct file_prefault prefault; /* threads faulting the map's pages in */
 	_Atomic uint64_t written_end;
 	bool prefixed; /* output_file_write_prefix wrote bytes at the start */
+	/* output_file_set_filter's: every write's bytes go through it, via filtered */
+	output_filter filter;
+	void *filter_context;
+	unsigned char *filtered;
 };
 
 /* The temp twin in the final file's directory, so that rename is atomic. */
@@ -249,7 +253,7 @@ static int output_write_direct(struct output_file *file, const void *data, size_
 	return file->error;
 }
 
-int output_file_write(struct output_file *file, const void *data, size_t len)
+static int output_write_bytes(struct output_file *file, const void *data, size_t len)
 {
 	const unsigned char *from = data;
 	if (!file->error && len >= PARALLEL_IO_MINIMUM && file->temp_path && file->fd >= 0)
@@ -275,9 +279,29 @@ int output_file_write(struct output_file *file, const void *data, size_t len)
 	return file->error;
 }
 
+int output_file_write(struct output_file *file, const void *data, size_t len)
+{
+	if (!file->filter)
+		return output_write_bytes(file, data, len);
+	if (!file->filtered && !(file->filtered = malloc(OUTPUT_BLOCK)))
+		return file->error = -ENOMEM;
+	const unsigned char *from = data;
+	while (len && !file->error) {
+		size_t take = len < OUTPUT_BLOCK ? len : OUTPUT_BLOCK;
+		size_t bytes = file->filter(file->filter_context, from, take, file->filtered);
+		if (bytes == OUTPUT_FILTER_UNCHANGED)
+			output_write_bytes(file, from, take);
+		else
+			output_write_bytes(file, file->filtered, bytes);
+		from += take;
+		len -= take;
+	}
+	return file->error;
+}
+
 bool output_file_positional(const struct output_file *file)
 {
-	return file->temp_path != NULL && file->fd >= 0 && !file->prefixed;
+	return file->temp_path != NULL && file->fd >= 0 && !file->prefixed && !file->filter;
 }
 
 int output_file_write_prefix(struct output_file *file, const void *data, size_t len)
@@ -285,7 +309,13 @@ int output_file_write_prefix(struct output_file *file, const void *data, size_t 
 	if (!len)
 		return 0;
 	file->prefixed = true;
-	return output_file_write(file, data, len);
+	return output_write_bytes(file, data, len);
+}
+
+void output_file_set_filter(struct output_file *file, output_filter filter, void *context)
+{
+	file->filter = filter;
+	file->filter_context = context;
 }
 
 const char *output_file_temp_path(const struct output_file *file)
@@ -417,6 +447,7 @@ static void output_file_free(struct output_file *file)
 		close(file->original_fd);
 	free(file->final_path);
 	free(file->temp_path);
+	free(file->filtered);
 	free(file);
 }
 

@@ -62,6 +62,9 @@ EXTRA_DIST += tests/test_unique_merge.sh
 # --header: the first input's header lines first, the rest sorted, on every path.
 TESTS += tests/test_header.sh
 EXTRA_DIST += tests/test_header.sh
+# --csv: quoted fields, separators and newlines inside them, against Python's csv module.
+TESTS += tests/test_csv_sort.sh
+EXTRA_DIST += tests/test_csv_sort.sh tests/csv_sort_oracle.py
 EXTRA_DIST += tests/test_order_check.sh
 TESTS += tests/test_output_file.sh tests/test_output_uncached.sh tests/test_output_targets.sh
 EXTRA_DIST += tests/test_output_file.sh tests/test_output_uncached.sh tests/test_output_targets.sh

@@ -85,6 +85,11 @@ static void help_text_ordering(void)
 "      --header[=N]            the first N lines (default 1) of each input are a\n"
 "                              header: the first input's is written first, as\n"
 "                              it is; the others' are dropped\n"
+"      --csv                   records and fields as RFC 4180 reads them: fields\n"
+"                              split at -t SEP (default ','), a field in double\n"
+"                              quotes may hold SEP, \"\" and newlines; -k compares\n"
+"                              a field's content, quotes removed; a malformed\n"
+"                              record is an error\n"
 "\n",
 	stdout);
 }
@@ -162,8 +167,8 @@ static void help_notes(void)
 "\n"
 "Under MPI (mpirun -np N gpusort ...; built with Open MPI) the N ranks sort the\n"
 "inputs together, each its share with its own engine, and write the output one\n"
-"process would write; -c, -C, -m, --debug and --header run on rank 0 while the\n"
-"others wait.\n",
+"process would write; -c, -C, -m, --debug, --header and --csv run on rank 0\n"
+"while the others wait.\n",
 	stdout);
 }
 

@@ -38,6 +38,7 @@ enum long_only_option {
 	OPT_PROGRESS,
 	OPT_VERBOSE,
 	OPT_HEADER,
+	OPT_CSV,
 	OPT_FILES0_FROM,
 	OPT_SORT,
 	OPT_CHECK,
@@ -106,6 +107,7 @@ static const struct option own_long_options[] = {
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
 	{"header", optional_argument, NULL, OPT_HEADER},
+	{"csv", no_argument, NULL, OPT_CSV},
 	{NULL, 0, NULL, 0},
 };
 
@@ -415,6 +417,9 @@ static int take_text_option(struct parse *p, int option)
 		return 0;
 	case OPT_HEADER:
 		return parse_header_lines(optarg, &p->job->header_lines);
+	case OPT_CSV:
+		p->job->csv = 1;
+		return 0;
 	default:
 		return NOT_IN_GROUP;
 	}

@@ -168,6 +168,8 @@ static int refuse_text_settings(const struct gpusort_job *job)
 		return usage("option '%s' applies to text lines, not binary records", "--debug");
 	if (job->header_lines)
 		return usage("option '%s' applies to text lines, not binary records", "--header");
+	if (job->csv)
+		return usage("option '%s' applies to text lines, not binary records", "--csv");
 	return GPUSORT_OK;
 }
 
@@ -341,6 +343,15 @@ static int build_text(const struct gpusort_job *job, struct sort_job *options)
 	options->random_source = job->random_source;
 	options->debug = job->debug != 0;
 	options->header_lines = job->header_lines;
+	if (job->csv) {
+		if (job->zero_terminated || job->debug)
+			return usage("options '%s' are incompatible", job->debug ? "--csv --debug" : "--csv -z");
+		if (job->separator == '"' || job->separator == '\r' || job->separator == '\n')
+			return usage("%s", "the separator of --csv cannot be a double quote, CR or LF");
+		options->text.csv = true;
+		if (options->text.field_separator == GPUSORT_SEPARATOR_BLANKS)
+			options->text.field_separator = ',';
+	}
 	return GPUSORT_OK;
 }
 

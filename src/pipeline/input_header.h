@@ -7,12 +7,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct input_file;
 
 struct input_header {
 	size_t lines;          /* N; 0: no header */
 	unsigned char eol;     /* the line terminator ('\n', or NUL with -z) */
+	int csv_separator;     /* --csv: N records, which may span lines; -1: N lines */
+	uint64_t last_newlines; /* the newlines of the header last read off an input */
 	unsigned char *bytes;  /* the first input's header lines, each with its terminator */
 	size_t length;
 	bool kept;             /* the first input's header has been read */
@@ -24,7 +27,7 @@ struct input_header {
  * negative errno of the read, for the caller to report with the input's name. */
 int input_header_take(struct input_header *header, struct input_file *file);
 /* Drops the header lines off the start of file, keeping nothing (-c, -C). */
-int input_header_skip(const struct input_header *header, struct input_file *file);
+int input_header_skip(struct input_header *header, struct input_file *file);
 void input_header_free(struct input_header *header);
 
 #endif

@@ -20,6 +20,7 @@ libpipeline_la_SOURCES += \
 	src/pipeline/range_merge.h src/pipeline/range_merge.c \
 	src/pipeline/run_ranges.h src/pipeline/run_ranges.c \
 	src/pipeline/input_header.h src/pipeline/input_header.c \
+	src/pipeline/csv_input.h src/pipeline/csv_input.c \
 	src/pipeline/record_output.h src/pipeline/record_output.c \
 	src/pipeline/output_check.h src/pipeline/output_check.c \
 	src/pipeline/text_sort.h src/pipeline/text_sort.c

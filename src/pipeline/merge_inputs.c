@@ -12,6 +12,7 @@
 #include "merge.h"
 #include "merge_inputs.h"
 #include "input_header.h"
+#include "csv_input.h"
 #include "record_output.h"
 #include "record_stream.h"
 #include "runs.h"
@@ -29,6 +30,7 @@ struct input_source {
 	size_t record_size;
 	struct sort_stats *stats;
 	struct input_header *header; /* --header; NULL: none */
+	struct csv_encoder csv;      /* --csv: the input's encoding */
 };
 
 /* Reports a failure of the stream by the input's name. */
@@ -38,7 +40,7 @@ static int input_failed(struct input_source *source, int error)
 		record_stream_report_partial(&source->stream, source->name);
 		return -EINVAL;
 	}
-	report_file_failure("read failed", source->name, error);
+	csv_input_report(source->name, source->stream.csv, error);
 	return error;
 }
 
@@ -67,6 +69,7 @@ static int input_open(struct input_source *source, const struct record_order *or
 	}
 	record_stream_init(&source->stream, file, order->record_size, order->eol);
 	record_stream_set_block(&source->stream, block_bytes);
+	record_stream_set_csv(&source->stream, csv_input_start(&source->csv, order->text, source->header));
 	source->open = true;
 	return 0;
 }
@@ -77,6 +80,7 @@ static void input_close(struct input_source *source)
 	source->stats->seconds[STAGE_READ] += source->stream.read_seconds;
 	source->stats->bytes[STAGE_READ] += source->stream.bytes_read;
 	record_stream_close(&source->stream);
+	csv_encoder_free(&source->csv);
 	source->open = false;
 }
 

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "order_check.h"
 #include "input_header.h"
+#include "csv_input.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -52,6 +53,8 @@ static void report_disorder(const struct record_order *order, const char *name, 
 		return;
 	}
 	fprintf(stderr, "gpusort: %s:%" PRIu64 ": disorder: ", name, number);
+	if (order->text && order->text->csv) /* --csv: the record as read */
+		record = (const unsigned char *)csv_record_decoded((const char *)record, len, 0, &len);
 	fwrite(record, 1, len, stderr);
 	fputc(order->eol, stderr);
 }
@@ -63,7 +66,7 @@ static void report_trouble(const struct record_stream *stream, const char *name,
 	else if (err == -ENOMEM && stream->record_size)
 		report_errno(-ENOMEM); /* the binary mode's words */
 	else
-		report_file_failure("read failed", name, err);
+		csv_input_report(name, stream->csv, err);
 }
 
 static int check_stream(const struct record_order *order, struct record_stream *stream, const char *name,
@@ -102,7 +105,7 @@ static int check_stream(const struct record_order *order, struct record_stream *
 	return status;
 }
 
-int order_check(const struct record_order *order, const char *name, int mode, const struct input_header *header,
+int order_check(const struct record_order *order, const char *name, int mode, struct input_header *header,
 		bool (*admit)(const void *arg), const void *arg)
 {
 	struct input_file *file;
@@ -122,6 +125,8 @@ int order_check(const struct record_order *order, const char *name, int mode, co
 		report_trouble(&stream, name, err);
 		return 2;
 	}
+	struct csv_encoder csv = {0};
+	record_stream_set_csv(&stream, csv_input_start(&csv, order->text, header));
 	int status = 0;
 	int empty = record_stream_empty(&stream);
 	if (empty < 0) {
@@ -131,5 +136,6 @@ int order_check(const struct record_order *order, const char *name, int mode, co
 		status = admit && !admit(arg) ? 2 : check_stream(order, &stream, name, mode, header ? header->lines : 0);
 	}
 	record_stream_close(&stream);
+	csv_encoder_free(&csv);
 	return status;
 }

@@ -16,7 +16,7 @@ struct input_header;
  * reported why) ends the check. header (NULL: none): --header's lines, skipped first
  * and counted in the line numbers reported. Returns the exit status: 0 in order, 1 disorder, 2
  * trouble (reported, naming the file). */
-int order_check(const struct record_order *order, const char *name, int mode, const struct input_header *header,
+int order_check(const struct record_order *order, const char *name, int mode, struct input_header *header,
 		bool (*admit)(const void *arg), const void *arg);
 
 #endif

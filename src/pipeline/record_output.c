@@ -9,12 +9,20 @@
 #include "output_check.h"
 #include "record_order.h"
 #include "record_output.h"
+#include "../text/text_order.h"
 #include "../common/report.h"
 #include "../common/verify.h"
 #include "../common/job_context.h"
 #include "input_header.h"
 
 static void output_failed(struct record_output *output, int error, bool flushing);
+
+/* --csv: the records as they were read (output_filter). */
+static size_t csv_output_filter(void *context, const void *in, size_t len, void *out)
+{
+	size_t decoded = csv_decode(context, in, len, out);
+	return decoded == CSV_DECODE_UNCHANGED ? OUTPUT_FILTER_UNCHANGED : decoded;
+}
 
 int record_output_open(struct record_output *output, const struct record_order *order,
 		       const struct output_target *target, struct sort_stats *stats)
@@ -30,6 +38,8 @@ int record_output_open(struct record_output *output, const struct record_order *
 		output_failed(output, error, false);
 		output_file_abort(output->file);
 	}
+	if (!error && order && order->text && order->text->csv)
+		output_file_set_filter(output->file, csv_output_filter, &output->csv);
 	return error;
 }
 

@@ -15,6 +15,7 @@
 #include "output_check.h"
 #include "../common/record_sink.h"
 #include "../common/stats.h"
+#include "../text/csv_codec.h"
 
 struct sort_verify;
 struct record_order;
@@ -41,6 +42,8 @@ struct record_output {
 	const struct record_order *annotated;
 	char *shown;
 	size_t shown_size;
+	/* --csv: records are written decoded (csv_codec.h), through the output's filter */
+	struct csv_decoder csv;
 };
 
 /* Reports a failed write of the output, in GNU's words for the user's output

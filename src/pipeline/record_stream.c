@@ -4,6 +4,7 @@
  * doubles when one record does not fit. */
 #include "config.h"
 #include "record_stream.h"
+#include "../text/csv_codec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -39,6 +40,11 @@ int record_stream_init(struct record_stream *stream, struct input_file *file, si
 	return 0;
 }
 
+void record_stream_set_csv(struct record_stream *stream, struct csv_encoder *encoder)
+{
+	stream->csv = encoder;
+}
+
 void record_stream_set_block(struct record_stream *stream, size_t bytes)
 {
 	if (stream->record_size && !stream->buffer)
@@ -63,11 +69,14 @@ static int refill(struct record_stream *stream)
 		stream->buffer = grown;
 		stream->capacity *= 2;
 	}
+	size_t from = stream->end; /* --csv: what is encoded after the read */
 	if (stream->lookahead >= 0) {
 		stream->buffer[stream->end++] = (char)stream->lookahead;
 		stream->lookahead = -1;
 	}
 	size_t want = stream->capacity - stream->end;
+	if (stream->csv) /* room for the encoding, which may double the bytes */
+		want = (stream->capacity - from) / 2 - (stream->end - from);
 	double started = stats_now();
 	ssize_t got = job_cancelled() ? -ECANCELED
 				       : input_file_read(stream->file, stream->buffer + stream->end, want);
@@ -76,6 +85,14 @@ static int refill(struct record_stream *stream)
 		return (int)got;
 	stream->bytes_read += (uint64_t)got;
 	stream->end += (size_t)got;
+	if (stream->csv) {
+		ssize_t encoded = csv_encode(stream->csv, stream->buffer + from, stream->end - from);
+		if (encoded >= 0 && (size_t)got < want)
+			encoded = csv_encode_end(stream->csv) ?: encoded;
+		if (encoded < 0)
+			return (int)encoded;
+		stream->end = from + (size_t)encoded;
+	}
 	if ((size_t)got < want) {
 		stream->at_end = true;
 		/* records come whole out of every read but the last */

@@ -26,6 +26,7 @@ struct record_stream {
 	int lookahead;        /* the byte record_stream_empty took from a pipe, or -1 */
 	uint64_t bytes_read;  /* from the file so far, and the time it took (--stats) */
 	double read_seconds;
+	struct csv_encoder *csv; /* --csv: the reads encoded (csv_codec.h); NULL: as read */
 };
 
 /* Records of record_size bytes, or with record_size 0 lines ended by eol. Takes
@@ -36,6 +37,10 @@ int record_stream_init(struct record_stream *stream, struct input_file *file, si
 /* Fixed-size records: reads about bytes at a time (a whole number of records, at least
  * one) instead of 4 MiB; before the first read. Lines keep their own blocks. */
 void record_stream_set_block(struct record_stream *stream, size_t bytes);
+/* --csv: the input's bytes go through encoder (the caller's) as they are read; before
+ * the first read. A malformed record is -EILSEQ, the encoder saying what. */
+struct csv_encoder;
+void record_stream_set_csv(struct record_stream *stream, struct csv_encoder *encoder);
 /* Returns 1 with the next records in place, [*bytes, *bytes + *size): whole fixed-size
  * records, or lines each followed by its terminator (a last line that has none is given
  * one); valid until the next call. 0 at the end, or a negative errno. */

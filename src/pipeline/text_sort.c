@@ -6,6 +6,7 @@
 #include "sort_job.h"
 #include "text_sort.h"
 #include "input_header.h"
+#include "csv_input.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -42,6 +43,7 @@ struct text_chunks {
 	struct sort_stats *stats;
 	const struct input_list *inputs;
 	struct input_header *header; /* --header; NULL: none */
+	struct csv_encoder csv;      /* --csv: the input being read's encoding */
 	size_t next_input;        /* the input to open when file is NULL */
 	struct input_file *file;
 	size_t chunk_bytes;       /* a chunk's bytes and line costs at most */
@@ -83,6 +85,13 @@ static int text_chunk_cut(struct text_chunks *chunks, struct text_chunk *buffer,
 	buffer->read = lines->size;
 	text_lines_keep(lines, cut, kept);
 	return 1;
+}
+
+/* --csv: both chunks' reads encoded, from the start of the input just opened. */
+static void text_chunks_csv_start(struct text_chunks *chunks)
+{
+	struct csv_encoder *csv = csv_input_start(&chunks->csv, chunks->order, chunks->header);
+	chunks->buffers[0].lines.csv = chunks->buffers[1].lines.csv = csv;
 }
 
 static int text_fill(void *context, int b)
@@ -127,6 +136,7 @@ static int text_fill(void *context, int b)
 				report_file_failure("read failed", name, err);
 				return err;
 			}
+			text_chunks_csv_start(chunks);
 			chunks->next_input++;
 		}
 		/* the room left (all read is counted by now), as bytes of lines as long as
@@ -151,7 +161,7 @@ static int text_fill(void *context, int b)
 		ssize_t got = text_lines_append(lines, chunks->file, room, chunks->pool);
 		stats_add(chunks->stats, STAGE_READ, started, got > 0 ? (uint64_t)got : 0);
 		if (got < 0) {
-			report_file_failure("read failed", chunks->inputs->names[chunks->next_input - 1], (int)got);
+			csv_input_report(chunks->inputs->names[chunks->next_input - 1], lines->csv, (int)got);
 			return (int)got;
 		}
 		if ((size_t)got < room) { /* the input ended */
@@ -316,6 +326,8 @@ static int text_sort_inputs(void *context, struct sort_drive *drive)
 	text->first = NULL; /* the chunks close it */
 	for (int i = 0; i < 2; i++)
 		text_lines_init(&chunks.buffers[i].lines, text->order->eol);
+	if (chunks.file)
+		text_chunks_csv_start(&chunks);
 	const struct chunk_mode mode = {&chunks, text_fill, text_carry, text_sort, text_emit, text_release,
 					 text_output_bound, text_expected_runs};
 	int status = sort_chunks(&mode, &text->lines, &drive->verify, drive->engine, &plan, &job->runs, &job->output,
@@ -323,6 +335,7 @@ static int text_sort_inputs(void *context, struct sort_drive *drive)
 	text_release(&chunks);
 	if (chunks.file)
 		input_file_close(chunks.file);
+	csv_encoder_free(&chunks.csv);
 	return status;
 }
 

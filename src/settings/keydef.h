@@ -41,6 +41,8 @@ struct text_keys {
 	int field_separator;     /* -t: a byte, or -1 for blank-to-nonblank transitions */
 	bool zero_terminated;    /* -z */
 	bool stable;             /* -s */
+	bool csv;                /* --csv: records and fields as RFC 4180 reads them, split
+	                            at field_separator */
 };
 
 /* Parses a KEYDEF; returns 0, or -EINVAL with *reason set to GNU sort's wording

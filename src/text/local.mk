@@ -21,5 +21,6 @@ libpipeline_la_SOURCES += \
 	src/text/text_merge_sort.h src/text/text_merge_sort.c \
 	src/text/text_line_sort.h src/text/text_line_sort.c \
 	src/text/csv_record.h src/text/csv_record.c \
-	src/text/csv_field.h src/text/csv_field.c
+	src/text/csv_field.h src/text/csv_field.c \
+	src/text/csv_codec.h src/text/csv_codec.c
 EXTRA_DIST += src/text/README.md

@@ -4,6 +4,7 @@
  * compare bytes, skipping ignored ones and folding case as asked, or in a collating
  * locale are translated the same way and then collated, as GNU sort does. */
 #include "text_compare.h"
+#include "csv_codec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +147,13 @@ int text_compare_lines(const struct text_order *order, const char *a, size_t ale
 	for (size_t k = 0; k < order->key_count; k++) {
 		const struct keydef *key = &order->keys[k];
 		const char *ka, *ea, *kb, *eb;
-		text_key_bounds(key, order->separator, a, alen, &ka, &ea);
-		text_key_bounds(key, order->separator, b, blen, &kb, &eb);
+		if (order->csv) {
+			csv_key_bounds(key, (unsigned char)order->separator, a, alen, 0, &ka, &ea);
+			csv_key_bounds(key, (unsigned char)order->separator, b, blen, 1, &kb, &eb);
+		} else {
+			text_key_bounds(key, order->separator, a, alen, &ka, &ea);
+			text_key_bounds(key, order->separator, b, blen, &kb, &eb);
+		}
 		int diff = key->ordering.random
 			   ? text_random_compare(&order->random, &key->ordering, &order->locale, ka,
 						 (size_t)(ea - ka), kb, (size_t)(eb - kb))
@@ -158,6 +164,11 @@ int text_compare_lines(const struct text_order *order, const char *a, size_t ale
 	}
 	if (!order->last_resort)
 		return 0;
+	if (order->csv && order->locale.collate) {
+		/* the collation sees the records as read; bytes compare as encoded */
+		a = csv_record_decoded(a, alen, 0, &alen);
+		b = csv_record_decoded(b, blen, 1, &blen);
+	}
 	int diff = order->locale.collate ? text_collate_compare(a, alen, b, blen)
 				  : compare_bytes(false, a, alen, b, blen);
 	if (diff)

@@ -8,6 +8,7 @@
  * stream_words) from the loads that find the terminators: as read, and as scanned. */
 #include "config.h"
 #include "text_lines.h"
+#include "csv_codec.h"
 #include "../common/verify.h"
 
 #include <errno.h>
@@ -88,13 +89,19 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 		size_t want = most < (size_t)64 << 20 ? most : (size_t)64 << 20;
 		if (want > limit - total)
 			want = limit - total;
-		/* +1 keeps room for a terminator the input may lack. */
-		if (text_lines_reserve(lines, want + 1) < 0)
+		/* +1 keeps room for a terminator the input may lack; --csv's encoding may
+		 * double what is read */
+		if (text_lines_reserve(lines, (lines->csv ? 2 * want : want) + 1) < 0)
 			return -ENOMEM;
 		ssize_t got = job_cancelled() ? -ECANCELED : input_file_read(file, lines->data + lines->size, want);
-		if (got < 0)
-			return got;
-		lines->size += (size_t)got;
+		ssize_t kept = got;
+		if (got > 0 && lines->csv)
+			kept = csv_encode(lines->csv, lines->data + lines->size, (size_t)got);
+		else if (got == 0 && lines->csv)
+			kept = csv_encode_end(lines->csv);
+		if (kept < 0)
+			return kept;
+		lines->size += (size_t)kept;
 		total += (size_t)got;
 		if (got == 0) {
 			/* The input ended: its last line may lack a terminator (earlier inputs

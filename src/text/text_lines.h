@@ -35,6 +35,8 @@ struct text_lines {
 	 * past the lines kept, into the bytes to carry. */
 	uint64_t origin;
 	size_t summed;
+	/* --csv: the reads' bytes are encoded as they come (csv_codec.h); NULL: as read */
+	struct csv_encoder *csv;
 };
 
 void text_lines_init(struct text_lines *lines, unsigned char eol);

@@ -56,6 +56,7 @@ int text_order_init(struct text_order *order, const struct text_keys *given, boo
 	order->unique = unique;
 	order->last_resort = count == 0 || !(given->stable || unique);
 	order->eol = given->zero_terminated ? '\0' : '\n';
+	order->csv = given->csv;
 	order->debug = debug;
 	text_locale_init(&order->locale);
 	return 0;

@@ -22,6 +22,8 @@ struct text_order {
 	bool unique;           /* -u */
 	unsigned char eol;     /* '\n', or '\0' with -z */
 	bool debug;            /* --debug: output lines are annotated (text_debug) */
+	bool csv;              /* --csv: records encoded as lines (csv_codec.h), fields split
+	                          at separator as RFC 4180 reads them */
 };
 
 /* Builds the order of the keys given, with -u (unique) and --debug (debug) as the job

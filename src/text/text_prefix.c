@@ -4,6 +4,7 @@
  * Collated keys take the start of their strxfrm image, after -d -i -f as in GNU sort;
  * random keys (-R) their keyed hash (text_random). */
 #include "text_prefix.h"
+#include "csv_codec.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -95,13 +96,18 @@ static uint64_t key_image(const struct key_ordering *o, const struct text_locale
 uint64_t text_prefix(const struct text_order *order, const char *line, size_t len)
 {
 	if (order->key_count == 0) {
+		if (order->csv && order->locale.collate)
+			line = csv_record_decoded(line, len, 0, &len);
 		uint64_t image = order->locale.collate ? text_collate_image(line, len)
 					       : byte_image(line, len, NULL, false);
 		return order->reverse ? ~image : image;
 	}
 	const struct keydef *key = &order->keys[0];
 	const char *begin, *end;
-	text_key_bounds(key, order->separator, line, len, &begin, &end);
+	if (order->csv)
+		csv_key_bounds(key, (unsigned char)order->separator, line, len, 0, &begin, &end);
+	else
+		text_key_bounds(key, order->separator, line, len, &begin, &end);
 	uint64_t image = key->ordering.random
 			 ? text_random_prefix(&order->random, &key->ordering, &order->locale, begin,
 					      (size_t)(end - begin))

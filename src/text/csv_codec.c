@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/* CSV records encoded as lines and back, and their keys (see csv_codec.h). */
+#include "config.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csv_codec.h"
+#include "text_fields.h"
+
+/* Where a byte leaves the record. */
+enum {
+	AT_FIELD_START, /* a record's or a field's first byte comes next */
+	IN_UNQUOTED,
+	IN_QUOTED,
+	QUOTE_SEEN,     /* a quote inside a quoted field: "" or the closing one */
+	CR_AFTER_QUOTE, /* a closing quote and a CR: LF (or the input's end) must follow */
+};
+
+#define ESCAPE '\t'
+#define ESCAPED_TAB '\0'
+#define ESCAPED_LF '\xff'
+
+void csv_encoder_init(struct csv_encoder *encoder, unsigned char separator, uint64_t first_line)
+{
+	*encoder = (struct csv_encoder){.separator = separator, .state = AT_FIELD_START, .line = first_line,
+					.record_line = first_line};
+}
+
+void csv_encoder_free(struct csv_encoder *encoder)
+{
+	free(encoder->scratch);
+	encoder->scratch = NULL;
+	encoder->scratch_size = 0;
+}
+
+static ssize_t malformed(struct csv_encoder *encoder, enum csv_malformation what)
+{
+	encoder->malformation = what;
+	return -EILSEQ;
+}
+
+/* The lines ended in data[0, len), and the state that a piece without quotes leaves:
+ * its last byte's. */
+static void pass_unquoted(struct csv_encoder *encoder, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len, *lf = NULL;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		encoder->line++;
+		lf = p++;
+	}
+	if (lf)
+		encoder->record_line = encoder->line;
+	if (len) {
+		unsigned char last = (unsigned char)data[len - 1];
+		encoder->state = last == '\n' || last == encoder->separator ? AT_FIELD_START : IN_UNQUOTED;
+	}
+}
+
+/* One byte through the state machine, its encoding appended at out. */
+static int encode_byte(struct csv_encoder *encoder, unsigned char c, char **out)
+{
+	char *o = *out;
+	switch (encoder->state) {
+	case AT_FIELD_START:
+	case IN_UNQUOTED:
+		if (c == '"') {
+			if (encoder->state == IN_UNQUOTED)
+				return (int)malformed(encoder, CSV_QUOTE_IN_UNQUOTED);
+			encoder->state = IN_QUOTED;
+		} else {
+			encoder->state = c == '\n' || c == encoder->separator ? AT_FIELD_START : IN_UNQUOTED;
+		}
+		*o++ = (char)c;
+		break;
+	case IN_QUOTED:
+		if (c == '"') {
+			encoder->state = QUOTE_SEEN;
+			*o++ = (char)c;
+		} else if (c == '\t' || c == '\n') {
+			*o++ = ESCAPE;
+			*o++ = c == '\t' ? ESCAPED_TAB : ESCAPED_LF;
+		} else {
+			*o++ = (char)c;
+		}
+		break;
+	case QUOTE_SEEN:
+		if (c == '"')
+			encoder->state = IN_QUOTED; /* "" */
+		else if (c == encoder->separator || c == '\n')
+			encoder->state = AT_FIELD_START;
+		else if (c == '\r')
+			encoder->state = CR_AFTER_QUOTE;
+		else
+			return (int)malformed(encoder, CSV_AFTER_CLOSING_QUOTE);
+		*o++ = (char)c;
+		break;
+	case CR_AFTER_QUOTE:
+		if (c != '\n')
+			return (int)malformed(encoder, CSV_AFTER_CLOSING_QUOTE);
+		encoder->state = AT_FIELD_START;
+		*o++ = (char)c;
+		break;
+	}
+	if (c == '\n') {
+		encoder->line++;
+		if (encoder->state == AT_FIELD_START)
+			encoder->record_line = encoder->line;
+	}
+	*out = o;
+	return 0;
+}
+
+ssize_t csv_encode(struct csv_encoder *encoder, char *data, size_t len)
+{
+	/* up to the first quote nothing changes, unless a quoted field is open */
+	size_t plain = 0;
+	if (encoder->state != IN_QUOTED && encoder->state != QUOTE_SEEN && encoder->state != CR_AFTER_QUOTE) {
+		const char *quote = memchr(data, '"', len);
+		plain = quote ? (size_t)(quote - data) : len;
+		pass_unquoted(encoder, data, plain);
+		if (plain == len)
+			return (ssize_t)len;
+	}
+	size_t rest = len - plain;
+	if (encoder->scratch_size < 2 * rest) {
+		char *grown = realloc(encoder->scratch, 2 * rest);
+		if (!grown)
+			return -ENOMEM;
+		encoder->scratch = grown;
+		encoder->scratch_size = 2 * rest;
+	}
+	char *out = encoder->scratch;
+	for (size_t i = plain; i < len; i++)
+		if (encode_byte(encoder, (unsigned char)data[i], &out) != 0)
+			return -EILSEQ;
+	size_t encoded = (size_t)(out - encoder->scratch);
+	memcpy(data + plain, encoder->scratch, encoded);
+	return (ssize_t)(plain + encoded);
+}
+
+int csv_encode_end(struct csv_encoder *encoder)
+{
+	if (encoder->state == IN_QUOTED)
+		return (int)malformed(encoder, CSV_UNCLOSED_QUOTE);
+	return 0;
+}
+
+size_t csv_decode(struct csv_decoder *decoder, const char *in, size_t len, char *out)
+{
+	if (!decoder->escape && !memchr(in, ESCAPE, len)) {
+		/* nothing encoded: only the quotes' parity carries on */
+		size_t quotes = 0;
+		for (const char *p = in, *end = in + len; (p = memchr(p, '"', (size_t)(end - p))) != NULL; p++)
+			quotes++;
+		decoder->in_quotes ^= quotes & 1;
+		return CSV_DECODE_UNCHANGED;
+	}
+	char *o = out;
+	for (size_t i = 0; i < len; i++) {
+		char c = in[i];
+		if (decoder->escape) {
+			*o++ = c == ESCAPED_LF ? '\n' : '\t';
+			decoder->escape = false;
+		} else if (decoder->in_quotes && c == ESCAPE) {
+			decoder->escape = true;
+		} else {
+			if (c == '"')
+				decoder->in_quotes = !decoder->in_quotes;
+			*o++ = c;
+		}
+	}
+	return (size_t)(o - out);
+}
+
+/* A thread's buffers for the keys of the two records a comparison looks at. */
+struct side_buffer {
+	char *data;
+	size_t size;
+};
+static _Thread_local struct side_buffer side_buffers[2];
+
+static char *side_room(int side, size_t bytes)
+{
+	struct side_buffer *buffer = &side_buffers[side & 1];
+	if (buffer->size < bytes) {
+		size_t size = bytes < 256 ? 256 : 2 * bytes;
+		char *grown = realloc(buffer->data, size);
+		if (!grown)
+			return NULL;
+		buffer->data = grown;
+		buffer->size = size;
+	}
+	return buffer->data;
+}
+
+/* A field's content, decoded, appended at out. */
+static char *field_content(const char *field, size_t size, char *out)
+{
+	if (size == 0 || field[0] != '"') {
+		memcpy(out, field, size);
+		return out + size;
+	}
+	const char *p = field + 1, *end = field + size;
+	if (end > p && end[-1] == '"')
+		end--; /* the closing quote */
+	while (p < end) {
+		char c = *p++;
+		if (c == '"' && p < end && *p == '"')
+			p++; /* "" reads as one quote */
+		else if (c == ESCAPE && p < end)
+			c = *p++ == ESCAPED_LF ? '\n' : '\t';
+		*out++ = c;
+	}
+	return out;
+}
+
+/* Where the field that starts at p ends: at the separator after it, or at end. */
+static const char *field_end(const char *p, const char *end, unsigned char separator)
+{
+	if (p < end && *p == '"') {
+		/* a quoted field: up to the quote that is not one of "" */
+		for (p++; p < end; p++) {
+			const char *quote = memchr(p, '"', (size_t)(end - p));
+			if (!quote)
+				return end;
+			p = quote;
+			if (p + 1 < end && p[1] == '"')
+				p++;
+			else
+				break;
+		}
+		p = p < end ? p + 1 : end;
+	}
+	const char *sep = memchr(p, separator, (size_t)(end - p));
+	return sep ? sep : end;
+}
+
+void csv_key_bounds(const struct keydef *key, unsigned char separator, const char *line, size_t len, int side,
+		    const char **begin, const char **end)
+{
+	if (len && line[len - 1] == '\r')
+		len--; /* CRLF: the CR ends the record */
+	char *out = memchr(line, '"', len) ? side_room(side, len) : NULL;
+	if (!out) {
+		/* no quotes: the fields are -t's */
+		text_key_bounds(key, separator, line, len, begin, end);
+		return;
+	}
+	/* The fields' contents joined by the separator, the key's fields' places noted;
+	 * the bounds then follow -t's rules over them. Offsets may run into later fields,
+	 * so all are joined unless the key ends at a field's end. */
+	size_t first = key->start_field, last = key->end_field;
+	size_t need = last && key->end_char == 0 ? (last > first ? last : first) : SIZE_MAX;
+	const char *p = line, *lim = line + len;
+	char *start_at = NULL, *last_start = NULL, *last_end = NULL;
+	for (size_t field = 1;; field++) {
+		const char *next = field_end(p, lim, separator);
+		if (field == first)
+			start_at = out;
+		if (field == last)
+			last_start = out;
+		out = field_content(p, (size_t)(next - p), out);
+		if (field == last)
+			last_end = out;
+		if (next >= lim || field >= need)
+			break;
+		*out++ = (char)separator;
+		p = next + 1;
+	}
+	const char *joined_end = out;
+	/* a field past the record's last is empty, at its end */
+	const char *b = start_at ? start_at : joined_end;
+	if (key->ordering.skip_start_blanks)
+		while (b < joined_end && text_is_blank((unsigned char)*b))
+			b++;
+	size_t offset = key->start_char - 1;
+	b = (size_t)(joined_end - b) < offset ? joined_end : b + offset;
+	const char *e = joined_end;
+	if (last && key->end_char == 0) {
+		e = last_end ? last_end : joined_end;
+	} else if (last) {
+		e = last_start ? last_start : joined_end;
+		if (key->ordering.skip_end_blanks)
+			while (e < joined_end && text_is_blank((unsigned char)*e))
+				e++;
+		e = (size_t)(joined_end - e) < key->end_char ? joined_end : e + key->end_char;
+	}
+	*begin = b;
+	*end = e < b ? b : e;
+}
+
+const char *csv_record_decoded(const char *line, size_t len, int side, size_t *decoded_len)
+{
+	char *out;
+	if (csv_encoded_plain(line, len) || !(out = side_room(side, len))) {
+		*decoded_len = len;
+		return line;
+	}
+	struct csv_decoder decoder = {0};
+	*decoded_len = csv_decode(&decoder, line, len, out);
+	return out;
+}

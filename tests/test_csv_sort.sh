@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# --csv: records and fields as RFC 4180 reads them, against an oracle written with
+# Python's csv module (tests/csv_sort_oracle.py) on generated files with quoted fields,
+# separators, quotes, newlines and TABs inside quotes, empty fields and lines, CRLF,
+# UTF-8: text and numeric keys, -r, -u, -s, several keys, ',' ';' and TAB as separator,
+# with and without --header; in memory, spilled (-S), on 1 and 2 threads, -m, -c, from
+# a pipe, in C and en_US.UTF-8. Files without quotes sort as `sort -t,` sorts them.
+# Malformed records: exit 2, "FILE:LINE: malformed CSV record: WHAT", the old output
+# untouched, no temp file left.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+
+mkdir "$WORK/tmp"
+export TMPDIR="$WORK/tmp"
+no_temp() { test -z "$(ls -A "$WORK/tmp")" && test -z "$(ls -A "$WORK" | grep '^\.gpusort')"; }
+csv_oracle() { python3 "$TESTS_SRCDIR/csv_sort_oracle.py" "$@"; }
+
+# case DESC SEP HEADER FLAGS KEYS OPTIONS -- FILES: gpusort --csv against the oracle, to
+# a file and through a pipe. FLAGS: r u s letters or -; KEYS: space-separated, or -.
+case_csv() {
+	desc=$1 sep=$2 header=$3 flags=$4 keys=$5 extra=$6
+	shift 7
+	args= oracle_keys=
+	[ "$keys" = - ] || for k in $keys; do
+		oracle_keys="$oracle_keys $k"
+		args="$args -k$k"
+	done
+	[ "$flags" = - ] || args="$args -$flags"
+	csv_oracle sort "$WORK/want" "$sep" "$header" "${LOCALE:-C}" "$flags" $oracle_keys -- "$@"
+	"$GPUSORT" --csv -t "$sep" --header="$header" $args $extra -o "$WORK/out" "$@" 2>"$WORK/err"
+	status=$?
+	cmp -s "$WORK/out" "$WORK/want"
+	tap_result $((status + $?)) "$desc: as the oracle (exit $status)"
+	[ -s "$WORK/err" ] && sed 's/^/# /' "$WORK/err" | head -3
+	"$GPUSORT" --csv -t "$sep" --header="$header" $args $extra "$@" 2>/dev/null | cmp -s - "$WORK/want"
+	tap_result $? "$desc: to a pipe"
+}
+
+csv_oracle generate "$WORK/a.csv" 3000 1
+csv_oracle generate "$WORK/big.csv" 30000 2
+csv_oracle generate "$WORK/semi.csv" 3000 3 ';'
+csv_oracle generate "$WORK/tab.csv" 3000 4 "$(printf '\t')"
+csv_oracle generate "$WORK/b.csv" 2000 5
+
+for keys in - 1,1 2,2n 2,2nr "3,3 1,1" "2,3" "4,4n 1,1r"; do
+	case_csv "-k $keys" , 1 - "$keys" "" -- "$WORK/a.csv"
+done
+case_csv "-r -k1,1" , 1 r 1,1 "" -- "$WORK/a.csv"
+case_csv "-s -k2,2n" , 1 s 2,2n "" -- "$WORK/a.csv"
+case_csv "-u -k1,1" , 1 u 1,1 "" -- "$WORK/a.csv"
+case_csv "-u, whole records" , 1 u - "" -- "$WORK/a.csv"
+case_csv "no header: the header line sorts with the rest" , 0 - 1,1 "" -- "$WORK/a.csv"
+case_csv "-t ';'" ';' 1 - "2,2 1,1" "" -- "$WORK/semi.csv"
+case_csv "-t TAB" "$(printf '\t')" 1 - "3,3 1,1" "" -- "$WORK/tab.csv"
+case_csv "30000 records, 2 threads" , 1 - "1,1 2,2n" --parallel=2 -- "$WORK/big.csv"
+case_csv "30000 records spilled (-S 64K), 2 threads" , 1 - "1,1 2,2n" "-S 64K --parallel=2" -- "$WORK/big.csv"
+case_csv "spilled, 1 thread, -u" , 1 u 1,1 "-S 64K --parallel=1" -- "$WORK/big.csv"
+case_csv "spilled, whole records" , 1 - - "-S 64K" -- "$WORK/big.csv"
+case_csv "two inputs" , 1 - 3,3 "" -- "$WORK/a.csv" "$WORK/b.csv"
+
+# from a pipe
+csv_oracle sort "$WORK/want" , 1 C - 1,1 -- "$WORK/big.csv"
+cat "$WORK/big.csv" | "$GPUSORT" --csv --header -k1,1 -S 64K >"$WORK/out"
+check "from a pipe, spilled" cmp "$WORK/out" "$WORK/want"
+
+# -m over inputs sorted by the oracle, and -c
+csv_oracle sort "$WORK/a.sorted" , 1 C - 2,2n -- "$WORK/a.csv"
+csv_oracle sort "$WORK/b.sorted" , 1 C - 2,2n -- "$WORK/b.csv"
+csv_oracle sort "$WORK/want" , 1 C - 2,2n -- "$WORK/a.sorted" "$WORK/b.sorted"
+"$GPUSORT" --csv --header -m -k2,2n "$WORK/a.sorted" "$WORK/b.sorted" >"$WORK/out"
+check "-m: the sorted inputs merged" cmp "$WORK/out" "$WORK/want"
+"$GPUSORT" --csv --header -m -k2,2n --batch-size=2 -o "$WORK/out" "$WORK/a.sorted" "$WORK/b.sorted" "$WORK/b.sorted"
+csv_oracle sort "$WORK/want" , 1 C - 2,2n -- "$WORK/a.sorted" "$WORK/b.sorted" "$WORK/b.sorted"
+check "-m --batch-size=2" cmp "$WORK/out" "$WORK/want"
+expect_status 0 "-c: the oracle's output is in order" "$GPUSORT" --csv --header -c -k2,2n "$WORK/a.sorted"
+expect_status 1 "-c: the input is not" "$GPUSORT" --csv --header -c -k2,2n "$WORK/a.csv"
+check "-c: a disorder reported with its record" grep -q "disorder: " "$WORK/stderr"
+printf 'k,v\n"b\nx",1\n"a\nx",2\n' >"$WORK/nl.csv"
+expect_status 1 "-c: a disorder in records that span lines" "$GPUSORT" --csv --header -C "$WORK/nl.csv"
+"$GPUSORT" --csv --header "$WORK/nl.csv" >"$WORK/out"
+check "records that span lines: written as they were read" \
+	test "$(cat "$WORK/out")" = "$(printf 'k,v\n"a\nx",2\n"b\nx",1')"
+
+# files without quotes: as sort -t, sorts them
+csv_oracle generate "$WORK/plain.csv" 20000 6 , plain
+for keys in "-k1,1" "-k2,2n" "-k3,3 -k1,1r" ""; do
+	sort -t, $keys "$WORK/plain.csv" >"$WORK/want"
+	"$GPUSORT" --csv $keys "$WORK/plain.csv" >"$WORK/out"
+	check "no quotes, $keys: as sort -t," cmp "$WORK/out" "$WORK/want"
+done
+sort -t, -k2,2n -S 64K "$WORK/plain.csv" >"$WORK/want"
+"$GPUSORT" --csv -k2,2n -S 64K "$WORK/plain.csv" >"$WORK/out"
+check "no quotes, spilled: as sort -t," cmp "$WORK/out" "$WORK/want"
+
+# in en_US.UTF-8: text keys and whole records by the locale's collation
+if [ "$(LC_ALL=en_US.UTF-8 locale charmap 2>/dev/null)" = UTF-8 ]; then
+	LOCALE=en_US.UTF-8
+	export LC_ALL=en_US.UTF-8
+	case_csv "en_US.UTF-8, -k1,1" , 1 - 1,1 "" -- "$WORK/a.csv"
+	case_csv "en_US.UTF-8, whole records" , 1 - - "" -- "$WORK/a.csv"
+	case_csv "en_US.UTF-8, -k3,3 -k1,1, spilled" , 1 - "3,3 1,1" "-S 64K" -- "$WORK/big.csv"
+	export LC_ALL=C
+	LOCALE=C
+else
+	for i in 1 2 3 4 5 6; do skip_test "en_US.UTF-8 is not installed"; done
+fi
+
+# malformed records: exit 2, the file and line named, the old output untouched
+echo old >"$WORK/old"
+bad() {
+	desc=$1 text=$2 message=$3
+	printf "$text" >"$WORK/bad.csv"
+	expect_status 2 "$desc: exit 2" "$GPUSORT" --csv -o "$WORK/old" "$WORK/bad.csv"
+	check "$desc: $message" grep -q -x -F "gpusort: $WORK/bad.csv:$message" "$WORK/stderr"
+	check "$desc: the old output untouched" test "$(cat "$WORK/old")" = old
+}
+bad "an unclosed quote" 'a,b\nc,"d\ne\n' '2: malformed CSV record: unclosed quote'
+bad "a quote inside an unquoted field" 'a,b\nc,d"e\n' '2: malformed CSV record: quote in unquoted field'
+bad "a byte after a closing quote" 'a\n"x\ny"z,1\n' '2: malformed CSV record: character after closing quote'
+{ head -c 200000 "$WORK/plain.csv"; printf '\nlast,"open\n'; } >"$WORK/late.csv"
+expect_status 2 "spilled, late in the file: exit 2" "$GPUSORT" --csv -S 64K -o "$WORK/old" "$WORK/late.csv"
+check "spilled, late in the file: the record's line named" grep -q -x -F \
+	"gpusort: $WORK/late.csv:$(wc -l <"$WORK/late.csv"): malformed CSV record: unclosed quote" "$WORK/stderr"
+check "spilled: the old output untouched" test "$(cat "$WORK/old")" = old
+printf 'a\nb,c"d\n' | "$GPUSORT" --csv -m - >/dev/null 2>"$WORK/stderr"
+check "-m from stdin: the malformed record named" grep -q "standard input:2: malformed CSV record" "$WORK/stderr"
+expect_status 2 "--csv with a binary key" "$GPUSORT" --csv --type=u64 "$WORK/a.csv"
+check "--csv with a binary key: its message" grep -q "option '--csv' applies to text lines" "$WORK/stderr"
+expect_status 2 "--csv -z" "$GPUSORT" --csv -z "$WORK/a.csv"
+check "--csv -z: its message" grep -q "options '--csv -z' are incompatible" "$WORK/stderr"
+expect_status 2 "--csv -t '\"'" "$GPUSORT" --csv -t '"' "$WORK/a.csv"
+check "--csv with a quote as separator: its message" grep -q "cannot be a double quote" "$WORK/stderr"
+check "no temp file left" no_temp
+
+done_testing
