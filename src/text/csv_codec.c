@@ -2,6 +2,7 @@
 /* CSV records encoded as lines and back, and their keys (see csv_codec.h). */
 #include "config.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,11 +180,32 @@ struct side_buffer {
 	size_t size;
 };
 static _Thread_local struct side_buffer side_buffers[2];
+/* Frees a thread's buffers when it ends (a key whose value is set once per thread). */
+static pthread_key_t side_key;
+static pthread_once_t side_key_once = PTHREAD_ONCE_INIT;
+
+static void side_buffers_free(void *buffers)
+{
+	struct side_buffer *own = buffers;
+	for (int i = 0; i < 2; i++) {
+		free(own[i].data);
+		own[i] = (struct side_buffer){0};
+	}
+}
+
+static void side_key_make(void)
+{
+	(void)pthread_key_create(&side_key, side_buffers_free);
+}
 
 static char *side_room(int side, size_t bytes)
 {
 	struct side_buffer *buffer = &side_buffers[side & 1];
 	if (buffer->size < bytes) {
+		if (!side_buffers[0].data && !side_buffers[1].data) {
+			pthread_once(&side_key_once, side_key_make);
+			(void)pthread_setspecific(side_key, side_buffers);
+		}
 		size_t size = bytes < 256 ? 256 : 2 * bytes;
 		char *grown = realloc(buffer->data, size);
 		if (!grown)
