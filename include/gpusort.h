@@ -242,7 +242,9 @@ struct gpusort_job {
 	int output_fd;
 
 	/* Text mode. */
-	const char *const *keys; /* -k KEYDEF, in order: GNU's F[.C][OPTS][,F[.C][OPTS]] */
+	const char *const *keys; /* -k KEYDEF, in order: GNU's F[.C][OPTS][,F[.C][OPTS]];
+	                            with csv and header_lines F may be [NAME], a column's
+	                            name in the first header record */
 	size_t key_count;
 	unsigned ordering;       /* GPUSORT_ORDER_* bits: -b -d -f -g -h -i -M -n -V */
 	int separator;           /* -t: a byte 0..255, or GPUSORT_SEPARATOR_BLANKS (default) */

@@ -81,6 +81,28 @@ expect_status 1 "-c: a disorder in records that span lines" "$GPUSORT" --csv --h
 check "records that span lines: written as they were read" \
 	test "$(cat "$WORK/out")" = "$(printf 'k,v\n"a\nx",2\n"b\nx",1')"
 
+# keys by the header's column names: [NAME] for a field number
+csv_oracle sort "$WORK/want" , 1 C - 2,2n 1,1r -- "$WORK/a.csv"
+"$GPUSORT" --csv --header -k '[value],[value]n' -k '[name],[name]r' "$WORK/a.csv" >"$WORK/out"
+check "-k [value],[value]n -k [name],[name]r: as -k2,2n -k1,1r" cmp "$WORK/out" "$WORK/want"
+csv_oracle sort "$WORK/want" , 1 C - "3" -- "$WORK/a.csv"
+"$GPUSORT" --csv --header -k '[note]' -S 64K "$WORK/a.csv" >"$WORK/out"
+check "-k [note], spilled: as -k3" cmp "$WORK/out" "$WORK/want"
+printf '"first, name",x\nb,1\na,2\n' >"$WORK/quoted-header.csv"
+"$GPUSORT" --csv --header -k '[first, name]' "$WORK/quoted-header.csv" >"$WORK/out"
+check "a quoted column name holding the separator" test "$(cat "$WORK/out")" = "$(printf '"first, name",x\na,2\nb,1')"
+"$GPUSORT" --csv --header -m -k '[value],[value]n' "$WORK/a.sorted" "$WORK/b.sorted" >"$WORK/out"
+csv_oracle sort "$WORK/want" , 1 C - 2,2n -- "$WORK/a.sorted" "$WORK/b.sorted"
+check "-m -k [value],[value]n" cmp "$WORK/out" "$WORK/want"
+expect_status 0 "-c -k [value],[value]n on its sorted input" "$GPUSORT" --csv --header -c -k '[value],[value]n' "$WORK/a.sorted"
+echo old >"$WORK/old"
+expect_status 2 "an unknown column name: exit 2" "$GPUSORT" --csv --header -k '[price]' -o "$WORK/old" "$WORK/a.csv"
+check "an unknown column name: the header's names listed" grep -q -x -F \
+	"gpusort: unknown column 'price' in the header of $WORK/a.csv (its columns: name, value, note)" "$WORK/stderr"
+check "an unknown column name: the old output untouched" test "$(cat "$WORK/old")" = old
+expect_status 2 "a column name without --header: exit 2" "$GPUSORT" --csv -k '[name]' "$WORK/a.csv"
+check "a column name without --header: its message" grep -q "needs --csv and --header" "$WORK/stderr"
+
 # files without quotes: as sort -t, sorts them
 csv_oracle generate "$WORK/plain.csv" 20000 6 , plain
 for keys in "-k1,1" "-k2,2n" "-k3,3 -k1,1r" ""; do

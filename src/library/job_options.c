@@ -343,6 +343,9 @@ static int build_text(const struct gpusort_job *job, struct sort_job *options)
 	options->random_source = job->random_source;
 	options->debug = job->debug != 0;
 	options->header_lines = job->header_lines;
+	for (size_t i = 0; i < options->text.count; i++)
+		if (keydef_named(&options->text.keys[i]) && (!job->csv || !job->header_lines))
+			return usage("%s", "a column name in a key ([NAME]) needs --csv and --header");
 	if (job->csv) {
 		if (job->zero_terminated || job->debug)
 			return usage("options '%s' are incompatible", job->debug ? "--csv --debug" : "--csv -z");

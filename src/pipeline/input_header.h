@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../settings/keydef.h"
 
 struct input_file;
 
@@ -16,18 +17,23 @@ struct input_header {
 	unsigned char eol;     /* the line terminator ('\n', or NUL with -z) */
 	int csv_separator;     /* --csv: N records, which may span lines; -1: N lines */
 	uint64_t last_newlines; /* the newlines of the header last read off an input */
+	/* --csv: keys whose fields name columns ([NAME]), resolved by the first input's
+	 * header's first record */
+	struct keydef *keys;
+	size_t key_count;
 	unsigned char *bytes;  /* the first input's header lines, each with its terminator */
 	size_t length;
 	bool kept;             /* the first input's header has been read */
 };
 
-/* Reads the header lines off the start of file, which has just been opened: the first
- * input's are kept in header, a later input's dropped. An input that ends within them
- * is all header (its last line given a terminator when it lacks one). Returns 0 or a
- * negative errno of the read, for the caller to report with the input's name. */
-int input_header_take(struct input_header *header, struct input_file *file);
+/* Reads the header lines off the start of file (named name), which has just been
+ * opened: the first input's are kept in header, a later input's dropped; the first
+ * input's names the keys' columns. An input that ends within them is all header (its
+ * last line given a terminator when it lacks one). Returns 0, or a negative errno
+ * reported by the input's name (a read's, or -ENOENT for a key naming no column). */
+int input_header_take(struct input_header *header, struct input_file *file, const char *name);
 /* Drops the header lines off the start of file, keeping nothing (-c, -C). */
-int input_header_skip(struct input_header *header, struct input_file *file);
+int input_header_skip(struct input_header *header, struct input_file *file, const char *name);
 void input_header_free(struct input_header *header);
 
 #endif

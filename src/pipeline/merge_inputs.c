@@ -56,8 +56,7 @@ static int input_open(struct input_source *source, const struct record_order *or
 			report_input_open_error(source->name, error, false);
 		return error;
 	}
-	if ((error = input_header_take(source->header, file)) != 0) {
-		report_file_failure("read failed", source->name, error);
+	if ((error = input_header_take(source->header, file, source->name)) != 0) {
 		input_file_close(file);
 		return error;
 	}

@@ -114,8 +114,7 @@ int order_check(const struct record_order *order, const char *name, int mode, st
 		report_input_open_error(name, err, true);
 		return 2;
 	}
-	if ((err = input_header_skip(header, file)) != 0) {
-		report_file_failure("read failed", name, err);
+	if (input_header_skip(header, file, name) != 0) {
 		input_file_close(file);
 		return 2;
 	}

@@ -132,10 +132,8 @@ static int text_fill(void *context, int b)
 				report_input_open_error(name, err, false);
 				return err;
 			}
-			if ((err = input_header_take(chunks->header, chunks->file)) != 0) {
-				report_file_failure("read failed", name, err);
+			if ((err = input_header_take(chunks->header, chunks->file, name)) != 0)
 				return err;
-			}
 			text_chunks_csv_start(chunks);
 			chunks->next_input++;
 		}
@@ -291,10 +289,8 @@ static int text_open(void *context, struct sort_drive *drive)
 		report_input_open_error(inputs->names[0], err, false);
 		return 2;
 	}
-	if ((err = input_header_take(drive->job->output.header, text->first)) != 0) {
-		report_file_failure("read failed", inputs->names[0], err);
+	if (input_header_take(drive->job->output.header, text->first, inputs->names[0]) != 0)
 		return 2;
-	}
 	ssize_t got = input_file_read_ahead(text->first, SORT_AHEAD_BYTES);
 	if (got < 0) {
 		report_file_failure("read failed", inputs->names[0], (int)got);
@@ -391,6 +387,10 @@ int text_sort_run(const struct sort_job *job)
 	if (text_order_is_random(&order) && salt_random_order(job, &order) != 0) {
 		text_order_free(&order);
 		return 2;
+	}
+	if (job->output.header) { /* its first record names the columns of [NAME] keys */
+		job->output.header->keys = order.keys;
+		job->output.header->key_count = order.key_count;
 	}
 	struct text_mode text = {.order = &order};
 	record_order_text(&text.lines, &order);

@@ -13,6 +13,20 @@
 
 /* GNU reads counts with xstrtoumax: blanks and '+' may lead, '-' may not, digits must
  * follow; anything after the digits is left for the caller; overflow saturates. */
+/* A field as a column's name, [NAME] (--csv --header): its text in *name, the
+ * field 1 until keydef_resolve_names sets it. NULL when text is no [NAME]. */
+static const char *parse_name(const char *text, size_t *field, struct keydef_name *name)
+{
+	if (*text != '[')
+		return NULL;
+	const char *close = strchr(text + 1, ']');
+	if (!close || close == text + 1)
+		return NULL;
+	*name = (struct keydef_name){text + 1, (size_t)(close - text - 1)};
+	*field = 1;
+	return close + 1;
+}
+
 static const char *parse_count(const char *text, size_t *value)
 {
 	const char *p = text;
@@ -77,7 +91,9 @@ static int parse(const char *text, struct keydef *key, const char **reason,
 	memset(key, 0, sizeof *key);
 	key->start_char = 1;
 	*bad_count = false;
-	const char *p = parse_count(text, &key->start_field);
+	const char *p = parse_name(text, &key->start_field, &key->start_name);
+	if (!p)
+		p = parse_count(text, &key->start_field);
 	if (!p) {
 		*reason = "invalid number at field start", *bad_count = true, *rest = text;
 		return -EINVAL;
@@ -100,7 +116,9 @@ static int parse(const char *text, struct keydef *key, const char **reason,
 	}
 	p = parse_letters(p, &key->ordering, false);
 	if (*p == ',') {
-		const char *q = parse_count(p + 1, &key->end_field);
+		const char *q = parse_name(p + 1, &key->end_field, &key->end_name);
+		if (!q)
+			q = parse_count(p + 1, &key->end_field);
 		if (!q) {
 			*reason = "invalid number after ','", *bad_count = true, *rest = p + 1;
 			return -EINVAL;
@@ -136,6 +154,37 @@ int keydef_parse(const char *text, struct keydef *key, const char **reason)
 	if (reason)
 		*reason = why;
 	return err;
+}
+
+bool keydef_named(const struct keydef *key)
+{
+	return key->start_name.text || key->end_name.text;
+}
+
+/* The 1-based number of the column called name, or 0. */
+static size_t column_number(const struct keydef_name *name, const struct keydef_name *columns, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (columns[i].length == name->length && memcmp(columns[i].text, name->text, name->length) == 0)
+			return i + 1;
+	return 0;
+}
+
+int keydef_resolve_names(struct keydef *keys, size_t count, const struct keydef_name *columns, size_t column_count,
+			 const struct keydef_name **unknown)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct keydef *key = &keys[i];
+		if (key->start_name.text && !(key->start_field = column_number(&key->start_name, columns, column_count))) {
+			*unknown = &key->start_name;
+			return -ENOENT;
+		}
+		if (key->end_name.text && !(key->end_field = column_number(&key->end_name, columns, column_count))) {
+			*unknown = &key->end_name;
+			return -ENOENT;
+		}
+	}
+	return 0;
 }
 
 void keydef_error_message(const char *text, char *buffer, size_t size)

@@ -22,6 +22,13 @@ struct key_ordering {
 	bool version;           /* V */
 };
 
+/* A column's name in a KEYDEF ([NAME] for a field number): its bytes in the KEYDEF's
+ * text, which must outlive the key. text NULL: a number was given. */
+struct keydef_name {
+	const char *text;
+	size_t length;
+};
+
 struct keydef {
 	size_t start_field;   /* 1-based */
 	size_t start_char;    /* 1-based; 1 when omitted */
@@ -29,6 +36,8 @@ struct keydef {
 	size_t end_char;      /* 1-based; 0: the end of the field */
 	struct key_ordering ordering;
 	bool has_ordering;    /* any option letter given: then global options do not apply */
+	/* --csv --header: the fields given as column names, [NAME], resolved by the header */
+	struct keydef_name start_name, end_name;
 };
 
 /* The text order a job asks for, as given: the -k keys in order and the global
@@ -48,6 +57,13 @@ struct text_keys {
 /* Parses a KEYDEF; returns 0, or -EINVAL with *reason set to GNU sort's wording
  * ("field number is zero", "invalid number after '.'", ...). */
 int keydef_parse(const char *text, struct keydef *key, const char **reason);
+/* Whether a field of key is a column's name, [NAME], for the header to resolve. */
+bool keydef_named(const struct keydef *key);
+/* Sets the fields given by name in keys[0, count) to the numbers of the columns with
+ * those names (the first of equal ones): 0, or -ENOENT with *unknown the first name
+ * that is none of them. */
+int keydef_resolve_names(struct keydef *keys, size_t count, const struct keydef_name *columns, size_t column_count,
+			 const struct keydef_name **unknown);
 
 /* Applies one ordering option letter; returns -EINVAL if the letter is not one. */
 int key_ordering_set(struct key_ordering *ordering, char letter, bool on_end);
