@@ -302,9 +302,11 @@ int merge_inputs(const struct record_order *order, const struct memory_limits *l
 		merge_runs_end(merge);
 	}
 	run_list_remove_all(&runs, stats);
-	for (size_t i = 0; inputs && i < count; i++)
+	for (size_t i = 0; inputs && i < count; i++) {
 		if (inputs[i].open)
 			record_stream_close(&inputs[i].stream);
+		csv_encoder_free(&inputs[i].csv);
+	}
 	free(inputs);
 	free(sources);
 	return error ? 2 : 0;
