@@ -285,17 +285,22 @@ int output_file_write(struct output_file *file, const void *data, size_t len)
 		return output_write_bytes(file, data, len);
 	if (!file->filtered && !(file->filtered = malloc(OUTPUT_BLOCK)))
 		return file->error = -ENOMEM;
-	const unsigned char *from = data;
+	/* pieces the filter leaves as they are go out together, straight from data */
+	const unsigned char *from = data, *unchanged = data;
 	while (len && !file->error) {
 		size_t take = len < OUTPUT_BLOCK ? len : OUTPUT_BLOCK;
 		size_t bytes = file->filter(file->filter_context, from, take, file->filtered);
-		if (bytes == OUTPUT_FILTER_UNCHANGED)
-			output_write_bytes(file, from, take);
-		else
+		if (bytes != OUTPUT_FILTER_UNCHANGED) {
+			if (from > unchanged)
+				output_write_bytes(file, unchanged, (size_t)(from - unchanged));
 			output_write_bytes(file, file->filtered, bytes);
+			unchanged = from + take;
+		}
 		from += take;
 		len -= take;
 	}
+	if (from > unchanged && !file->error)
+		output_write_bytes(file, unchanged, (size_t)(from - unchanged));
 	return file->error;
 }
 

@@ -38,7 +38,9 @@ int record_output_open(struct record_output *output, const struct record_order *
 		output_failed(output, error, false);
 		output_file_abort(output->file);
 	}
-	if (!error && order && order->text && order->text->csv)
+	/* --csv: decoded, unless every record was read, each its own encoding */
+	const struct csv_encoding *encoding = order && order->text ? order->text->csv_encoding : NULL;
+	if (!error && order && order->text && order->text->csv && !(encoding && encoding->all_read && !encoding->changed))
 		output_file_set_filter(output->file, csv_output_filter, &output->csv);
 	return error;
 }

@@ -121,6 +121,8 @@ static int text_fill(void *context, int b)
 		}
 		if (!chunks->file) {
 			if (chunks->next_input == chunks->inputs->count) {
+				if (chunks->order->csv_encoding)
+					chunks->order->csv_encoding->all_read = true;
 				buffer->read = lines->size;
 				return 0; /* every line is complete: the last input's was given its end */
 			}
@@ -392,6 +394,8 @@ int text_sort_run(const struct sort_job *job)
 		job->output.header->keys = order.keys;
 		job->output.header->key_count = order.key_count;
 	}
+	struct csv_encoding encoding = {0};
+	order.csv_encoding = &encoding;
 	struct text_mode text = {.order = &order};
 	record_order_text(&text.lines, &order);
 	const struct sort_driver_mode mode = {&text, &text.lines, NULL, TEXT_GPU_MIN_BYTES,

@@ -137,6 +137,8 @@ ssize_t csv_encode(struct csv_encoder *encoder, char *data, size_t len)
 			return -EILSEQ;
 	size_t encoded = (size_t)(out - encoder->scratch);
 	memcpy(data + plain, encoder->scratch, encoded);
+	if (encoded != rest && encoder->encoding)
+		encoder->encoding->changed = true;
 	return (ssize_t)(plain + encoded);
 }
 

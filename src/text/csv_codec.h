@@ -16,8 +16,16 @@
 #include "csv_record.h"
 #include "../settings/keydef.h"
 
+/* What a sort's encoders have done: whether any record's encoding differs from it
+ * (else the output needs no decoding), and whether every input has been read. */
+struct csv_encoding {
+	bool changed;
+	bool all_read;
+};
+
 /* The state of one input's encoding. */
 struct csv_encoder {
+	struct csv_encoding *encoding; /* the sort's, noted when a record changes; or NULL */
 	unsigned char separator;
 	int state;                 /* where the last byte left the record (csv_codec.c) */
 	uint64_t line;             /* the 1-based line at the next byte */

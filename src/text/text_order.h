@@ -24,6 +24,7 @@ struct text_order {
 	bool debug;            /* --debug: output lines are annotated (text_debug) */
 	bool csv;              /* --csv: records encoded as lines (csv_codec.h), fields split
 	                          at separator as RFC 4180 reads them */
+	struct csv_encoding *csv_encoding; /* --csv: what the sort's reading encoded */
 };
 
 /* Builds the order of the keys given, with -u (unique) and --debug (debug) as the job
