@@ -127,6 +127,20 @@ else
 	for i in 1 2 3 4 5 6; do skip_test "en_US.UTF-8 is not installed"; done
 fi
 
+# under mpirun with 2 ranks (rank 0 sorts --csv alone): the same output
+if [ "${GPUSORT_MPI:-no}" = yes ] && command -v mpirun >/dev/null 2>&1; then
+	[ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_btl_vader_single_copy_mechanism=none
+	csv_oracle sort "$WORK/want" , 1 C - 1,1 2,2n -- "$WORK/big.csv" "$WORK/a.csv"
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" timeout 120 mpirun --oversubscribe -np 2 "$GPUSORT" --csv \
+		--header -k1,1 -k2,2n -S 64K "$WORK/big.csv" "$WORK/a.csv" -o "$WORK/out" 2>"$WORK/err"
+	tap_result $? "mpirun -np 2: exits 0"
+	check "mpirun -np 2: as the oracle" cmp "$WORK/out" "$WORK/want"
+else
+	skip_test "mpirun -np 2: gpusort was built without MPI, or mpirun is missing"
+	skip_test "mpirun -np 2: the output"
+fi
+
 # malformed records: exit 2, the file and line named, the old output untouched
 echo old >"$WORK/old"
 bad() {
