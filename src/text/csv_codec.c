@@ -260,14 +260,53 @@ static const char *field_end(const char *p, const char *end, unsigned char separ
 	return sep ? sep : end;
 }
 
+/* A key of one whole field (-k F,F) whose content lies in the record as it is (no ""
+ * and nothing encoded in it): its bounds there, without a copy. false: it does not. */
+static bool field_in_place(const struct keydef *key, unsigned char separator, const char *line, size_t len,
+			   const char **begin, const char **end)
+{
+	const char *p = line, *lim = line + len;
+	for (size_t field = 1; field < key->start_field; field++) {
+		const char *next = field_end(p, lim, separator);
+		if (next >= lim) {
+			*begin = *end = lim; /* past the last field: empty */
+			return true;
+		}
+		p = next + 1;
+	}
+	const char *stop = field_end(p, lim, separator);
+	if (p < stop && *p == '"') {
+		p++;
+		if (stop > p && stop[-1] == '"')
+			stop--;
+		if (memchr(p, '"', (size_t)(stop - p)) || memchr(p, ESCAPE, (size_t)(stop - p)))
+			return false;
+	}
+	const char *b = p;
+	if (key->ordering.skip_start_blanks)
+		while (b < stop && text_is_blank((unsigned char)*b))
+			b++;
+	size_t offset = key->start_char - 1;
+	b = (size_t)(stop - b) < offset ? stop : b + offset;
+	*begin = b;
+	*end = stop;
+	return true;
+}
+
 void csv_key_bounds(const struct keydef *key, unsigned char separator, const char *line, size_t len, int side,
 		    const char **begin, const char **end)
 {
 	if (len && line[len - 1] == '\r')
 		len--; /* CRLF: the CR ends the record */
-	char *out = memchr(line, '"', len) ? side_room(side, len) : NULL;
-	if (!out) {
+	if (!memchr(line, '"', len)) {
 		/* no quotes: the fields are -t's */
+		text_key_bounds(key, separator, line, len, begin, end);
+		return;
+	}
+	if (key->end_field == key->start_field && key->end_char == 0 && field_in_place(key, separator, line, len, begin, end))
+		return;
+	char *out = side_room(side, len);
+	if (!out) {
 		text_key_bounds(key, separator, line, len, begin, end);
 		return;
 	}
