@@ -158,6 +158,32 @@ expect_status 2 "spilled, late in the file: exit 2" "$GPUSORT" --csv -S 64K -o "
 check "spilled, late in the file: the record's line named" grep -q -x -F \
 	"gpusort: $WORK/late.csv:$(wc -l <"$WORK/late.csv"): malformed CSV record: unclosed quote" "$WORK/stderr"
 check "spilled: the old output untouched" test "$(cat "$WORK/old")" = old
+# a malformed header record: the same error (a header would otherwise swallow the input)
+printf 'x"\nc\nb\n' >"$WORK/bad-header.csv"
+printf 'h\nz\ny\n' >"$WORK/good.csv"
+expect_status 2 "a malformed header record: exit 2" "$GPUSORT" --csv --header -o "$WORK/old" "$WORK/good.csv" "$WORK/bad-header.csv"
+check "a malformed header record: named" grep -q -x -F \
+	"gpusort: $WORK/bad-header.csv:1: malformed CSV record: quote in unquoted field" "$WORK/stderr"
+printf 'h\n"open\n' >"$WORK/bad-header.csv"
+expect_status 2 "a header whose second record is left open (--header=2): exit 2" \
+	"$GPUSORT" --csv --header=2 -c "$WORK/bad-header.csv"
+check "a header left open: unclosed quote, line 2" grep -q -x -F \
+	"gpusort: $WORK/bad-header.csv:2: malformed CSV record: unclosed quote" "$WORK/stderr"
+check "the old output untouched by the header errors" test "$(cat "$WORK/old")" = old
+# -c reads in order: a disorder before a malformed record is the disorder
+printf 'b\na\nc"x\n' | "$GPUSORT" --csv -c 2>"$WORK/stderr"
+tap_result $((1 - $?)) "-c: a disorder before a malformed record: exit 1"
+check "-c: the disorder reported" grep -q -x -F "gpusort: -:2: disorder: a" "$WORK/stderr"
+printf 'a\nb\nc"x\n' | "$GPUSORT" --csv -c 2>"$WORK/stderr"
+tap_result $((2 - $?)) "-c: records in order, then a malformed one: exit 2"
+# without -k the key is the record as read, whatever the ordering options
+for opt in "" -f -b; do
+	printf 'a\n"b"\n' | "$GPUSORT" --csv $opt >"$WORK/out"
+	check "no -k, '${opt:-no option}': the records as read compare (a quote before 'a')" \
+		test "$(cat "$WORK/out")" = "$(printf '"b"\na')"
+done
+printf 'a\n"a"\n' | "$GPUSORT" --csv -f -u >"$WORK/out"
+check "no -k, -f -u: a and \"a\" differ" test "$(wc -l <"$WORK/out")" -eq 2
 printf 'a\nb,c"d\n' | "$GPUSORT" --csv -m - >/dev/null 2>"$WORK/stderr"
 check "-m from stdin: the malformed record named" grep -q "standard input:2: malformed CSV record" "$WORK/stderr"
 expect_status 2 "--csv with a binary key" "$GPUSORT" --csv --type=u64 "$WORK/a.csv"

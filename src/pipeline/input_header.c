@@ -2,6 +2,7 @@
 /* Header lines off the start of an input (see input_header.h). */
 #include "config.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,16 +17,19 @@
 #define HEADER_PIECE ((size_t)64 << 10)
 
 /* Where the header's lines (or --csv records) end in piece[0, len), `left` of them to
- * go: the bytes they take, *left lessened by those that end there. */
-static size_t header_part(struct input_header *header, struct csv_scanner *scanner, const unsigned char *piece,
-			  size_t len, size_t *left)
+ * go: the bytes they take, *left lessened by those that end there; -EILSEQ for a
+ * malformed --csv record (the scanner says what and where). */
+static ssize_t header_part(struct input_header *header, struct csv_scanner *scanner, const unsigned char *piece,
+			   size_t len, size_t *left)
 {
 	size_t used = 0;
 	while (*left && used < len) {
 		if (header->csv_separator >= 0) {
 			size_t taken;
 			int ended = csv_scan_record(scanner, (const char *)piece + used, len - used, false, &taken);
-			used += ended < 0 ? len - used : taken; /* the records' reader reports it */
+			if (ended < 0)
+				return ended;
+			used += taken;
 			if (ended == 1)
 				(*left)--;
 			continue;
@@ -54,6 +58,15 @@ static int header_read(struct input_header *header, struct input_file *file, boo
 	int error = 0;
 	while (left && !error) {
 		ssize_t got = input_file_read(file, piece, HEADER_PIECE);
+		if (got == 0 && header->csv_separator >= 0) {
+			/* the input's end ends the last record, unless it is inside quotes */
+			size_t taken;
+			if (csv_scan_record(&scanner, "", 0, true, &taken) < 0 || csv_scanner_in_quotes(&scanner)) {
+				if (scanner.malformation == CSV_OK)
+					scanner.malformation = CSV_UNCLOSED_QUOTE;
+				got = -EILSEQ;
+			}
+		}
 		if (got <= 0) {
 			error = (int)got;
 			if (!got && keep && *length && (*bytes)[*length - 1] != header->eol) {
@@ -66,7 +79,12 @@ static int header_read(struct input_header *header, struct input_file *file, boo
 			}
 			break;
 		}
-		size_t used = header_part(header, &scanner, piece, (size_t)got, &left);
+		ssize_t part = header_part(header, &scanner, piece, (size_t)got, &left);
+		if (part < 0) {
+			error = (int)part;
+			break;
+		}
+		size_t used = (size_t)part;
 		if (keep && used) {
 			unsigned char *grown = realloc(*bytes, *length + used);
 			if (!grown) {
@@ -81,6 +99,10 @@ static int header_read(struct input_header *header, struct input_file *file, boo
 			error = input_file_unread(file, piece + used, (size_t)got - used);
 	}
 	free(piece);
+	if (error == -EILSEQ) {
+		header->malformation = scanner.malformation;
+		header->malformed_line = scanner.record_line;
+	}
 	return error;
 }
 
@@ -159,7 +181,11 @@ static int header_take(struct input_header *header, struct input_file *file, con
 	unsigned char *bytes = NULL;
 	size_t length = 0;
 	int error = header_read(header, file, keep || first, &bytes, &length);
-	if (error)
+	char quoted[4096 + 64];
+	if (error == -EILSEQ && header->csv_separator >= 0)
+		report("%s:%" PRIu64 ": malformed CSV record: %s", report_input_name(name, quoted, sizeof quoted),
+		       header->malformed_line, csv_malformation_text(header->malformation));
+	else if (error)
 		report_file_failure("read failed", name, error);
 	else if (first)
 		error = resolve_names(header, bytes, length, name);

@@ -17,6 +17,8 @@ struct input_header {
 	unsigned char eol;     /* the line terminator ('\n', or NUL with -z) */
 	int csv_separator;     /* --csv: N records, which may span lines; -1: N lines */
 	uint64_t last_newlines; /* the newlines of the header last read off an input */
+	int malformation;       /* --csv: a malformed header record's csv_malformation */
+	uint64_t malformed_line; /* and the line it starts on */
 	/* --csv: keys whose fields name columns ([NAME]), resolved by the first input's
 	 * header's first record */
 	struct keydef *keys;

@@ -87,11 +87,22 @@ static int refill(struct record_stream *stream)
 	stream->end += (size_t)got;
 	if (stream->csv) {
 		ssize_t encoded = csv_encode(stream->csv, stream->buffer + from, stream->end - from);
-		if (encoded >= 0 && (size_t)got < want)
-			encoded = csv_encode_end(stream->csv) ?: encoded;
+		size_t kept = encoded == -EILSEQ ? stream->csv->valid : (size_t)encoded;
+		if (encoded >= 0 && (size_t)got < want && csv_encode_end(stream->csv) != 0)
+			encoded = -EILSEQ; /* a quoted field open at the end */
+		if (encoded == -EILSEQ) {
+			/* the records before the malformed one are read first, as they come: the
+			 * bytes after the last record's end go */
+			const char *start = stream->buffer + stream->begin;
+			const char *lf = memrchr(start, '\n', from + kept - stream->begin);
+			stream->end = lf ? (size_t)(lf + 1 - stream->buffer) : stream->begin;
+			stream->error = -EILSEQ;
+			stream->at_end = true;
+			return 0;
+		}
 		if (encoded < 0)
 			return (int)encoded;
-		stream->end = from + (size_t)encoded;
+		stream->end = from + kept;
 	}
 	if ((size_t)got < want) {
 		stream->at_end = true;
@@ -129,6 +140,8 @@ static int fill(struct record_stream *stream, size_t scanned)
 								     stream->eol, unread - scanned))
 			return 1;
 		if (stream->at_end) {
+			if (stream->error) /* --csv: a malformed record after those read */
+				return stream->error;
 			/* (fixed-size records: anything left would have been partial) */
 			if (unread == 0)
 				return 0;

@@ -27,6 +27,7 @@ struct record_stream {
 	uint64_t bytes_read;  /* from the file so far, and the time it took (--stats) */
 	double read_seconds;
 	struct csv_encoder *csv; /* --csv: the reads encoded (csv_codec.h); NULL: as read */
+	int error;            /* --csv: a malformed record's -EILSEQ, after the records before it */
 };
 
 /* Records of record_size bytes, or with record_size 0 lines ended by eol. Takes

@@ -131,10 +131,22 @@ ssize_t csv_encode(struct csv_encoder *encoder, char *data, size_t len)
 		encoder->scratch = grown;
 		encoder->scratch_size = 2 * rest;
 	}
-	char *out = encoder->scratch;
-	for (size_t i = plain; i < len; i++)
-		if (encode_byte(encoder, (unsigned char)data[i], &out) != 0)
+	char *out = encoder->scratch, *record_end = NULL;
+	for (size_t i = plain; i < len; i++) {
+		if (encode_byte(encoder, (unsigned char)data[i], &out) != 0) {
+			/* the records ended before the malformed one stay, encoded */
+			if (record_end) {
+				memcpy(data + plain, encoder->scratch, (size_t)(record_end - encoder->scratch));
+				encoder->valid = plain + (size_t)(record_end - encoder->scratch);
+			} else {
+				const char *lf = plain ? memrchr(data, '\n', plain) : NULL;
+				encoder->valid = lf ? (size_t)(lf - data) + 1 : 0;
+			}
 			return -EILSEQ;
+		}
+		if (data[i] == '\n' && encoder->state == AT_FIELD_START)
+			record_end = out;
+	}
 	size_t encoded = (size_t)(out - encoder->scratch);
 	memcpy(data + plain, encoder->scratch, encoded);
 	if (encoded != rest && encoder->encoding)

@@ -31,6 +31,8 @@ struct csv_encoder {
 	uint64_t line;             /* the 1-based line at the next byte */
 	uint64_t record_line;      /* the line the record being read starts on */
 	enum csv_malformation malformation; /* set with -EILSEQ */
+	size_t valid;              /* with -EILSEQ: the bytes of data before the malformed
+	                              record's, whole records encoded in place */
 	char *scratch;             /* the encoding of a piece that holds quotes */
 	size_t scratch_size;
 };

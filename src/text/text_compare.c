@@ -147,7 +147,12 @@ int text_compare_lines(const struct text_order *order, const char *a, size_t ale
 	for (size_t k = 0; k < order->key_count; k++) {
 		const struct keydef *key = &order->keys[k];
 		const char *ka, *ea, *kb, *eb;
-		if (order->csv) {
+		if (order->csv && order->whole_key) {
+			/* the record as read, whatever the options */
+			size_t al, bl;
+			ka = csv_record_decoded(a, alen, 0, &al), ea = ka + al;
+			kb = csv_record_decoded(b, blen, 1, &bl), eb = kb + bl;
+		} else if (order->csv) {
 			csv_key_bounds(key, (unsigned char)order->separator, a, alen, 0, &ka, &ea);
 			csv_key_bounds(key, (unsigned char)order->separator, b, blen, 1, &kb, &eb);
 		} else {

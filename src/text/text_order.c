@@ -38,6 +38,7 @@ int text_order_init(struct text_order *order, const struct text_keys *given, boo
 		order->keys[0].start_field = 1;
 		order->keys[0].start_char = 1;
 		order->keys[0].ordering = global;
+		order->whole_key = true;
 	}
 	for (size_t i = 0; i < given->count; i++) {
 		order->keys[i] = given->keys[i];

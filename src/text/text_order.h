@@ -25,6 +25,8 @@ struct text_order {
 	bool csv;              /* --csv: records encoded as lines (csv_codec.h), fields split
 	                          at separator as RFC 4180 reads them */
 	struct csv_encoding *csv_encoding; /* --csv: what the sort's reading encoded */
+	bool whole_key;        /* the one key is the whole line, made of the global options
+	                          (no -k): with --csv the record as read, not its fields */
 };
 
 /* Builds the order of the keys given, with -u (unique) and --debug (debug) as the job

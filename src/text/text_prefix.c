@@ -104,7 +104,11 @@ uint64_t text_prefix(const struct text_order *order, const char *line, size_t le
 	}
 	const struct keydef *key = &order->keys[0];
 	const char *begin, *end;
-	if (order->csv)
+	if (order->csv && order->whole_key) {
+		size_t decoded;
+		begin = csv_record_decoded(line, len, 0, &decoded); /* the record as read */
+		end = begin + decoded;
+	} else if (order->csv)
 		csv_key_bounds(key, (unsigned char)order->separator, line, len, 0, &begin, &end);
 	else
 		text_key_bounds(key, order->separator, line, len, &begin, &end);
