@@ -110,6 +110,87 @@ struct finish_job {
 	atomic_int error; /* set by any slice's thread */
 };
 
+/* How many 8-byte steps past the prefix a tie run is told apart by its keys' bytes (and
+ * then its lines') before the comparator orders what still ties. */
+#define DEEPER_STEPS 6
+
+/* A line of a tie run by its key's next 8 bytes: the image, its place in the run. */
+struct deeper {
+	uint64_t image;
+	uint64_t line;
+	size_t at;
+	size_t size; /* the key's (the line's) bytes */
+};
+
+static int deeper_order(const void *a, const void *b)
+{
+	const struct deeper *x = a, *y = b;
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Orders index[0, n) by the comparator (text_merge_sort). */
+static int sort_compared(const struct text_order *order, const struct text_lines *lines, uint64_t *index,
+			 size_t n, uint64_t *stack)
+{
+	uint64_t *scratch = n > BATCH_LINES ? malloc(n * sizeof *scratch) : stack;
+	if (!scratch)
+		return -ENOMEM;
+	text_merge_sort(order, lines, index, scratch, n, NULL);
+	if (scratch != stack)
+		free(scratch);
+	return 0;
+}
+
+/* Orders index[0, n), lines whose keys (with whole_line: whole lines, the keys all
+ * equal) tie in their first 8 * depth bytes: by the next 8 (text_prefix_at), and each
+ * group that ties there again one step deeper, up to DEEPER_STEPS, then by the
+ * comparator. Keeps the order of lines equal throughout (the comparator sees them in
+ * it), so the result is text_merge_sort's. */
+static int sort_deeper(const struct text_order *order, const struct text_lines *lines, uint64_t *index,
+		       size_t n, size_t depth, bool whole_line, uint64_t *stack)
+{
+	if (n < 2)
+		return 0;
+	struct deeper *all = depth <= DEEPER_STEPS ? malloc(n * sizeof *all) : NULL;
+	if (!all)
+		return sort_compared(order, lines, index, n, stack);
+	for (size_t k = 0; k < n; k++) {
+		size_t len;
+		const char *line = text_line(lines, index[k], &len);
+		all[k] = (struct deeper){.line = index[k], .at = k};
+		all[k].image = text_prefix_at(order, line, len, depth, whole_line, &all[k].size);
+	}
+	qsort(all, n, sizeof *all, deeper_order);
+	for (size_t k = 0; k < n; k++)
+		index[k] = all[k].line;
+	int error = 0;
+	for (size_t k = 0; k < n && !error;) {
+		size_t j = k + 1, end = 8 * (depth + 1);
+		bool more = all[k].size > end, same_size = true;
+		for (; j < n && all[j].image == all[k].image; j++) {
+			more |= all[j].size > end;
+			same_size &= all[j].size == all[k].size;
+		}
+		if (j - k > 1) {
+			if (more)
+				error = sort_deeper(order, lines, index + k, j - k, depth + 1, whole_line, stack);
+			else if (!same_size) /* a NUL byte reads as the padding: compare */
+				error = sort_compared(order, lines, index + k, j - k, stack);
+			else if (!whole_line && text_prefix_line_deepens(order))
+				/* equal keys: the last resort compares whole lines */
+				error = sort_deeper(order, lines, index + k, j - k, 0, true, stack);
+			else if (!whole_line && (order->key_count > 1 || order->last_resort))
+				error = sort_compared(order, lines, index + k, j - k, stack);
+			/* else equal lines, which stay as they are */
+		}
+		k = j;
+	}
+	free(all);
+	return error;
+}
+
 static void slice_range(size_t n, size_t slice, size_t *begin, size_t *end)
 {
 	*begin = slice * SLICE_LINES;
@@ -150,6 +231,12 @@ static void finish_slice(void *ctx, size_t slice)
 				job->large[slice] = grown;
 			}
 			job->large[slice][job->large_count[slice]++] = (struct tie_run){ i, length };
+		} else if (length > 1 && text_prefix_deepens(job->order)) {
+			int error = sort_deeper(job->order, job->lines, job->index + i, length, 1, false, stack);
+			if (error) {
+				atomic_store(&job->error, error);
+				return;
+			}
 		} else if (length > BATCH_LINES) {
 			uint64_t *scratch = malloc(length * sizeof *scratch);
 			if (!scratch) {

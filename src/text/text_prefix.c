@@ -118,3 +118,49 @@ uint64_t text_prefix(const struct text_order *order, const char *line, size_t le
 			 : key_image(&key->ordering, &order->locale, begin, (size_t)(end - begin));
 	return key->ordering.reverse ? ~image : image;
 }
+
+/* The bytes the prefix images: the first key's (or the line's), for text_prefix_at. */
+static void prefix_bytes(const struct text_order *order, const char *line, size_t len, const char **begin,
+			 const char **end)
+{
+	if (order->key_count == 0) {
+		*begin = line;
+		*end = line + len;
+	} else if (order->csv && order->whole_key) {
+		size_t decoded;
+		*begin = csv_record_decoded(line, len, 0, &decoded);
+		*end = *begin + decoded;
+	} else if (order->csv) {
+		csv_key_bounds(&order->keys[0], (unsigned char)order->separator, line, len, 0, begin, end);
+	} else {
+		text_key_bounds(&order->keys[0], order->separator, line, len, begin, end);
+	}
+}
+
+bool text_prefix_deepens(const struct text_order *order)
+{
+	if (order->locale.collate)
+		return false;
+	if (order->key_count == 0)
+		return true;
+	const struct key_ordering *o = &order->keys[0].ordering;
+	return !is_special(o) && !o->random && !o->fold_case && !text_ignored_bytes(o);
+}
+
+bool text_prefix_line_deepens(const struct text_order *order)
+{
+	return order->key_count == 1 && order->last_resort && !order->locale.collate;
+}
+
+uint64_t text_prefix_at(const struct text_order *order, const char *line, size_t len, size_t depth, bool whole_line,
+			size_t *key_size)
+{
+	const char *begin = line, *end = line + len;
+	if (!whole_line)
+		prefix_bytes(order, line, len, &begin, &end);
+	size_t size = (size_t)(end - begin), at = 8 * depth;
+	*key_size = size;
+	uint64_t image = at < size ? byte_image(begin + at, size - at, NULL, false) : 0;
+	bool reverse = order->key_count == 0 || whole_line ? order->reverse : order->keys[0].ordering.reverse;
+	return reverse ? ~image : image;
+}
