@@ -30,16 +30,18 @@ with open(path, "w") as f:
 EOF
 }
 
-# want N OPTIONS... -- FILES...: the oracle's output in $WORK/want
+# want N OPTIONS... -- FILES...: the oracle's output in $WORK/want; leaves the options
+# in $opts and the files in $files (paths without blanks)
 want() {
 	n=$1
 	shift
-	opts=
+	opts= files=
 	while [ "$1" != -- ]; do
 		opts="$opts $1"
 		shift
 	done
 	shift
+	files="$*"
 	head -n "$n" "$1" >"$WORK/want"
 	for f in "$@"; do tail -n +$((n + 1)) "$f"; done | sort $opts >>"$WORK/want"
 }
@@ -50,18 +52,12 @@ same() {
 	desc=$1 n=$2
 	shift 2
 	want "$n" "$@"
-	opts=
-	while [ "$1" != -- ]; do
-		opts="$opts $1"
-		shift
-	done
-	shift
-	"$GPUSORT" --header="$n" $opts -o "$WORK/out" "$@" 2>"$WORK/err"
+	"$GPUSORT" --header="$n" $opts -o "$WORK/out" $files 2>"$WORK/err"
 	status=$?
 	cmp -s "$WORK/out" "$WORK/want"
 	tap_result $((status + $?)) "$desc: -o FILE as the oracle (exit $status)"
 	[ -s "$WORK/err" ] && sed 's/^/# /' "$WORK/err" | head -5
-	"$GPUSORT" --header="$n" $opts "$@" 2>"$WORK/err" | cat >"$WORK/out"
+	"$GPUSORT" --header="$n" $opts $files 2>"$WORK/err" | cat >"$WORK/out"
 	cmp -s "$WORK/out" "$WORK/want"
 	tap_result $? "$desc: to a pipe as the oracle"
 	check "$desc: no temp file left" no_temp
