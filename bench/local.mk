@@ -9,4 +9,5 @@ EXTRA_DIST += bench/RESULTS.md bench/demo.sh bench/device_check.sh bench/verify_
 	bench/seeds.cu bench/seeds.sh \
 	bench/mpi_bench.sh bench/multi_gpu_bench.sh bench/multi_gpu_check.sh bench/distributed_lib.sh \
 	bench/multi_gpu_floor.sh bench/cuda_start.cu bench/gpu_hold.cu bench/host_register_probe.cu bench/cgroup_bench.sh \
-	bench/output_forms_check.sh bench/output_write_bench.sh bench/pipe_bench.sh bench/cancel_latency.c
+	bench/output_forms_check.sh bench/output_write_bench.sh bench/pipe_bench.sh bench/cancel_latency.c \
+	bench/csv_bench.sh bench/duckdb_csv_bench.py
