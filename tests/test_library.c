@@ -715,6 +715,50 @@ static int compare_lines(const void *a, const void *b)
 	return strcmp(x, y); /* the last-resort comparison of whole lines */
 }
 
+/* A CSV job with a header, keyed by a column's name: the fields carry the separator,
+ * "" and newlines; the header first, then the records by their amount, descending. */
+static void test_run_csv(void)
+{
+	static const char input_text[] = "name,\"amount, EUR\"\n"
+					 "\"b, \"\"x\"\"\",2\n"
+					 "\"two\nlines\",10\n"
+					 "a,-1\n";
+	static const char expect[] = "name,\"amount, EUR\"\n"
+				     "\"two\nlines\",10\n"
+				     "\"b, \"\"x\"\"\",2\n"
+				     "a,-1\n";
+	write_file(work_path("people.csv"), input_text, sizeof input_text - 1);
+	struct gpusort_job job;
+	gpusort_job_init(&job, sizeof job);
+	struct gpusort_input input = {work_path("people.csv"), -1};
+	const char *keys[] = {"[amount, EUR],[amount, EUR]nr"};
+	job.inputs = &input;
+	job.input_count = 1;
+	job.output = work_path("people-sorted.csv");
+	job.keys = keys;
+	job.key_count = 1;
+	job.csv = 1;
+	job.header_lines = 1;
+	const char *messages;
+	int code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_OK && file_is(job.output, expect, sizeof expect - 1),
+	       "csv, header_lines and a key by column name: the header, then the records as read (%s)",
+	       gpusort_error_name(code));
+	keys[0] = "[price]";
+	job.output = work_path("never.csv");
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_FAILED && strstr(messages, "unknown column 'price'") &&
+		       strstr(messages, "(its columns: name, amount, EUR)") && access(job.output, F_OK) != 0,
+	       "a key naming no column: the header's names in the message: %.90s", messages);
+	write_file(work_path("bad.csv"), "a\nb,\"c\n", 7);
+	input.name = work_path("bad.csv");
+	job.header_lines = 0;
+	job.key_count = 0;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_FAILED && strstr(messages, "bad.csv:2: malformed CSV record: unclosed quote"),
+	       "a malformed record: its file and line: %.90s", messages);
+}
+
 static void test_run_text(void)
 {
 	enum { LINES = 2000 };
@@ -852,6 +896,7 @@ int main(void)
 	test_run_binary();
 	test_run_composite();
 	test_run_text();
+	test_run_csv();
 	test_run_random_and_debug();
 	test_host_process();
 	char command[600];
