@@ -36,8 +36,9 @@ int output_file_write(struct output_file *file, const void *buffer, size_t len);
 int output_file_write_prefix(struct output_file *file, const void *buffer, size_t len);
 /* A transform of the bytes written after this call (not a prefix's): filter(context,
  * in, len, out) writes what becomes of in[0, len) to out, at most len bytes, and
- * returns how many, or OUTPUT_FILTER_UNCHANGED when in is written as it is; it is called in the order of the writes, on their thread. The
- * output then takes no writes at offsets (output_file_positional is false). */
+ * returns how many, or OUTPUT_FILTER_UNCHANGED when in is written as it is; it is
+ * called in the order of the writes, on their thread. The output then takes no writes
+ * at offsets (output_file_positional is false). */
 typedef size_t (*output_filter)(void *context, const void *in, size_t len, void *out);
 #define OUTPUT_FILTER_UNCHANGED ((size_t)-1)
 void output_file_set_filter(struct output_file *file, output_filter filter, void *context);

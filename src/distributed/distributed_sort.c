@@ -563,8 +563,8 @@ int distributed_sort_run(const struct sort_job *job)
 	/* --debug annotates the output's lines, which a rank's run must not hold; a header
 	 * is the first input's start, which only the rank reading it would see; a CSV
 	 * record's end is known only from the start of its input */
-	int status = job->check || job->merge_only || job->debug || job->header_lines || job->text.csv ? on_rank_zero(&cluster, job)
-										       : distributed_sort(&cluster, job);
+	bool alone = job->check || job->merge_only || job->debug || job->header_lines || job->text.csv;
+	int status = alone ? on_rank_zero(&cluster, job) : distributed_sort(&cluster, job);
 	report_release(true);
 	return status;
 }
