@@ -715,6 +715,20 @@ static int compare_lines(const void *a, const void *b)
 	return strcmp(x, y); /* the last-resort comparison of whole lines */
 }
 
+/* A text job of one input, one key and an output file, the rest as gpusort_job_init
+ * leaves it. */
+static void text_job_init(struct gpusort_job *job, struct gpusort_input *input, const char *name,
+			  const char **keys, const char *output)
+{
+	gpusort_job_init(job, sizeof *job);
+	*input = (struct gpusort_input){work_path(name), -1};
+	job->inputs = input;
+	job->input_count = 1;
+	job->output = work_path(output);
+	job->keys = keys;
+	job->key_count = 1;
+}
+
 /* A CSV job with a header, keyed by a column's name: the fields carry the separator,
  * "" and newlines; the header first, then the records by their amount, descending. */
 static void test_run_csv(void)
@@ -729,14 +743,9 @@ static void test_run_csv(void)
 				     "a,-1\n";
 	write_file(work_path("people.csv"), input_text, sizeof input_text - 1);
 	struct gpusort_job job;
-	gpusort_job_init(&job, sizeof job);
-	struct gpusort_input input = {work_path("people.csv"), -1};
+	struct gpusort_input input;
 	const char *keys[] = {"[amount, EUR],[amount, EUR]nr"};
-	job.inputs = &input;
-	job.input_count = 1;
-	job.output = work_path("people-sorted.csv");
-	job.keys = keys;
-	job.key_count = 1;
+	text_job_init(&job, &input, "people.csv", keys, "people-sorted.csv");
 	job.csv = 1;
 	job.header_lines = 1;
 	const char *messages;
@@ -779,14 +788,9 @@ static void test_run_text(void)
 	}
 
 	struct gpusort_job job;
-	gpusort_job_init(&job, sizeof job);
-	struct gpusort_input input = {work_path("text"), -1};
+	struct gpusort_input input;
 	const char *keys[] = {"2,2nr"};
-	job.inputs = &input;
-	job.input_count = 1;
-	job.output = work_path("text-sorted");
-	job.keys = keys;
-	job.key_count = 1;
+	text_job_init(&job, &input, "text", keys, "text-sorted");
 	job.separator = ',';
 	const char *messages;
 	int code = run_quietly(&job, &messages);

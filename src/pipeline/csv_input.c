@@ -18,12 +18,17 @@ struct csv_encoder *csv_input_start(struct csv_encoder *encoder, const struct te
 	return encoder;
 }
 
-void csv_input_report(const char *name, const struct csv_encoder *encoder, int error)
+void csv_input_report_malformed(const char *name, uint64_t line, enum csv_malformation what)
 {
 	char quoted[4096 + 64];
+	report("%s:%" PRIu64 ": malformed CSV record: %s", report_input_name(name, quoted, sizeof quoted), line,
+	       csv_malformation_text(what));
+}
+
+void csv_input_report(const char *name, const struct csv_encoder *encoder, int error)
+{
 	if (error == -EILSEQ && encoder && encoder->malformation != CSV_OK)
-		report("%s:%" PRIu64 ": malformed CSV record: %s", report_input_name(name, quoted, sizeof quoted),
-		       encoder->record_line, csv_malformation_text(encoder->malformation));
+		csv_input_report_malformed(name, encoder->record_line, encoder->malformation);
 	else
 		report_file_failure("read failed", name, error);
 }

@@ -16,5 +16,7 @@ struct csv_encoder *csv_input_start(struct csv_encoder *encoder, const struct te
 /* Reports error, a read's, by the input's name: a malformed record as
  * "NAME:LINE: malformed CSV record: WHAT", anything else as "read failed". */
 void csv_input_report(const char *name, const struct csv_encoder *encoder, int error);
+/* "NAME:LINE: malformed CSV record: WHAT", for a record that starts on line. */
+void csv_input_report_malformed(const char *name, uint64_t line, enum csv_malformation what);
 
 #endif

@@ -2,10 +2,10 @@
 /* Header lines off the start of an input (see input_header.h). */
 #include "config.h"
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "csv_input.h"
 #include "input_header.h"
 #include "../../io/input_file.h"
 #include "../text/csv_field.h"
@@ -181,10 +181,8 @@ static int header_take(struct input_header *header, struct input_file *file, con
 	unsigned char *bytes = NULL;
 	size_t length = 0;
 	int error = header_read(header, file, keep || first, &bytes, &length);
-	char quoted[4096 + 64];
 	if (error == -EILSEQ && header->csv_separator >= 0)
-		report("%s:%" PRIu64 ": malformed CSV record: %s", report_input_name(name, quoted, sizeof quoted),
-		       header->malformed_line, csv_malformation_text(header->malformation));
+		csv_input_report_malformed(name, header->malformed_line, header->malformation);
 	else if (error)
 		report_file_failure("read failed", name, error);
 	else if (first)

@@ -141,24 +141,29 @@ int text_compare_key(const struct key_ordering *o, const struct text_locale *loc
 	return o->reverse ? -diff : diff;
 }
 
+void text_order_key_bounds(const struct text_order *order, const struct keydef *key, const char *line, size_t len,
+			   int side, const char **begin, const char **end)
+{
+	if (order->csv && order->whole_key) {
+		/* the record as read, whatever the options */
+		size_t decoded;
+		*begin = csv_record_decoded(line, len, side, &decoded);
+		*end = *begin + decoded;
+	} else if (order->csv) {
+		csv_key_bounds(key, (unsigned char)order->separator, line, len, side, begin, end);
+	} else {
+		text_key_bounds(key, order->separator, line, len, begin, end);
+	}
+}
+
 int text_compare_lines(const struct text_order *order, const char *a, size_t alen,
 		       const char *b, size_t blen)
 {
 	for (size_t k = 0; k < order->key_count; k++) {
 		const struct keydef *key = &order->keys[k];
 		const char *ka, *ea, *kb, *eb;
-		if (order->csv && order->whole_key) {
-			/* the record as read, whatever the options */
-			size_t al, bl;
-			ka = csv_record_decoded(a, alen, 0, &al), ea = ka + al;
-			kb = csv_record_decoded(b, blen, 1, &bl), eb = kb + bl;
-		} else if (order->csv) {
-			csv_key_bounds(key, (unsigned char)order->separator, a, alen, 0, &ka, &ea);
-			csv_key_bounds(key, (unsigned char)order->separator, b, blen, 1, &kb, &eb);
-		} else {
-			text_key_bounds(key, order->separator, a, alen, &ka, &ea);
-			text_key_bounds(key, order->separator, b, blen, &kb, &eb);
-		}
+		text_order_key_bounds(order, key, a, alen, 0, &ka, &ea);
+		text_order_key_bounds(order, key, b, blen, 1, &kb, &eb);
 		int diff = key->ordering.random
 			   ? text_random_compare(&order->random, &key->ordering, &order->locale, ka,
 						 (size_t)(ea - ka), kb, (size_t)(eb - kb))

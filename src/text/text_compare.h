@@ -11,6 +11,11 @@
 #include "text_ignore.h" /* text_fold and text_ignored_bytes, for its users */
 #include "text_order.h"
 
+/* [*begin, *end) of key in line[0, len) as order reads it: -t's or the blanks' fields,
+ * or (--csv) the CSV fields' content or the record as read, the latter two perhaps in a
+ * buffer of the thread's own for side (0 or 1), valid until its next use. */
+void text_order_key_bounds(const struct text_order *order, const struct keydef *key, const char *line, size_t len,
+			   int side, const char **begin, const char **end);
 /* <0, 0 or >0 as line a sorts before, with or after line b (lines without their
  * terminator). */
 int text_compare_lines(const struct text_order *order, const char *a, size_t alen,

@@ -104,37 +104,12 @@ uint64_t text_prefix(const struct text_order *order, const char *line, size_t le
 	}
 	const struct keydef *key = &order->keys[0];
 	const char *begin, *end;
-	if (order->csv && order->whole_key) {
-		size_t decoded;
-		begin = csv_record_decoded(line, len, 0, &decoded); /* the record as read */
-		end = begin + decoded;
-	} else if (order->csv)
-		csv_key_bounds(key, (unsigned char)order->separator, line, len, 0, &begin, &end);
-	else
-		text_key_bounds(key, order->separator, line, len, &begin, &end);
+	text_order_key_bounds(order, key, line, len, 0, &begin, &end);
 	uint64_t image = key->ordering.random
 			 ? text_random_prefix(&order->random, &key->ordering, &order->locale, begin,
 					      (size_t)(end - begin))
 			 : key_image(&key->ordering, &order->locale, begin, (size_t)(end - begin));
 	return key->ordering.reverse ? ~image : image;
-}
-
-/* The bytes the prefix images: the first key's (or the line's), for text_prefix_at. */
-static void prefix_bytes(const struct text_order *order, const char *line, size_t len, const char **begin,
-			 const char **end)
-{
-	if (order->key_count == 0) {
-		*begin = line;
-		*end = line + len;
-	} else if (order->csv && order->whole_key) {
-		size_t decoded;
-		*begin = csv_record_decoded(line, len, 0, &decoded);
-		*end = *begin + decoded;
-	} else if (order->csv) {
-		csv_key_bounds(&order->keys[0], (unsigned char)order->separator, line, len, 0, begin, end);
-	} else {
-		text_key_bounds(&order->keys[0], order->separator, line, len, begin, end);
-	}
 }
 
 bool text_prefix_deepens(const struct text_order *order)
@@ -156,8 +131,8 @@ uint64_t text_prefix_at(const struct text_order *order, const char *line, size_t
 			size_t *key_size)
 {
 	const char *begin = line, *end = line + len;
-	if (!whole_line)
-		prefix_bytes(order, line, len, &begin, &end);
+	if (!whole_line && order->key_count)
+		text_order_key_bounds(order, &order->keys[0], line, len, 0, &begin, &end);
 	size_t size = (size_t)(end - begin), at = 8 * depth;
 	*key_size = size;
 	uint64_t image = at < size ? byte_image(begin + at, size - at, NULL, false) : 0;
