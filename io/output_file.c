@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -525,11 +527,69 @@ int output_file_commit(struct output_file *file)
 	return 0;
 }
 
+/* An abandoned temp twin this large gives its pages back on a thread of its own. */
+#define RELEASE_LATER_BYTES ((uint64_t)64 << 20)
+
+/* What an abandoned twin still holds once its name is gone: its mapping and its
+ * descriptor, whose last release gives the file's pages back (tens of milliseconds a
+ * GiB), which a cancelled or failed job need not wait for. */
+struct abandoned_twin {
+	struct file_map map;
+	int fd;
+};
+
+static void *abandoned_twin_release(void *argument)
+{
+	struct abandoned_twin *twin = argument;
+	file_map_release(&twin->map);
+	close(twin->fd);
+	free(twin);
+	return NULL;
+}
+
+/* Hands a large removed twin's mapping and descriptor to a detached thread (with the
+ * signals blocked, which stay the job's threads'); where none starts, they stay for
+ * output_file_free. */
+static void output_twin_release_later(struct output_file *file)
+{
+	struct stat st;
+	if (!file->owns_fd || file->fd < 0 || fstat(file->fd, &st) != 0 ||
+	    ((uint64_t)st.st_size < RELEASE_LATER_BYTES && file->map.length < RELEASE_LATER_BYTES))
+		return;
+	struct abandoned_twin *twin = malloc(sizeof *twin);
+	if (!twin)
+		return;
+	file_prefault_stop(&file->prefault);
+	write_queue_close(file->queue); /* its writes end before the descriptor goes */
+	file->queue = NULL;
+	*twin = (struct abandoned_twin){file->map, file->fd};
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_attr_t attributes;
+	pthread_t thread;
+	bool started = false;
+	if (pthread_attr_init(&attributes) == 0) {
+		pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		started = pthread_create(&thread, &attributes, abandoned_twin_release, twin) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&attributes);
+	}
+	if (!started) {
+		free(twin);
+		return;
+	}
+	file->map = (struct file_map){.bytes = NULL};
+	file->fd = -1;
+}
+
 void output_file_abort(struct output_file *file)
 {
 	if (!file)
 		return;
-	if (file->temp_path)
+	if (file->temp_path) {
 		temp_file_remove(file->temp_path);
+		output_twin_release_later(file);
+	}
 	output_file_free(file);
 }

@@ -99,7 +99,8 @@ void output_file_uncached(struct output_file *file, struct write_queue *queue);
 /* Flushes and renames into place, or copies into the existing file; the file is closed
  * either way. */
 int output_file_commit(struct output_file *file);
-/* Removes the partial file; the old output (if any) stays as it was. */
+/* Removes the partial file; the old output (if any) stays as it was. A large one's
+ * pages go back to the system on a thread of its own, after the return. */
 void output_file_abort(struct output_file *file);
 
 #endif

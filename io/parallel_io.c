@@ -1,20 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /* Positional transfers split over threads (see parallel_io.h). Each thread moves one
  * contiguous piece with pread/pwrite calls of at most IO_CALL_MAX bytes, carrying on
- * after short transfers. */
+ * after short transfers, and gives up between calls once the caller's job is stopped
+ * (io_scope.h): the caller, waiting for the threads, asks every STOP_POLL_MS. */
 #include "config.h"
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "fault_inject.h"
+#include "io_scope.h"
 #include "parallel_io.h"
 
 #define PIECE_MINIMUM ((size_t)8 << 20)
 #define THREADS_MAXIMUM 16
+#define STOP_POLL_MS 5
+
+/* Whether a transfer is to stop: asked of the job (stopped) on the caller's thread, and
+ * told to the pieces' threads through the flag. */
+struct transfer_stop {
+	bool (*stopped)(void);
+	atomic_bool flag;
+};
 
 struct piece {
 	int fd;
@@ -24,12 +36,26 @@ struct piece {
 	bool write;
 	size_t done;   /* bytes moved */
 	int error;     /* negative errno, or 0 */
+	struct transfer_stop *stop;
+	bool on_caller; /* run on the caller's thread, which may ask stopped() itself */
 };
+
+static bool piece_stopped(const struct piece *piece)
+{
+	struct transfer_stop *stop = piece->stop;
+	if (piece->on_caller && stop->stopped && stop->stopped())
+		atomic_store(&stop->flag, true);
+	return atomic_load_explicit(&stop->flag, memory_order_relaxed);
+}
 
 static void *piece_run(void *context)
 {
 	struct piece *piece = context;
 	while (piece->done < piece->len) {
+		if (piece_stopped(piece)) {
+			piece->error = -ECANCELED;
+			break;
+		}
 		size_t want = piece->len - piece->done < IO_CALL_MAX ? piece->len - piece->done : IO_CALL_MAX;
 		int fault = fault_at_fd(piece->fd);
 		if (fault < 0) {
@@ -78,13 +104,36 @@ void parallel_io_piece(size_t len, unsigned count, unsigned i, size_t *begin, si
 	*end = *begin + share < len ? *begin + share : len;
 }
 
+/* Waits for a piece's thread, telling the pieces to stop once the job is stopped. */
+static void piece_join(pthread_t thread, struct transfer_stop *stop)
+{
+	if (!stop->stopped) {
+		pthread_join(thread, NULL);
+		return;
+	}
+	for (;;) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += STOP_POLL_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		if (pthread_timedjoin_np(thread, NULL, &until) != ETIMEDOUT)
+			return;
+		if (stop->stopped())
+			atomic_store(&stop->flag, true);
+	}
+}
+
 /* Runs the pieces; returns the contiguous bytes moved from the start, or the first
- * error. */
+ * error (-ECANCELED once the caller's job is stopped). */
 static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool write)
 {
 	struct piece pieces[THREADS_MAXIMUM];
 	pthread_t threads[THREADS_MAXIMUM];
 	bool started[THREADS_MAXIMUM] = {false};
+	struct transfer_stop stop = {io_scope_current()->stopped, false};
 	/* a read's threads for the bytes the file has, not for the room it is read into
 	 * (the pieces still cover all of it: the file may have grown) */
 	size_t work = len;
@@ -96,7 +145,7 @@ static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool wri
 		size_t begin, end;
 		parallel_io_piece(len, count, i, &begin, &end);
 		pieces[i] = (struct piece){fd, (unsigned char *)buffer + begin, end - begin,
-					  offset + (off_t)begin, write, 0, 0};
+					  offset + (off_t)begin, write, 0, 0, &stop, false};
 	}
 	/* Several pieces go to threads of their own, which start with the signals that end
 	 * a process blocked, while the caller waits for them in pthread_join: the kernel
@@ -116,10 +165,12 @@ static ssize_t transfer(int fd, void *buffer, size_t len, off_t offset, bool wri
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	for (unsigned i = 0; i < count; i++) {
-		if (started[i])
-			pthread_join(threads[i], NULL);
-		else
-			piece_run(&pieces[i]); /* one piece, or no thread to be had: moved here */
+		if (started[i]) {
+			piece_join(threads[i], &stop);
+		} else { /* one piece, or no thread to be had: moved here */
+			pieces[i].on_caller = true;
+			piece_run(&pieces[i]);
+		}
 	}
 	size_t moved = 0;
 	for (unsigned i = 0; i < count; i++) {

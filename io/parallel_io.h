@@ -16,9 +16,11 @@
 #define IO_CALL_MAX ((size_t)4 << 20)
 
 /* Reads up to len bytes at offset; returns the bytes read (fewer only at the end of
- * the file) or a negative errno. Faults are injected as fd's tag (fault_inject.h). */
+ * the file) or a negative errno: -ECANCELED once the calling thread's io scope says it
+ * is stopped. Faults are injected as fd's tag (fault_inject.h). */
 ssize_t parallel_pread(int fd, void *buffer, size_t len, off_t offset);
-/* Writes len bytes at offset; returns 0 or a negative errno (-ENOSPC on a full disk). */
+/* Writes len bytes at offset; returns 0 or a negative errno (-ENOSPC on a full disk,
+ * -ECANCELED as a read). */
 int parallel_pwrite(int fd, const void *buffer, size_t len, off_t offset);
 
 /* The byte range [begin, end) of piece i when len bytes are split into count pieces:

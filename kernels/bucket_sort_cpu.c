@@ -187,7 +187,7 @@ void bucket_cpu_take_samples(struct thread_pool *pool, enum item_width width, co
 void bucket_cpu_choose_splitters(enum item_width width, void *samples,
 				 const struct bucket_plan *plan, void *splitters)
 {
-#define CALL(w) choose_splitters_##w((item_t *)samples, NULL, plan, (item_t *)splitters)
+#define CALL(w) choose_splitters_##w(NULL, (item_t *)samples, NULL, plan, (item_t *)splitters, 0)
 	FOR_WIDTH(width, CALL);
 #undef CALL
 }

@@ -195,6 +195,7 @@ struct WIDTH_NAME(sample_job) {
 	const ITEM_T *items;
 	const struct bucket_plan *plan;
 	ITEM_T *samples;
+	struct thread_pool *pool;
 };
 
 static void WIDTH_NAME(take_samples_of)(void *context, size_t j)
@@ -203,6 +204,8 @@ static void WIDTH_NAME(take_samples_of)(void *context, size_t j)
 	const struct bucket_plan *plan = job->plan;
 	const ITEM_T *sublist = job->items + j * plan->m;
 	size_t length = sublist_length(plan, j);
+	if (thread_pool_stopped(job->pool))
+		return; /* the pass is cut short: its caller stops after it */
 	for (size_t k = 0; k < plan->s; k++)
 		job->samples[j * plan->s + k] = sublist[(k * length) / plan->s];
 }
@@ -210,21 +213,37 @@ static void WIDTH_NAME(take_samples_of)(void *context, size_t j)
 static void WIDTH_NAME(take_samples)(struct thread_pool *pool, const ITEM_T *items,
 				     const struct bucket_plan *plan, ITEM_T *samples)
 {
-	struct WIDTH_NAME(sample_job) job = { items, plan, samples };
+	struct WIDTH_NAME(sample_job) job = { items, plan, samples, pool };
 	thread_pool_parallel_for(pool, plan->sublists, WIDTH_NAME(take_samples_of), &job);
 }
 
-/* Steps 4 and 5; tmp (L*s items) is scratch for the sample sort, or NULL. */
-static void WIDTH_NAME(choose_splitters)(ITEM_T *samples, ITEM_T *tmp,
-					 const struct bucket_plan *plan, ITEM_T *splitters)
+/* The whole sort of items[0, n) in place, scratch holding n items; -ENOMEM when the
+ * plan's tables cannot be had (items untouched, the caller sorts them otherwise),
+ * -ECANCELED when the pool's owner stopped it (items a permutation of what they were).
+ * Buckets that fit a cache are finished by the local sort straight from scratch into
+ * items; larger ones by the same method one level down, unless splitting made no
+ * progress (many equal items), where the local sort, which skips digits all items
+ * share, finishes them. */
+static int WIDTH_NAME(bucket_sort_range)(struct thread_pool *pool, ITEM_T *items,
+					 ITEM_T *scratch, size_t n, unsigned depth);
+
+/* Steps 4 and 5; tmp (L*s items) is scratch for the sample sort, or NULL. The samples
+ * (an eighth of the items or fewer) are sorted by the same method on the pool, so that
+ * the step is neither one thread's nor deaf to a stop. Returns 0 or -ECANCELED. */
+static int WIDTH_NAME(choose_splitters)(struct thread_pool *pool, ITEM_T *samples, ITEM_T *tmp,
+					const struct bucket_plan *plan, ITEM_T *splitters, unsigned depth)
 {
 	size_t count = plan->sublists * plan->s;
-	if (tmp)
+	int error = tmp ? WIDTH_NAME(bucket_sort_range)(pool, samples, tmp, count, depth + 1) : -ENOMEM;
+	if (error == -ECANCELED)
+		return error;
+	if (error && tmp)
 		WIDTH_NAME(local_sort)(samples, tmp, count);
-	else
+	else if (error)
 		WIDTH_NAME(sort_alone)(samples, count);
 	for (size_t k = 1; k < plan->s; k++)
 		splitters[k - 1] = samples[k * plan->sublists];
+	return 0;
 }
 
 /* Step 6: the splitters ascend, so each lower bound is searched from the previous one,
@@ -234,6 +253,7 @@ struct WIDTH_NAME(locate_job) {
 	const struct bucket_plan *plan;
 	const ITEM_T *splitters;
 	uint32_t *bounds;
+	struct thread_pool *pool;
 };
 
 static void WIDTH_NAME(locate_in)(void *context, size_t j)
@@ -245,6 +265,8 @@ static void WIDTH_NAME(locate_in)(void *context, size_t j)
 	uint32_t *bounds = job->bounds + j * (plan->s + 1);
 	size_t found = 0;
 
+	if (thread_pool_stopped(job->pool))
+		return;
 	bounds[0] = 0;
 	for (size_t b = 1; b < plan->s; b++) {
 		VALUE_T key = ITEM_VALUE(job->splitters[b - 1]);
@@ -276,7 +298,7 @@ static void WIDTH_NAME(locate)(struct thread_pool *pool, const ITEM_T *items,
 			       const struct bucket_plan *plan, const ITEM_T *splitters,
 			       uint32_t *bounds)
 {
-	struct WIDTH_NAME(locate_job) job = { items, plan, splitters, bounds };
+	struct WIDTH_NAME(locate_job) job = { items, plan, splitters, bounds, pool };
 	thread_pool_parallel_for(pool, plan->sublists, WIDTH_NAME(locate_in), &job);
 }
 
@@ -287,6 +309,7 @@ struct WIDTH_NAME(relocate_job) {
 	const uint32_t *bounds;
 	const uint64_t *offsets;
 	ITEM_T *out;
+	struct thread_pool *pool;
 };
 
 static void WIDTH_NAME(relocate_from)(void *context, size_t j)
@@ -295,6 +318,8 @@ static void WIDTH_NAME(relocate_from)(void *context, size_t j)
 	const struct bucket_plan *plan = job->plan;
 	const ITEM_T *sublist = job->items + j * plan->m;
 	const uint32_t *bounds = job->bounds + j * (plan->s + 1);
+	if (thread_pool_stopped(job->pool))
+		return;
 	for (size_t b = 0; b < plan->s; b++) {
 		size_t length = bounds[b + 1] - bounds[b];
 		if (length > 0)
@@ -307,17 +332,9 @@ static void WIDTH_NAME(relocate)(struct thread_pool *pool, const ITEM_T *items,
 				 const struct bucket_plan *plan, const uint32_t *bounds,
 				 const uint64_t *offsets, ITEM_T *out)
 {
-	struct WIDTH_NAME(relocate_job) job = { items, plan, bounds, offsets, out };
+	struct WIDTH_NAME(relocate_job) job = { items, plan, bounds, offsets, out, pool };
 	thread_pool_parallel_for(pool, plan->sublists, WIDTH_NAME(relocate_from), &job);
 }
-
-/* The whole sort of items[0, n) in place, scratch holding n items; -ENOMEM when the
- * plan's tables cannot be had (items untouched, the caller sorts them otherwise). Buckets that fit a
- * cache are finished by the local sort straight from scratch into items; larger ones
- * by the same method one level down, unless splitting made no progress (many equal
- * items), where the local sort, which skips digits all items share, finishes them. */
-static int WIDTH_NAME(bucket_sort_range)(struct thread_pool *pool, ITEM_T *items,
-					 ITEM_T *scratch, size_t n, unsigned depth);
 
 struct WIDTH_NAME(bucket_job) {
 	ITEM_T *items;
@@ -343,8 +360,11 @@ static void WIDTH_NAME(sort_bucket)(void *context, size_t b)
 		WIDTH_NAME(local_sort_into)(bucket, job->items + start, length);
 		return;
 	}
-	/* one level down on this thread (the pool is busy with the other buckets) */
-	int error = WIDTH_NAME(bucket_sort_range)(NULL, bucket, job->items + start, length, job->depth + 1);
+	/* one level down on this thread (the pool is busy with the other buckets: its loops
+	 * run here), still asking whether to stop */
+	int error = WIDTH_NAME(bucket_sort_range)(job->pool, bucket, job->items + start, length, job->depth + 1);
+	if (error == -ECANCELED)
+		return;
 	if (error == 0)
 		memcpy(job->items + start, bucket, length * sizeof(ITEM_T));
 	else
@@ -386,19 +406,26 @@ static int WIDTH_NAME(bucket_sort_range)(struct thread_pool *pool, ITEM_T *items
 	WIDTH_NAME(take_samples)(pool, items, &plan, samples);
 	PROFILE_MARK(depth, "3 samples");
 	/* scratch is free until step 8, so the sample sort borrows it */
-	WIDTH_NAME(choose_splitters)(samples, plan.sublists * plan.s <= n ? scratch : NULL,
-				     &plan, splitters);
+	error = thread_pool_stopped(pool) ? -ECANCELED
+		: WIDTH_NAME(choose_splitters)(pool, samples, plan.sublists * plan.s <= n ? scratch : NULL,
+					       &plan, splitters, depth);
+	if (error)
+		goto out;
 	PROFILE_MARK(depth, "4-5 splitters");
 	WIDTH_NAME(locate)(pool, items, &plan, splitters, bounds);
 	PROFILE_MARK(depth, "6 locate");
-	bucket_cpu_offsets(&plan, bounds, offsets);
-	PROFILE_MARK(depth, "7 offsets");
 	if (thread_pool_stopped(pool)) {
 		error = -ECANCELED;
 		goto out;
 	}
+	bucket_cpu_offsets(&plan, bounds, offsets);
+	PROFILE_MARK(depth, "7 offsets");
 	WIDTH_NAME(relocate)(pool, items, &plan, bounds, offsets, scratch);
 	PROFILE_MARK(depth, "8 relocate");
+	if (thread_pool_stopped(pool)) {
+		error = -ECANCELED; /* scratch holds only some of the items */
+		goto out;
+	}
 
 	struct WIDTH_NAME(bucket_job) job = { items, scratch, &plan, offsets, depth, pool };
 	thread_pool_parallel_for(pool, plan.s, WIDTH_NAME(sort_bucket), &job);
