@@ -387,8 +387,10 @@ int gpusort_job_init(struct gpusort_job *job, size_t job_size);
  * nothing is said on success unless stats, verbose or debug ask. On an error the output
  * file is as it was and every temporary file is removed.
  *
- * The process's signals and exit hooks stay as the caller set them: the job removes
- * its own temporary files before it returns, whatever it returns. Jobs may run at
+ * The process's signals and exit hooks stay as the caller set them, and its CUDA
+ * context too (a job lets go of its own streams and memory, and never resets the
+ * device): the job removes its own temporary files before it returns, whatever it
+ * returns. Jobs may run at
  * once on threads of one process, each with its own job struct: a job's messages,
  * cause, temporary files and settings are its own.
  *
@@ -412,7 +414,9 @@ int gpusort_cancel(const struct gpusort_job *job);
  * threads are doing. The signals are blocked in the calling thread, and so in every
  * thread started from it afterwards: call it first, before other threads start.
  * Returns GPUSORT_OK, or the negative errno of pthread_create (-EAGAIN) when no thread
- * could be started (the handlers then act alone, on whichever thread the signal meets). */
+ * could be started (the handlers then act alone, on whichever thread the signal meets).
+ * The process being the jobs', a job's GPU context is then destroyed as soon as its
+ * sorts are done, beside the output's write, rather than at exit. */
 int gpusort_signals_thread(void);
 
 /*-************************************

@@ -191,11 +191,14 @@ int temp_files_init(const char *const *dirs, size_t count)
 	return temp_dirs_set(dirs, count);
 }
 
+static atomic_flag signals_installed = ATOMIC_FLAG_INIT;
+static atomic_bool signals_owned;
+
 void temp_signals_handle(void)
 {
-	static atomic_flag installed = ATOMIC_FLAG_INIT;
-	if (atomic_flag_test_and_set(&installed))
+	if (atomic_flag_test_and_set(&signals_installed))
 		return;
+	atomic_store(&signals_owned, true);
 	atexit(temp_files_at_exit);
 	for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++) {
 		struct sigaction old, action = { .sa_handler = temp_files_on_signal,
@@ -206,6 +209,11 @@ void temp_signals_handle(void)
 			continue;
 		sigaction(temp_signals[i], &action, NULL);
 	}
+}
+
+bool temp_signals_owned(void)
+{
+	return atomic_load(&signals_owned);
 }
 
 /* Entries are taken and looked up by name under this lock, so that no thread compares a

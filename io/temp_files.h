@@ -5,6 +5,7 @@
 #ifndef GPUSORT_TEMP_FILES_H
 #define GPUSORT_TEMP_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,9 @@ void temp_signals_resume(void);
  * and the same removal at exit. A library's caller keeps its signals: without this
  * call, nothing is installed. */
 void temp_signals_handle(void);
+/* Whether temp_signals_handle was called: the process is a command's, not a library
+ * caller's. */
+bool temp_signals_owned(void);
 /* For a command: temp_signals_handle, and SIGINT, SIGTERM and SIGHUP taken from now on
  * by a thread of their own, which removes the temp files and ends the process by the
  * signal, whatever the other threads are doing; they are blocked in the calling thread

@@ -206,6 +206,11 @@ extern "C" void gpu_backend_close(struct gpu_backend *backend)
 		cudaStreamDestroy(backend->sort_stream);
 	if (backend->copy_stream)
 		cudaStreamDestroy(backend->copy_stream);
+	/* what the sorts took goes back to the device (the pool keeps it while open) */
+	cudaMemPool_t pool;
+	if (backend->budget && cudaDeviceGetDefaultMemPool(&pool, backend->device) == cudaSuccess)
+		cudaMemPoolTrimTo(pool, 0);
+	cudaGetLastError();
 	free(backend);
 }
 
@@ -428,12 +433,18 @@ extern "C" void gpu_backend_unlock(struct gpu_backend *backend)
 }
 
 /* Host to device in chunks on the copy stream, an event after each; pageable memory
- * bounces through the two pinned staging buffers (filled there by a producer). */
+ * bounces through the two pinned staging buffers (filled there by a producer). A job
+ * stopped through the copy pool (thread_pool_set_stop) queues no further chunk: in's
+ * error is then -ECANCELED. */
 static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct host_items *in, size_t bytes,
 			   size_t chunk_bytes, int chunks, bool pinned)
 {
 	const char *host = in->host;
 	for (int c = 0; c < chunks; c++) {
+		if (thread_pool_stopped(backend->copy_pool)) {
+			in->error = -ECANCELED;
+			return cudaErrorUnknown;
+		}
 		size_t begin = (size_t)c * chunk_bytes;
 		size_t size = c == chunks - 1 ? bytes - begin : chunk_bytes;
 		cudaError_t error;
@@ -654,6 +665,9 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 		free(locks);
 		locks = NULL;
 	}
+	/* a stopped job's items are not wanted back (the sort's kernels end on their own) */
+	if (!result && thread_pool_stopped(backend->copy_pool))
+		result = -ECANCELED;
 	if (!result) {
 		cudaError_t error = locks ? copy_out_locked(backend, (char *)items, device, locks)
 					  : copy_out(backend, (char *)items, device, bytes, pinned);

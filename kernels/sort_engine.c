@@ -310,6 +310,12 @@ static void *release_gpu(void *argument)
 	gpu_backend_release(argument);
 	return NULL;
 }
+
+static void *close_gpu(void *argument)
+{
+	gpu_backend_close(argument);
+	return NULL;
+}
 #endif
 
 void sort_engine_release_gpu(struct sort_engine *engine)
@@ -319,7 +325,8 @@ void sort_engine_release_gpu(struct sort_engine *engine)
 	if (!engine->gpu || engine->releasing || __atomic_load_n(&engine->pinned_buffers, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&engine->buffers_lock);
-	if (pthread_create(&engine->releaser, NULL, release_gpu, engine->gpu) == 0) {
+	if (pthread_create(&engine->releaser, NULL, engine->config.owns_process ? release_gpu : close_gpu,
+			   engine->gpu) == 0) {
 		engine->releasing = true;
 		engine->gpu = NULL;
 	}

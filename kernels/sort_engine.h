@@ -41,6 +41,10 @@ struct sort_engine_config {
 	/* Every GPU copy through the staging buffers, no host items locked in place (for
 	 * comparing the two; GPUSORT_HOST_REGISTER=0) */
 	bool staged_only;
+	/* The process is the job's (the gpusort command's): sort_engine_release_gpu may
+	 * destroy the device's context. Otherwise the context is the host process's, which
+	 * the caller and other jobs share, and the engine lets go of its own parts alone. */
+	bool owns_process;
 };
 
 struct sort_engine;
@@ -56,10 +60,11 @@ int sort_engine_open(const struct sort_engine_config *config, struct sort_engine
 int sort_engine_open_explained(const struct sort_engine_config *config, struct sort_engine **engine,
 			       char *reason, size_t reason_size);
 void sort_engine_close(struct sort_engine *engine);
-/* The caller has no more sorts for the GPU: its context is destroyed on a thread of its
- * own while the caller goes on (writing the output), instead of at exit. Does nothing
- * while page-locked buffers from sort_engine_host_alloc are held. Later sorts, if any,
- * run on the CPU. */
+/* The caller has no more sorts for the GPU: the engine's streams and memory are let go
+ * and, with owns_process, the device's context destroyed, on a thread of its own while
+ * the caller goes on (writing the output), instead of at exit. Does nothing while
+ * page-locked buffers from sort_engine_host_alloc are held. Later sorts, if any, run on
+ * the CPU. */
 void sort_engine_release_gpu(struct sort_engine *engine);
 
 /* Sorts n items of the given width ascending, in place. Returns 0 or a negative errno:

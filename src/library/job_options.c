@@ -13,6 +13,7 @@
 #include "job_options.h"
 #include "../settings/keydef.h"
 #include "../common/environment.h"
+#include "../../io/temp_files.h"
 #include "../common/report.h"
 
 /* The size of the first published struct gpusort_job: every caller's is at least this. */
@@ -402,6 +403,7 @@ static int build_common(const struct gpusort_job *job, struct job_options *built
 	options->engine.threads = job->threads;
 	options->engine.gpu_memory = job->gpu_memory;
 	options->engine.one_device = job->one_device != 0;
+	options->engine.owns_process = temp_signals_owned();
 	options->engine.staged_only = environment_switch(ENVIRONMENT_HOST_REGISTER) == 0;
 	options->engine.algorithm = algorithms[job->algorithm];
 	options->stats = job->stats != 0;
