@@ -24,6 +24,14 @@ bytes|-fi
 bytes|-s
 bytes|-k1.3
 bytes|-b
+longties|
+longties|-r
+longties|-u
+longties|-s -t , -k2,2
+longties|-t , -k2,2 -k1,1r
+longties|-k1.5
+onetie|
+onetie|-u
 words|
 words|-f
 words|-d

@@ -134,3 +134,12 @@ write("zeronl", [b"b\nx", b"a", b"c"], final_newline=False, eol=b"\0")
 
 # Lines with NUL bytes inside, for -t '\0' and byte comparisons.
 write("nulfields", [b"\0".join(word().encode() for _ in range(rng.randint(0, 3))) for _ in range(2000)])
+
+# Tie runs longer than one thread's share (LARGE_RUN_LINES, 65536): shared 8-byte
+# prefixes told apart in later bytes, with a field after them and repeats; in
+# "longties" each run holds under half the lines, in "onetie" one run holds them all.
+def long_tie_line(heads):
+    head = pick(heads) + "".join(pick("ab") for _ in range(rng.randint(0, 9)))
+    return ("%s%d,%s%d" % (head, rng.randint(0, 50), pick(["key0000", "key0001"]), rng.randint(0, 20))).encode()
+write("longties", [long_tie_line(["prefix00"] * 9 + ["Zeta_Run"] * 8 + ["Mid_Tie_"] * 3) for _ in range(200000)])
+write("onetie", [long_tie_line(["prefix00"]) for _ in range(80000)])

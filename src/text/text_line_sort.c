@@ -97,7 +97,7 @@ struct tie_run {
 /* After the engine: each slice turns the runs of equal prefixes that start in it into
  * line numbers and orders those that tie (a run may reach into the next slice, which
  * skips it), in one pass over the sorted items. Runs too large for one thread are kept
- * per slice and sorted afterwards with the whole pool. */
+ * per slice and sorted afterwards (sort_large_runs). */
 struct finish_job {
 	const struct text_order *order;
 	const struct text_lines *lines;
@@ -252,6 +252,68 @@ static void finish_slice(void *ctx, size_t slice)
 	}
 }
 
+/* Large tie runs told apart by the deeper prefixes, a run to a thread. */
+struct deepen_job {
+	const struct text_order *order;
+	const struct text_lines *lines;
+	uint64_t *index;
+	const struct tie_run *runs;
+	atomic_int error;
+};
+
+static void deepen_run(void *ctx, size_t r)
+{
+	struct deepen_job *job = ctx;
+	if (job_cancelled()) {
+		atomic_store(&job->error, -ECANCELED);
+		return;
+	}
+	uint64_t stack[BATCH_LINES];
+	int error = sort_deeper(job->order, job->lines, job->index + job->runs[r].start, job->runs[r].length, 1,
+				false, stack);
+	if (error)
+		atomic_store(&job->error, error);
+}
+
+/* The tie runs too long for a slice's thread: where the key has deeper prefixes, those
+ * of at most half the lines by them, many runs at once; the others one after another
+ * by the comparator's merge sort on all threads. Frees the slices' lists; returns err
+ * (the slices' error, when they failed: then nothing is sorted) or the first of its own. */
+static int sort_large_runs(const struct finish_job *finish, struct thread_pool *pool, size_t slices, int err)
+{
+	size_t total = 0, deep = 0;
+	for (size_t slice = 0; slice < slices; slice++)
+		total += finish->large_count[slice];
+	struct tie_run *runs = total && !err ? malloc(total * sizeof *runs) : NULL;
+	if (total && !err && !runs)
+		err = -ENOMEM;
+	bool deepens = text_prefix_deepens(finish->order);
+	for (size_t slice = 0; slice < slices; slice++) {
+		for (size_t r = 0; r < finish->large_count[slice] && !err; r++) {
+			struct tie_run run = finish->large[slice][r];
+			if (deepens && run.length <= finish->n / 2) {
+				runs[deep++] = run;
+				continue;
+			}
+			uint64_t *scratch = huge_memory_alloc(run.length * sizeof *scratch);
+			if (!scratch)
+				err = -ENOMEM;
+			else
+				text_merge_sort(finish->order, finish->lines, finish->index + run.start, scratch, run.length,
+						pool);
+			huge_memory_free(scratch);
+		}
+		free(finish->large[slice]);
+	}
+	if (!err && deep) {
+		struct deepen_job job = {finish->order, finish->lines, finish->index, runs, 0};
+		thread_pool_parallel_for(pool, deep, deepen_run, &job);
+		err = atomic_load(&job.error);
+	}
+	free(runs);
+	return err;
+}
+
 /* Sorts the items, in pieces the engine can take and merged here when it cannot take
  * them all at once. */
 static int sort_items(struct sort_engine *engine, enum item_width width, void *items, size_t n)
@@ -308,19 +370,7 @@ int text_line_sort(struct text_line_items *made, const struct text_lines *lines,
 	}
 	struct finish_job job = { order, lines, width, items, index, n, large, large_count, 0 };
 	thread_pool_parallel_for(pool, slices, finish_slice, &job);
-	err = atomic_load(&job.error);
-	for (size_t slice = 0; slice < slices; slice++) {
-		for (size_t r = 0; r < large_count[slice] && !err; r++) {
-			struct tie_run run = large[slice][r];
-			uint64_t *scratch = huge_memory_alloc(run.length * sizeof *scratch);
-			if (!scratch)
-				err = -ENOMEM;
-			else
-				text_merge_sort(order, lines, index + run.start, scratch, run.length, pool);
-			huge_memory_free(scratch);
-		}
-		free(large[slice]);
-	}
+	err = sort_large_runs(&job, pool, slices, atomic_load(&job.error));
 	free(large);
 	free(large_count);
 	if (err) {
