@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include "emit_rounds.h"
+#include "job_context.h"
 #include "../../kernels/thread_pool.h"
 
 void offset_writes_put(struct offset_writes *sink, const unsigned char *bytes, size_t len, uint64_t offset)
@@ -27,6 +28,10 @@ int emit_rounds_run(struct emit_rounds *rounds, const struct emit_output *output
 	struct emit_round round;
 	for (size_t k = 0; !error; k++) {
 		unsigned char *block = scratch->blocks[output->sink_at ? 0 : k & 1];
+		if (job_cancelled()) {
+			error = -ECANCELED;
+			break;
+		}
 		if (!rounds->next(rounds->job, block, &round))
 			break;
 		/* the sink's thread may still be writing the other block, not this one */

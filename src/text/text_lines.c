@@ -213,6 +213,8 @@ static void count_slice(void *ctx, size_t slice)
 {
 	struct count_job *job = ctx;
 	const struct text_lines *lines = job->lines;
+	if (job_cancelled())
+		return; /* the count is not wanted: text_lines_count says so */
 	size_t begin = job->marks[slice].offset;
 	size_t end = slice + 1 < job->slices ? job->marks[slice + 1].offset : job->end;
 	/* bytes carried from an earlier chunk were taken as read there */
@@ -248,6 +250,8 @@ int text_lines_count(struct text_lines *lines, struct thread_pool *pool, struct 
 			count_slice(&job, s);
 	else
 		thread_pool_parallel_for(pool, slices, count_slice, &job);
+	if (job_cancelled())
+		return -ECANCELED;
 	size_t total = lines->counted_lines;
 	for (size_t s = 0; s < slices; s++) {
 		size_t ended = marks[s].lines;
@@ -399,6 +403,8 @@ static void index_slice(void *ctx, size_t slice)
 {
 	struct index_job *job = ctx;
 	struct text_lines *lines = job->lines;
+	if (job_cancelled())
+		return; /* text_lines_index says so */
 	const struct text_mark *mark = &lines->marks[slice];
 	size_t end = slice + 1 < lines->mark_count ? mark[1].offset : lines->size;
 	size_t line = mark->lines, done = slice == 0 ? 0 : line + 1;
@@ -442,6 +448,8 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct 
 	bool checked = verify && verify->enabled, hashed = checked && !verify->by_position;
 	struct index_job job = { lines, hashed ? verify : NULL, checked ? verify : NULL, visit, context };
 	thread_pool_parallel_for(pool, lines->mark_count, index_slice, &job);
+	if (job_cancelled())
+		return -ECANCELED;
 	struct fingerprint print = {0, 0};
 	uint64_t spent = 0;
 	/* each slice's first line, where one ends in it */
