@@ -9,7 +9,9 @@ bytes; the name, the address and some notes quoted, with "" and newlines inside)
 DuckDB's COPY (SELECT * FROM read_csv(...) ORDER BY ...) TO ... with THREADS threads
 (default: the cores), through its C library (libduckdb.so, as the npm package
 @duckdb/node-bindings-linux-x64 ships it) by ctypes. Prints the best of three wall
-times of each. DuckDB re-quotes what it writes and its ORDER BY is not stable, so the
+times of each. gpusort runs in the C locale, as DuckDB's ORDER BY compares strings byte
+by byte (in the environment's locale gpusort would collate: another order, and the
+locale's cost). DuckDB re-quotes what it writes and its ORDER BY is not stable, so the
 outputs are compared as the sequence of their sort keys, read back with Python's csv
 module. Nothing here is needed to build or test gpusort.
 """
@@ -79,7 +81,8 @@ def main():
     duck = DuckDB(library, threads)
     for name, column, key, order in (("name", 1, "-k2,2", "name"), ("amount", 2, "-k3,3n", "amount")):
         ours, theirs = os.path.join(work, "gpusort.csv"), os.path.join(work, "duckdb.csv")
-        g = best(lambda: subprocess.run([gpusort, "--csv", "--header", key, source, "-o", ours], check=True))
+        g = best(lambda: subprocess.run([gpusort, "--csv", "--header", key, source, "-o", ours], check=True,
+                                        env=dict(os.environ, LC_ALL="C")))
         sql = ("COPY (SELECT * FROM read_csv('%s', header = true, quote = '\"', escape = '\"') ORDER BY %s) "
                "TO '%s' (HEADER, DELIMITER ',')" % (source, order, theirs))
         d = best(lambda: duck.query(sql))
