@@ -72,6 +72,12 @@ def main():
     write(os.path.join(directory, "ties"),
           [rng.choice(small) if rng.random() < 0.7 else rng.choice(small).upper()
            for _ in range(2000)])
+    # runs of hundreds of lines whose keys share their first level's first 8 bytes
+    # (accents, case and punctuation apart), told apart later or not at all
+    heads = ["Ivanova-", "ivanová ", "IVANOVA,", "Müller, M", "muller m", "Garcia  ", "García, "]
+    write(os.path.join(directory, "longties"),
+          ["%s%s%d\t%s" % (rng.choice(heads), rng.choice(["", "é", "E", "-", " "]), rng.randrange(40),
+                           rng.choice(["x", "Y", "é"])) for _ in range(12000)])
     write(os.path.join(directory, "numbers"),
           [number(rng) + rng.choice(["", " " + word(rng)]) for _ in range(2000)])
     write(os.path.join(directory, "months"), [month_line(rng) for _ in range(2000)])

@@ -73,6 +73,10 @@ ties|-s -f
 ties|-s -k1,1f
 ties|-u -k1,1f
 ties|-r -u
+longties|
+longties|-s -k1,1
+longties|-u -k1,1
+longties|-r -t TAB -k1,1 -k2,2
 spill|-S 1M
 spill|-S 1M -u
 spill|-S 1M -f -k2

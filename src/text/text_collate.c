@@ -97,28 +97,66 @@ static uint64_t big_endian_prefix(const char *image, size_t len)
 	return prefix;
 }
 
-uint64_t text_collate_image(const char *key, size_t len)
+/* Calls use(context, image, length) with the strxfrm image of the key up to its first
+ * NUL byte; false when memory ran out. */
+static bool with_image(const char *key, size_t len, void (*use)(void *, const char *, size_t), void *context)
 {
 	char stack_key[STACK_KEY], stack_image[STACK_IMAGE];
 	char *copy = terminated_copy(key, len, stack_key, sizeof stack_key);
 	if (!copy)
-		return 0;
-	uint64_t prefix = 0;
+		return false;
+	bool made = true;
 	size_t needed = strxfrm(stack_image, copy, sizeof stack_image);
 	if (needed < sizeof stack_image) {
-		prefix = big_endian_prefix(stack_image, needed);
+		use(context, stack_image, needed);
 	} else {
 		/* the contents are unspecified when the image does not fit: redo it whole */
 		char *image = malloc(needed + 1);
-		if (image) {
+		if ((made = image != NULL)) {
 			strxfrm(image, copy, needed + 1);
-			prefix = big_endian_prefix(image, needed);
+			use(context, image, needed);
 			free(image);
 		}
 	}
 	if (copy != stack_key)
 		free(copy);
+	return made;
+}
+
+static void take_prefix(void *context, const char *image, size_t len)
+{
+	*(uint64_t *)context = big_endian_prefix(image, len);
+}
+
+uint64_t text_collate_image(const char *key, size_t len)
+{
+	uint64_t prefix = 0;
+	with_image(key, len, take_prefix, &prefix);
 	return prefix;
+}
+
+struct level_word {
+	size_t at, length;
+	uint64_t word;
+};
+
+static void take_level_word(void *context, const char *image, size_t len)
+{
+	struct level_word *want = context;
+	size_t level = 0;
+	while (level < len && (unsigned char)image[level] > 1)
+		level++;
+	want->length = level;
+	want->word = want->at < level ? big_endian_prefix(image + want->at, level - want->at) : 0;
+}
+
+uint64_t text_collate_level_at(const char *key, size_t len, size_t at, size_t *level_length)
+{
+	struct level_word want = {at, 0, 0};
+	if (!with_image(key, len, take_level_word, &want))
+		want.length = SIZE_MAX;
+	*level_length = want.length;
+	return want.word;
 }
 
 size_t text_collate_transform(const char *key, size_t len, char *image, size_t size)

@@ -23,6 +23,11 @@ int text_collate_compare(const char *a, size_t alen, const char *b, size_t blen)
  * text_collate_compare; equal images decide nothing. */
 uint64_t text_collate_image(const char *key, size_t len);
 
+/* Bytes [at, at + 8) of the first level of the key's image (as text_collate_image
+ * takes them at 0), zero-padded; *level_length: the first level's bytes (SIZE_MAX when
+ * memory ran out). Keys whose first levels are equal may still differ. */
+uint64_t text_collate_level_at(const char *key, size_t len, size_t at, size_t *level_length);
+
 /* The key's whole strxfrm image, part by part across embedded NUL bytes, each part's
  * image followed by a 0 byte (none for an empty key): keys with equal images collate
  * equal. Writes at most size bytes of it to image and returns its length, which the

@@ -110,6 +110,19 @@ struct finish_job {
 	atomic_int error; /* set by any slice's thread */
 };
 
+/* A collated key's images take a strxfrm of every line of the run, where the comparator
+ * (strcoll, which stops at the first difference) takes a few per line: shorter runs
+ * than this are left to it. */
+#ifndef COLLATED_DEEPER_LINES
+#define COLLATED_DEEPER_LINES 256
+#endif
+
+/* Whether a tie run of length lines is told apart by the deeper prefixes. */
+static bool run_deepens(const struct text_order *order, size_t length)
+{
+	return text_prefix_deepens(order) && (text_prefix_exact(order) || length >= COLLATED_DEEPER_LINES);
+}
+
 /* How many 8-byte steps past the prefix a tie run is told apart by its keys' bytes (and
  * then its lines') before the comparator orders what still ties. */
 #define DEEPER_STEPS 6
@@ -174,9 +187,12 @@ static int sort_deeper(const struct text_order *order, const struct text_lines *
 			same_size &= all[j].size == all[k].size;
 		}
 		if (j - k > 1) {
-			if (more)
+			if (more && (whole_line || run_deepens(order, j - k)))
 				error = sort_deeper(order, lines, index + k, j - k, depth + 1, whole_line, stack);
-			else if (!same_size) /* a NUL byte reads as the padding: compare */
+			else if (more)
+				error = sort_compared(order, lines, index + k, j - k, stack);
+			else if (!same_size || !text_prefix_exact(order))
+				/* a NUL byte reads as the padding, or the image is not all: compare */
 				error = sort_compared(order, lines, index + k, j - k, stack);
 			else if (!whole_line && text_prefix_line_deepens(order))
 				/* equal keys: the last resort compares whole lines */
@@ -231,8 +247,9 @@ static void finish_slice(void *ctx, size_t slice)
 				job->large[slice] = grown;
 			}
 			job->large[slice][job->large_count[slice]++] = (struct tie_run){ i, length };
-		} else if (length > 1 && text_prefix_deepens(job->order)) {
-			int error = sort_deeper(job->order, job->lines, job->index + i, length, 1, false, stack);
+		} else if (length > 1 && run_deepens(job->order, length)) {
+			int error = sort_deeper(job->order, job->lines, job->index + i, length,
+						text_prefix_deeper_start(job->order), false, stack);
 			if (error) {
 				atomic_store(&job->error, error);
 				return;
@@ -269,8 +286,8 @@ static void deepen_run(void *ctx, size_t r)
 		return;
 	}
 	uint64_t stack[BATCH_LINES];
-	int error = sort_deeper(job->order, job->lines, job->index + job->runs[r].start, job->runs[r].length, 1,
-				false, stack);
+	int error = sort_deeper(job->order, job->lines, job->index + job->runs[r].start, job->runs[r].length,
+				text_prefix_deeper_start(job->order), false, stack);
 	if (error)
 		atomic_store(&job->error, error);
 }

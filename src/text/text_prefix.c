@@ -114,12 +114,20 @@ uint64_t text_prefix(const struct text_order *order, const char *line, size_t le
 
 bool text_prefix_deepens(const struct text_order *order)
 {
-	if (order->locale.collate)
-		return false;
-	if (order->key_count == 0)
-		return true;
+	if (order->key_count == 0) /* a CSV record collates decoded: not in place */
+		return !(order->locale.collate && order->csv);
 	const struct key_ordering *o = &order->keys[0].ordering;
 	return !is_special(o) && !o->random && !o->fold_case && !text_ignored_bytes(o);
+}
+
+size_t text_prefix_deeper_start(const struct text_order *order)
+{
+	return order->locale.collate ? 0 : 1;
+}
+
+bool text_prefix_exact(const struct text_order *order)
+{
+	return !order->locale.collate;
 }
 
 bool text_prefix_line_deepens(const struct text_order *order)
@@ -134,8 +142,13 @@ uint64_t text_prefix_at(const struct text_order *order, const char *line, size_t
 	if (!whole_line && order->key_count)
 		text_order_key_bounds(order, &order->keys[0], line, len, 0, &begin, &end);
 	size_t size = (size_t)(end - begin), at = 8 * depth;
-	*key_size = size;
-	uint64_t image = at < size ? byte_image(begin + at, size - at, NULL, false) : 0;
+	uint64_t image;
+	if (order->locale.collate) {
+		image = text_collate_level_at(begin, size, at, key_size);
+	} else {
+		*key_size = size;
+		image = at < size ? byte_image(begin + at, size - at, NULL, false) : 0;
+	}
 	bool reverse = order->key_count == 0 || whole_line ? order->reverse : order->keys[0].ordering.reverse;
 	return reverse ? ~image : image;
 }

@@ -12,16 +12,23 @@
 
 uint64_t text_prefix(const struct text_order *order, const char *line, size_t len);
 
-/* Whether the prefix is the first 8 bytes of its key as they compare (a key of plain
- * bytes in the C locale, or the whole line): then lines whose prefixes tie may be told
- * apart by the key's next 8 bytes, and so on. */
+/* Whether lines whose prefixes tie may be told apart by text_prefix_at, 8 bytes at a
+ * time: a key of plain bytes (or the whole line) in the C locale, whose prefix is its
+ * first 8 bytes, or a plain key collated in the user's locale, by its strxfrm image. */
 bool text_prefix_deepens(const struct text_order *order);
+/* Whether keys whose text_prefix_at images are equal to their ends, and of one size,
+ * are equal: so for bytes; a collated key's image is its first level alone. */
+bool text_prefix_exact(const struct text_order *order);
+/* The first step for text_prefix_at in a tie run: 1 where the prefix is the key's
+ * first 8 bytes, 0 for a collated key (its prefix holds its image's first level alone). */
+size_t text_prefix_deeper_start(const struct text_order *order);
 /* Whether lines whose one key ties in every byte are ordered by their whole lines' bytes
  * (the last resort in the C locale): they may then be told apart 8 bytes at a time too. */
 bool text_prefix_line_deepens(const struct text_order *order);
 /* Where text_prefix_deepens: the image of the key's bytes [8 * depth, 8 * depth + 8)
- * (of the line's, with whole_line), zero-padded, complemented for a reverse order;
- * *key_size: the key's (line's) bytes. */
+ * (of the line's, with whole_line; of the first level of the key's strxfrm image where
+ * it collates), zero-padded, complemented for a reverse order; *key_size: the key's
+ * (line's, level's) bytes. */
 uint64_t text_prefix_at(const struct text_order *order, const char *line, size_t len, size_t depth, bool whole_line,
 			size_t *key_size);
 
