@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A job's own state, so that jobs of one process may run at once: its messages
- * (report.h), its io scope (temp files, read-ahead: io/io_scope.h) and whether its
- * caller cancelled it.
+ * (report.h), its io scope (temp files, read-ahead: io/io_scope.h), its stats label
+ * (stats.h) and whether its caller cancelled it.
  * Each thread works in one context: a job's threads in the job's (job_thread_create
  * starts a thread in the caller's, a thread pool's workers enter theirs through
  * job_context_thread_enter), any other thread in the process's. */
@@ -30,6 +30,8 @@ struct job_context {
 	int first_cause;
 	/* the job's -T directories, temp files and read-ahead */
 	struct io_scope io;
+	/* stats.c's: what names the job's stats lines (a rank of a distributed sort) */
+	char stats_label[32];
 	atomic_bool cancelled;
 };
 

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "stats.h"
+#include "job_context.h"
 
 /* About four redraws a second: often enough to look alive (at least twice a second
  * even on a busy machine), rare enough to cost nothing. */
@@ -217,12 +218,10 @@ void stats_progress_resume(void)
 	pthread_mutex_unlock(&progress_lock);
 }
 
-/* Names whose stats these are, in front of every line (a rank of a distributed sort). */
-static char stats_label[32];
-
 void stats_set_label(const char *label)
 {
-	snprintf(stats_label, sizeof stats_label, "%s", label ? label : "");
+	struct job_context *job = job_context_current();
+	snprintf(job->stats_label, sizeof job->stats_label, "%s", label ? label : "");
 }
 
 /* One line "gpusort: stats: [LABEL: ]TEXT" in one write, so that lines of processes
@@ -234,7 +233,8 @@ __attribute__((format(printf, 1, 2))) static void stats_line(const char *format,
 	va_start(arguments, format);
 	vsnprintf(text, sizeof text, format, arguments);
 	va_end(arguments);
-	fprintf(stderr, "gpusort: stats: %s%s%s", stats_label, stats_label[0] ? ": " : "", text);
+	const char *label = job_context_current()->stats_label;
+	fprintf(stderr, "gpusort: stats: %s%s%s", label, label[0] ? ": " : "", text);
 }
 
 /* How the runs were written: their levels and the rates that chose them. */

@@ -102,8 +102,8 @@ void stats_progress_resume(void);
 
 /* Writes the table to stderr. */
 void stats_print(const struct sort_stats *stats);
-/* Puts "LABEL: " after "gpusort: stats: " on every line stats_print prints from now on
- * (NULL or "": nothing). */
+/* Puts "LABEL: " after "gpusort: stats: " on every line the calling job's stats_print
+ * prints from now on (NULL or "": nothing); the label is the job's (job_context.h). */
 void stats_set_label(const char *label);
 
 #endif
