@@ -530,39 +530,33 @@ int output_file_commit(struct output_file *file)
 /* An abandoned temp twin this large gives its pages back on a thread of its own. */
 #define RELEASE_LATER_BYTES ((uint64_t)64 << 20)
 
-/* What an abandoned twin still holds once its name is gone: its mapping and its
- * descriptor, whose last release gives the file's pages back (tens of milliseconds a
- * GiB), which a cancelled or failed job need not wait for. */
+/* What an abandoned twin still holds once its name is gone and its descriptor closed:
+ * its mapping, whose release gives the file's pages back (tens of milliseconds a GiB),
+ * which a cancelled or failed job need not wait for. (Only the mapping: a descriptor
+ * closed later might by then be a number the process has opened again.) */
 struct abandoned_twin {
 	struct file_map map;
-	int fd;
 };
 
 static void *abandoned_twin_release(void *argument)
 {
 	struct abandoned_twin *twin = argument;
 	file_map_release(&twin->map);
-	close(twin->fd);
 	free(twin);
 	return NULL;
 }
 
-/* Hands a large removed twin's mapping and descriptor to a detached thread (with the
- * signals blocked, which stay the job's threads'); where none starts, they stay for
- * output_file_free. */
+/* Hands a large removed twin's mapping to a detached thread (with the signals blocked,
+ * which stay the job's threads'); where none starts, it stays for output_file_free. */
 static void output_twin_release_later(struct output_file *file)
 {
-	struct stat st;
-	if (!file->owns_fd || file->fd < 0 || fstat(file->fd, &st) != 0 ||
-	    ((uint64_t)st.st_size < RELEASE_LATER_BYTES && file->map.length < RELEASE_LATER_BYTES))
+	if (file->map.length < RELEASE_LATER_BYTES)
 		return;
 	struct abandoned_twin *twin = malloc(sizeof *twin);
 	if (!twin)
 		return;
 	file_prefault_stop(&file->prefault);
-	write_queue_close(file->queue); /* its writes end before the descriptor goes */
-	file->queue = NULL;
-	*twin = (struct abandoned_twin){file->map, file->fd};
+	*twin = (struct abandoned_twin){file->map};
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_attr_t attributes;
@@ -580,7 +574,6 @@ static void output_twin_release_later(struct output_file *file)
 		return;
 	}
 	file->map = (struct file_map){.bytes = NULL};
-	file->fd = -1;
 }
 
 void output_file_abort(struct output_file *file)

@@ -6,8 +6,10 @@
 # over) and SIGKILL a second later to a rank still there (mpirun's grace period), at the
 # start of the local sort (reading), while it sorts, after it (the exchange and the
 # merge) and while the output is written; and one rank killed outright (SIGKILL) mid-run,
-# after which mpirun stops the other. Every time: the job ends without success, the old
-# output is byte for byte what it was, and no file of the job is left: no output twin
+# after which mpirun stops the other. Every time: the output is byte for byte what it
+# was, and the job ends without success; or, where the signal came as the finished
+# output replaced the old (a job then finishes that step), it is the whole sorted
+# output, never a part of it. And no file of the job is left: no output twin
 # beside it, nothing in -T (a private TMPDIR) and nothing in the memory folder (a folder
 # of /dev/shm of this test's own, GPUSORT_MEMORY_DIR). Skips when gpusort was built
 # without MPI or mpirun is missing.
@@ -34,8 +36,8 @@ leftovers() { ls -A "$TMP"; [ -z "$MEM" ] || ls -A "$MEM"; ls -A "$WORK" | grep 
 # where the ranks' own files are: the memory folder, else -T
 RANKS_DIR=${MEM:-$TMP}
 
-# 6M keys: each rank's share (24 MB) sorted in memory, its files in the memory folder
-keygen --type=u64 --count=6000000 --seed=44 -o "$WORK/keys"
+# 16M keys: each rank's share (64 MB) sorted in memory, its files in the memory folder
+keygen --type=u64 --count=16000000 --seed=44 -o "$WORK/keys"
 printf 'old output\n' >"$WORK/old"
 
 # wait_for CONDITION...: polls (10 ms) until the condition holds or the job is over;
@@ -78,9 +80,11 @@ start() {
 finish() {
 	wait "$launcher"
 	status=$?
-	[ "$status" -ne 0 ] && cmp -s "$WORK/old" "$WORK/out" && [ -z "$(leftovers)" ]
+	{ { [ "$status" -ne 0 ] && cmp -s "$WORK/old" "$WORK/out"; } || cmp -s "$WORK/one" "$WORK/out"; } &&
+		[ -z "$(leftovers)" ]
 	result=$?
-	tap_result $result "$1: exit $status, the old output kept, no file of the job left"
+	kept=$(cmp -s "$WORK/old" "$WORK/out" && echo "the old output kept" || echo "the whole sorted output")
+	tap_result $result "$1: exit $status, $kept, no file of the job left"
 	[ $result -eq 0 ] || leftovers | sed 's/^/#   left: /' | head -5
 	find "$TMP" ${MEM:+"$MEM"} -mindepth 1 -delete
 	rm -f "$WORK"/.gpusort-out.*
