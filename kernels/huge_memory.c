@@ -111,11 +111,14 @@ struct populate_job {
 	size_t bytes[POPULATE_MOST_ARRAYS];
 	size_t first_piece[POPULATE_MOST_ARRAYS + 1];
 	unsigned count;
+	struct thread_pool *pool;
 };
 
 static void populate_piece(void *context, size_t index)
 {
 	const struct populate_job *job = context;
+	if (thread_pool_stopped(job->pool))
+		return; /* the owner's work stopped: its pages are not wanted */
 	unsigned a = 0;
 	while (index >= job->first_piece[a + 1])
 		a++;
@@ -129,7 +132,7 @@ static void populate_piece(void *context, size_t index)
 
 void huge_memory_populate(struct thread_pool *pool, void *const *arrays, const size_t *bytes, unsigned count)
 {
-	struct populate_job job = {{NULL}, {0}, {0}, 0};
+	struct populate_job job = {{NULL}, {0}, {0}, 0, pool};
 	size_t pieces = 0;
 	for (unsigned i = 0; i < count && job.count < POPULATE_MOST_ARRAYS; i++) {
 		if (!arrays[i] || !((struct huge_header *)arrays[i] - 1)->mapped || bytes[i] == 0)

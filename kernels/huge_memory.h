@@ -28,7 +28,8 @@ struct thread_pool;
  * tables), and a huge page's fault holds the map as long as it takes to zero 2 MiB, so
  * buffers first touched while other threads start and allocate stall them all. Arrays
  * from malloc (below two huge pages) and NULL
- * ones are skipped, and arrays past the eighth. */
+ * ones are skipped, and arrays past the eighth. A pool whose owner stopped
+ * (thread_pool_set_stop) faults in no further piece. */
 void huge_memory_populate(struct thread_pool *pool, void *const *arrays, const size_t *bytes, unsigned count);
 
 #endif

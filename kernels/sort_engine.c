@@ -405,11 +405,12 @@ static int cpu_sort(struct sort_engine *engine, enum item_width width, void *ite
 {
 	size_t bytes = n * (size_t)width;
 	pthread_mutex_lock(&engine->scratch_lock);
-	bool mine = !engine->scratch_busy;
+	bool mine = !engine->scratch_busy, fresh = false;
 	if (mine && engine->scratch_bytes < bytes) {
 		huge_memory_free(engine->scratch);
 		engine->scratch = huge_memory_alloc(bytes);
 		engine->scratch_bytes = engine->scratch ? bytes : 0;
+		fresh = engine->scratch != NULL;
 	}
 	if (mine && engine->scratch)
 		engine->scratch_busy = true;
@@ -418,7 +419,15 @@ static int cpu_sort(struct sort_engine *engine, enum item_width width, void *ite
 	pthread_mutex_unlock(&engine->scratch_lock);
 	if (!mine)
 		return bucket_sort_cpu(engine->pool, width, items, n);
-	int error = bucket_sort_cpu_with(engine->pool, width, items, n, engine->scratch);
+	/* fresh scratch faulted in on the pool, piece by piece, rather than by the sort's
+	 * scattered first writes into it, each of which may zero a huge page */
+	if (fresh) {
+		void *arrays[1] = {engine->scratch};
+		size_t sizes[1] = {bytes};
+		huge_memory_populate(engine->pool, arrays, sizes, 1);
+	}
+	int error = thread_pool_stopped(engine->pool) ? -ECANCELED
+		    : bucket_sort_cpu_with(engine->pool, width, items, n, engine->scratch);
 	pthread_mutex_lock(&engine->scratch_lock);
 	engine->scratch_busy = false;
 	pthread_mutex_unlock(&engine->scratch_lock);
