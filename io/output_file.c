@@ -534,15 +534,10 @@ int output_file_commit(struct output_file *file)
  * its mapping, whose release gives the file's pages back (tens of milliseconds a GiB),
  * which a cancelled or failed job need not wait for. (Only the mapping: a descriptor
  * closed later might by then be a number the process has opened again.) */
-struct abandoned_twin {
-	struct file_map map;
-};
-
-static void *abandoned_twin_release(void *argument)
+static void *abandoned_map_release(void *argument)
 {
-	struct abandoned_twin *twin = argument;
-	file_map_release(&twin->map);
-	free(twin);
+	file_map_release(argument);
+	free(argument);
 	return NULL;
 }
 
@@ -552,11 +547,11 @@ static void output_twin_release_later(struct output_file *file)
 {
 	if (file->map.length < RELEASE_LATER_BYTES)
 		return;
-	struct abandoned_twin *twin = malloc(sizeof *twin);
+	struct file_map *twin = malloc(sizeof *twin);
 	if (!twin)
 		return;
 	file_prefault_stop(&file->prefault);
-	*twin = (struct abandoned_twin){file->map};
+	*twin = file->map;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_attr_t attributes;
@@ -565,7 +560,7 @@ static void output_twin_release_later(struct output_file *file)
 	if (pthread_attr_init(&attributes) == 0) {
 		pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
 		pthread_sigmask(SIG_BLOCK, &all, &old);
-		started = pthread_create(&thread, &attributes, abandoned_twin_release, twin) == 0;
+		started = pthread_create(&thread, &attributes, abandoned_map_release, twin) == 0;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		pthread_attr_destroy(&attributes);
 	}

@@ -191,14 +191,12 @@ int temp_files_init(const char *const *dirs, size_t count)
 	return temp_dirs_set(dirs, count);
 }
 
-static atomic_flag signals_installed = ATOMIC_FLAG_INIT;
-static atomic_bool signals_owned;
+static atomic_bool signals_installed;
 
 void temp_signals_handle(void)
 {
-	if (atomic_flag_test_and_set(&signals_installed))
+	if (atomic_exchange(&signals_installed, true))
 		return;
-	atomic_store(&signals_owned, true);
 	atexit(temp_files_at_exit);
 	for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++) {
 		struct sigaction old, action = { .sa_handler = temp_files_on_signal,
@@ -213,7 +211,7 @@ void temp_signals_handle(void)
 
 bool temp_signals_owned(void)
 {
-	return atomic_load(&signals_owned);
+	return atomic_load(&signals_installed);
 }
 
 /* Entries are taken and looked up by name under this lock, so that no thread compares a

@@ -234,13 +234,15 @@ static int WIDTH_NAME(choose_splitters)(struct thread_pool *pool, ITEM_T *sample
 					const struct bucket_plan *plan, ITEM_T *splitters, unsigned depth)
 {
 	size_t count = plan->sublists * plan->s;
-	int error = tmp ? WIDTH_NAME(bucket_sort_range)(pool, samples, tmp, count, depth + 1) : -ENOMEM;
-	if (error == -ECANCELED)
-		return error;
-	if (error && tmp)
-		WIDTH_NAME(local_sort)(samples, tmp, count);
-	else if (error)
+	if (!tmp) {
 		WIDTH_NAME(sort_alone)(samples, count);
+	} else {
+		int error = WIDTH_NAME(bucket_sort_range)(pool, samples, tmp, count, depth + 1);
+		if (error == -ECANCELED)
+			return error;
+		if (error) /* no room for its tables: the local sort alone */
+			WIDTH_NAME(local_sort)(samples, tmp, count);
+	}
 	for (size_t k = 1; k < plan->s; k++)
 		splitters[k - 1] = samples[k * plan->sublists];
 	return 0;

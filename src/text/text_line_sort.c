@@ -189,10 +189,9 @@ static int sort_deeper(const struct text_order *order, const struct text_lines *
 		if (j - k > 1) {
 			if (more && (whole_line || run_deepens(order, j - k)))
 				error = sort_deeper(order, lines, index + k, j - k, depth + 1, whole_line, stack);
-			else if (more)
-				error = sort_compared(order, lines, index + k, j - k, stack);
-			else if (!same_size || !text_prefix_exact(order))
-				/* a NUL byte reads as the padding, or the image is not all: compare */
+			else if (more || !same_size || !text_prefix_exact(order))
+				/* a short group, a NUL byte read as the padding, or an image that is
+				 * not the whole key: compare */
 				error = sort_compared(order, lines, index + k, j - k, stack);
 			else if (!whole_line && text_prefix_line_deepens(order))
 				/* equal keys: the last resort compares whole lines */
@@ -304,11 +303,10 @@ static int sort_large_runs(const struct finish_job *finish, struct thread_pool *
 	struct tie_run *runs = total && !err ? malloc(total * sizeof *runs) : NULL;
 	if (total && !err && !runs)
 		err = -ENOMEM;
-	bool deepens = text_prefix_deepens(finish->order);
 	for (size_t slice = 0; slice < slices; slice++) {
 		for (size_t r = 0; r < finish->large_count[slice] && !err; r++) {
 			struct tie_run run = finish->large[slice][r];
-			if (deepens && run.length <= finish->n / 2) {
+			if (run_deepens(finish->order, run.length) && run.length <= finish->n / 2) {
 				runs[deep++] = run;
 				continue;
 			}
