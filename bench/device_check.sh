@@ -9,6 +9,8 @@ build=$(cd "${1:?usage: device_check.sh BUILD_DIR [TEST...]}" && pwd)
 shift
 src=$(cd "$(dirname "$0")/.." && pwd)
 export GPUSORT="$build/gpusort" TESTS_SRCDIR="$src/tests" TESTS_BUILDDIR="$build/tests" LC_ALL=C
+# the CUDA backend's module, for the tests that open the engine without the command
+[ -e "$build/.libs/gpusort-cuda.so" ] && export GPUSORT_CUDA_MODULE="$build/.libs/gpusort-cuda.so"
 # a build with the distributed sort: test_mpi.sh (and the sweep's ranks) run it
 if [ -e "$build/.libs/gpusort-mpi.so" ]; then
 	export GPUSORT_MPI=yes GPUSORT_MPI_MODULE="$build/.libs/gpusort-mpi.so"

@@ -22,6 +22,9 @@ extern "C" {
 #include "thread_pool.h"
 }
 
+static void backend_close(struct gpu_backend *backend);
+static void backend_unlock(struct gpu_backend *backend);
+
 /* Copies move in chunks of this many bytes (rounded to whole tiles), at most MAX_CHUNKS
  * of them (gpu_backend_state.cuh). A staging buffer holds at most one chunk. */
 #define COPY_CHUNK_BYTES (64u << 20)
@@ -29,13 +32,13 @@ extern "C" {
 /* Device memory left to the driver, CUB's scratch and the level tables' rounding. */
 #define DEVICE_RESERVE_BYTES (256u << 20)
 
-/* After gpu_backend_expose_only: the one device CUDA knows of (as CUDA's device 0),
+/* After expose_only: the one device CUDA knows of (as CUDA's device 0),
  * under the ordinal it had among all of them, and how many there were; -1 before. */
 static std::atomic<int> exposed_ordinal{-1};
 static std::atomic<int> exposed_count{0};
 static pthread_mutex_t expose_lock = PTHREAD_MUTEX_INITIALIZER; /* jobs on threads ask at once */
 
-extern "C" int gpu_backend_device_nodes(void)
+static int backend_device_nodes(void)
 {
 	DIR *dir = opendir("/dev");
 	if (!dir)
@@ -69,7 +72,7 @@ static bool expose_only_locked(int ordinal, int count)
 	return true;
 }
 
-extern "C" bool gpu_backend_expose_only(int ordinal, int count)
+static bool backend_expose_only(int ordinal, int count)
 {
 	pthread_mutex_lock(&expose_lock);
 	bool exposed = expose_only_locked(ordinal, count);
@@ -86,7 +89,7 @@ static int cuda_ordinal(int ordinal)
 	return ordinal == exposed_ordinal ? 0 : -1;
 }
 
-extern "C" int gpu_backend_device_count(void)
+static int backend_device_count(void)
 {
 	int count = 0;
 	if (cudaGetDeviceCount(&count) != cudaSuccess)
@@ -95,7 +98,7 @@ extern "C" int gpu_backend_device_count(void)
 	return exposed_ordinal >= 0 && count > 0 ? exposed_count.load() : count;
 }
 
-extern "C" size_t gpu_backend_memory_share(int ordinal, unsigned sharers)
+static size_t backend_memory_share(int ordinal, unsigned sharers)
 {
 	size_t free_bytes = 0, total_bytes = 0;
 	ordinal = cuda_ordinal(ordinal);
@@ -106,7 +109,7 @@ extern "C" size_t gpu_backend_memory_share(int ordinal, unsigned sharers)
 	return share < free_bytes ? share : free_bytes;
 }
 
-extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_backend **backend_out,
+static int backend_open(int ordinal, size_t memory_limit, struct gpu_backend **backend_out,
 				char *reason, size_t reason_size)
 {
 	int count = 0;
@@ -163,25 +166,25 @@ extern "C" int gpu_backend_open(int ordinal, size_t memory_limit, struct gpu_bac
 		snprintf(backend->name, sizeof backend->name, "%s", properties.name);
 	} while (0);
 	if (result) {
-		gpu_backend_close(backend);
+		backend_close(backend);
 		return result;
 	}
 	*backend_out = backend;
 	return 0;
 }
 
-extern "C" void gpu_backend_release(struct gpu_backend *backend)
+static void backend_release(struct gpu_backend *backend)
 {
 	if (!backend)
 		return;
 	int device = backend->device;
-	gpu_backend_close(backend);
+	backend_close(backend);
 	if (cudaSetDevice(device) == cudaSuccess)
 		cudaDeviceReset();
 	cudaGetLastError();
 }
 
-extern "C" void gpu_backend_close(struct gpu_backend *backend)
+static void backend_close(struct gpu_backend *backend)
 {
 	if (!backend)
 		return;
@@ -190,7 +193,7 @@ extern "C" void gpu_backend_close(struct gpu_backend *backend)
 	if (backend->copy_stream)
 		cudaStreamSynchronize(backend->copy_stream);
 	resident_free(backend);
-	gpu_backend_unlock(backend);
+	backend_unlock(backend);
 	pthread_mutex_destroy(&backend->pending_lock);
 	for (int i = 0; i < MAX_CHUNKS; i++)
 		if (backend->chunk_events[i])
@@ -216,13 +219,13 @@ extern "C" void gpu_backend_close(struct gpu_backend *backend)
 
 /* Per item: itself and its scratch twin, plus the level tables (samples up to 1/8 of
  * the items, bounds and offsets about 12 bytes per 64 items). */
-extern "C" size_t gpu_backend_capacity(const struct gpu_backend *backend, enum item_width width)
+static size_t backend_capacity(const struct gpu_backend *backend, enum item_width width)
 {
 	double per_item = 2.0 * width + width / 8.0 + 1.0;
 	return (size_t)(backend->budget / per_item);
 }
 
-extern "C" size_t gpu_backend_boundaries(int width, size_t *sizes, size_t max)
+static size_t backend_boundaries(int width, size_t *sizes, size_t max)
 {
 	size_t count = gpu_bucket_boundaries(width, sizes, max);
 	size_t tile_bytes = gpu_bucket_tile_items(width) * (size_t)width;
@@ -240,12 +243,12 @@ extern "C" size_t gpu_backend_boundaries(int width, size_t *sizes, size_t max)
 	return count;
 }
 
-extern "C" const char *gpu_backend_device_name(const struct gpu_backend *backend)
+static const char *backend_device_name(const struct gpu_backend *backend)
 {
 	return backend->name;
 }
 
-extern "C" void *gpu_backend_host_alloc(size_t bytes)
+static void *backend_host_alloc(size_t bytes)
 {
 	void *buffer = NULL;
 	if (cudaHostAlloc(&buffer, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
@@ -255,18 +258,20 @@ extern "C" void *gpu_backend_host_alloc(size_t bytes)
 	return buffer;
 }
 
-extern "C" void gpu_backend_host_free(void *buffer)
+static void backend_host_free(void *buffer)
 {
 	if (buffer)
 		cudaFreeHost(buffer);
 }
 
-extern "C" void gpu_backend_set_copy_pool(struct gpu_backend *backend, struct thread_pool *pool)
+static void backend_set_copy_pool(struct gpu_backend *backend, struct thread_pool *pool,
+				  const struct thread_pool_calls *calls)
 {
 	backend->copy_pool = pool;
+	backend->pool_calls = calls;
 }
 
-extern "C" void gpu_backend_set_staged_only(struct gpu_backend *backend, bool staged_only)
+static void backend_set_staged_only(struct gpu_backend *backend, bool staged_only)
 {
 	backend->staged_only = staged_only;
 }
@@ -288,10 +293,26 @@ static void copy_slice(void *context, size_t slice)
 	memcpy(copy->to + begin, copy->from + begin, size);
 }
 
-static void parallel_memcpy(struct thread_pool *pool, void *to, const void *from, size_t bytes)
+/* fn(context, i) for every i below count on the copy pool, or on this thread without one */
+static void copy_pool_for(const struct gpu_backend *backend, size_t count, void (*fn)(void *, size_t),
+			  void *context)
+{
+	if (backend->copy_pool && backend->pool_calls)
+		backend->pool_calls->parallel_for(backend->copy_pool, count, fn, context);
+	else
+		for (size_t i = 0; i < count; i++)
+			fn(context, i);
+}
+
+static bool copy_pool_stopped(const struct gpu_backend *backend)
+{
+	return backend->copy_pool && backend->pool_calls && backend->pool_calls->stopped(backend->copy_pool);
+}
+
+static void parallel_memcpy(const struct gpu_backend *backend, void *to, const void *from, size_t bytes)
 {
 	struct slice_copy copy = { (char *)to, (const char *)from, bytes };
-	thread_pool_parallel_for(pool, (bytes + COPY_SLICE_BYTES - 1) / COPY_SLICE_BYTES, copy_slice, &copy);
+	copy_pool_for(backend, (bytes + COPY_SLICE_BYTES - 1) / COPY_SLICE_BYTES, copy_slice, &copy);
 }
 
 static bool host_is_pinned(const void *pointer)
@@ -327,8 +348,8 @@ cudaError_t ensure_staging(struct gpu_backend *backend, size_t bytes)
 	return cudaSuccess;
 }
 
-/* A staging buffer's piece of items made by a producer (gpu_backend_sort_resident) or
- * taken by a consumer (gpu_backend_resident_copy_out) instead of copied from or to host
+/* A staging buffer's piece of items made by a producer (resident->sort) or
+ * taken by a consumer (resident->copy_out) instead of copied from or to host
  * items: slice by slice on the copy pool's threads. */
 struct staged_items {
 	sort_items_piece_fn call; /* produce or consume: the same call */
@@ -360,12 +381,12 @@ static void stage_slice(void *context, size_t slice)
 
 /* Runs the callback over a staged piece of bytes (whole items) whose first item is the
  * first-th; returns its first error. */
-static int stage_through(sort_items_piece_fn call, void *context, struct thread_pool *pool, void *staging,
-			 size_t bytes, size_t width, uint64_t first)
+static int stage_through(sort_items_piece_fn call, void *context, const struct gpu_backend *backend,
+			 void *staging, size_t bytes, size_t width, uint64_t first)
 {
 	struct staged_items staged = {call, context, (char *)staging, bytes, width, first, 0};
 	size_t slice_bytes = stage_slice_bytes(width);
-	thread_pool_parallel_for(pool, (bytes + slice_bytes - 1) / slice_bytes, stage_slice, &staged);
+	copy_pool_for(backend, (bytes + slice_bytes - 1) / slice_bytes, stage_slice, &staged);
 	return staged.error;
 }
 
@@ -374,10 +395,10 @@ static int stage_through(sort_items_piece_fn call, void *context, struct thread_
  * than the staged copy, on one thread: the driver takes one call at a time. Each chunk
  * is locked while the one before crosses the link, and comes straight back. Letting go
  * waits for the device, so a caller whose buffer outlives the call may leave it to
- * later (gpu_backend_sort's keep_locked): the next sort, gpu_backend_unlock, or closing
+ * later (keep_locked of the sort call): the next sort, unlock, or closing
  * the backend, which the engine does beside the write. Only large page-aligned buffers
  * (the engine's own large buffers are); a chunk the driver will not lock is staged.
- * gpu_backend_set_staged_only stages every chunk (for comparisons). */
+ * set_staged_only stages every chunk (for comparisons). */
 #define REGISTER_MINIMUM_BYTES ((size_t)16 << 20)
 #define HOST_PAGE_BYTES 4096u
 struct registration {
@@ -421,7 +442,7 @@ static void unlock_chunks(struct registration *locks)
 
 /* Held while letting go, so that a caller who finds nothing left locked knows that
  * nothing is still being let go either. */
-extern "C" void gpu_backend_unlock(struct gpu_backend *backend)
+static void backend_unlock(struct gpu_backend *backend)
 {
 	pthread_mutex_lock(&backend->pending_lock);
 	if (backend->pending) {
@@ -441,7 +462,7 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct hos
 {
 	const char *host = in->host;
 	for (int c = 0; c < chunks; c++) {
-		if (thread_pool_stopped(backend->copy_pool)) {
+		if (copy_pool_stopped(backend)) {
 			in->error = -ECANCELED;
 			return cudaErrorUnknown;
 		}
@@ -462,13 +483,13 @@ static cudaError_t copy_in(struct gpu_backend *backend, char *device, struct hos
 				if (error)
 					break;
 				if (in->produce) {
-					in->error = stage_through(in->produce, in->context, backend->copy_pool,
+					in->error = stage_through(in->produce, in->context, backend,
 								  backend->staging[b], piece, in->width,
 								  (begin + done) / in->width);
 					if (in->error)
 						return cudaErrorUnknown;
 				} else {
-					parallel_memcpy(backend->copy_pool, backend->staging[b], host + begin + done, piece);
+					parallel_memcpy(backend, backend->staging[b], host + begin + done, piece);
 				}
 				error = cudaMemcpyAsync(device + begin + done, backend->staging[b], piece,
 							cudaMemcpyHostToDevice, backend->copy_stream);
@@ -518,10 +539,10 @@ cudaError_t copy_out_to(struct gpu_backend *backend, struct host_target *out, co
 			if (error)
 				return error;
 			if (!consume) {
-				parallel_memcpy(backend->copy_pool, host + begin, backend->staging[k & 1], size);
+				parallel_memcpy(backend, host + begin, backend->staging[k & 1], size);
 				continue;
 			}
-			out->error = stage_through(consume, out->context, backend->copy_pool, backend->staging[k & 1],
+			out->error = stage_through(consume, out->context, backend, backend->staging[k & 1],
 						   size, width, begin / width);
 			if (out->error)
 				return cudaStreamSynchronize(stream);
@@ -566,10 +587,10 @@ int sort_allowed(const struct gpu_backend *backend, enum sort_algorithm algorith
 			snprintf(reason, reason_size, "no GPU version of algorithm %d", (int)algorithm);
 		return -ENOTSUP;
 	}
-	if (n > gpu_backend_capacity(backend, width)) {
+	if (n > backend_capacity(backend, width)) {
 		if (reason && reason_size)
 			snprintf(reason, reason_size, "%zu items exceed the GPU's capacity of %zu", n,
-				 gpu_backend_capacity(backend, width));
+				 backend_capacity(backend, width));
 		return -E2BIG;
 	}
 	return 0;
@@ -640,13 +661,13 @@ int copy_in_and_sort(struct gpu_backend *backend, const struct device_sort *job,
 	return error ? gpu_error_report(error, "sorting on the GPU", reason, reason_size) : 0;
 }
 
-extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
+static int backend_sort(struct gpu_backend *backend, enum sort_algorithm algorithm, enum item_width width,
 				void *items, size_t n, bool keep_locked, char *reason, size_t reason_size)
 {
 	int result = sort_allowed(backend, algorithm, width, n, reason, reason_size);
 	if (result || n < 2)
 		return result;
-	gpu_backend_unlock(backend); /* what the sort before left locked */
+	backend_unlock(backend); /* what the sort before left locked */
 	TRY(cudaSetDevice(backend->device), "cudaSetDevice");
 	size_t bytes = n * (size_t)width;
 	cudaStream_t stream = backend->sort_stream;
@@ -666,7 +687,7 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 		locks = NULL;
 	}
 	/* a stopped job's items are not wanted back (the sort's kernels end on their own) */
-	if (!result && thread_pool_stopped(backend->copy_pool))
+	if (!result && copy_pool_stopped(backend))
 		result = -ECANCELED;
 	if (!result) {
 		cudaError_t error = locks ? copy_out_locked(backend, (char *)items, device, locks)
@@ -689,3 +710,11 @@ extern "C" int gpu_backend_sort(struct gpu_backend *backend, enum sort_algorithm
 		result = gpu_error_report(error, "finishing the GPU sort", reason, reason_size);
 	return result;
 }
+
+/* The module's one exported symbol (kernels/gpu_module.c finds it by name). */
+extern "C" __attribute__((visibility("default"))) const struct gpu_backend_calls gpu_cuda = {
+	GPU_BACKEND_CALLS_VERSION, backend_device_nodes, backend_expose_only, backend_device_count,
+	backend_memory_share, backend_open, backend_close, backend_release, backend_capacity, backend_sort,
+	backend_unlock, &gpu_resident_calls, backend_set_copy_pool, backend_set_staged_only, backend_host_alloc,
+	backend_host_free, backend_boundaries, backend_device_name,
+};

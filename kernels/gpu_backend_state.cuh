@@ -16,6 +16,7 @@
 #define MAX_CHUNKS 256
 
 struct thread_pool;
+struct thread_pool_calls;
 struct registration;
 
 struct gpu_backend {
@@ -30,11 +31,12 @@ struct gpu_backend {
 	cudaEvent_t staging_free[2];
 	unsigned staging_next;    /* the buffer copy_in fills next, alternating */
 	struct thread_pool *copy_pool; /* fills and empties the staging buffers */
-	bool staged_only;         /* never lock host items in place (gpu_backend_set_staged_only) */
-	struct registration *pending;  /* host chunks a sort left locked (gpu_backend_unlock) */
+	const struct thread_pool_calls *pool_calls; /* the copy pool's (set_copy_pool) */
+	bool staged_only;         /* never lock host items in place (set_staged_only) */
+	struct registration *pending;  /* host chunks a sort left locked (unlock) */
 	pthread_mutex_t pending_lock;
 	char name[256];
-	/* A resident sort's items (gpu_backend_sort_resident): its own, sorted, in an
+	/* A resident sort's items (resident->sort): its own, sorted, in an
 	 * allocation of their own (a handle names a whole allocation), and the range it
 	 * receives from every rank, merged in place */
 	int resident_width;
@@ -95,5 +97,7 @@ int copy_in_and_sort(struct gpu_backend *backend, const struct device_sort *job,
 		     char *reason, size_t reason_size);
 /* Frees a resident sort's device memory (gpu_resident.cu). */
 void resident_free(struct gpu_backend *backend);
+/* The resident sort's calls (gpu_resident.cu), gpu_cuda.resident. */
+extern "C" const struct resident_sort_calls gpu_resident_calls;
 
 #endif

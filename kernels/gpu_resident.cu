@@ -100,7 +100,7 @@ static int resident_receive(struct gpu_backend *backend, const void *handles, si
 		total += lengths[s];
 	/* the own items and the range at once, then the range and the merge's scratch */
 	size_t need = (backend->resident_items > total ? backend->resident_items : total) + total;
-	if (need > gpu_backend_capacity(backend, (enum item_width)width) * 2) {
+	if (need > gpu_cuda.capacity(backend, (enum item_width)width) * 2) {
 		if (reason && reason_size)
 			snprintf(reason, reason_size, "a range of %zu items beside %zu exceeds the GPU's memory", total,
 				 backend->resident_items);

@@ -11,5 +11,8 @@ libkernels_la_SOURCES = \
 	kernels/thread_pool.h \
 	kernels/thread_pool.c \
 	kernels/huge_memory.h \
-	kernels/huge_memory.c
+	kernels/huge_memory.c \
+	kernels/module_open.h \
+	kernels/module_open.c \
+	kernels/gpu_module.h
 EXTRA_DIST += kernels/README.md

@@ -20,6 +20,14 @@
 #include "thread_pool.h"
 #ifdef HAVE_CUDA
 #include "gpu_backend.h"
+#include "gpu_module.h"
+
+/* The CUDA backend's calls once its module is open (every call below that has a
+ * backend, or that counts devices, comes after the module opened or failed). */
+static const struct gpu_backend_calls *cuda(void)
+{
+	return gpu_module(NULL, 0);
+}
 #endif
 
 struct sort_engine {
@@ -43,7 +51,7 @@ struct sort_engine {
 	pthread_t releaser;      /* sort_engine_release_gpu's thread */
 	bool releasing;
 	/* the large buffers this engine made: a GPU sort of items inside one leaves them
-	 * locked in place until the buffer is freed (gpu_backend_sort's keep_locked) */
+	 * locked in place until the buffer is freed (keep_locked of the backend's sort) */
 	pthread_mutex_t buffers_lock;
 	struct own_buffer {
 		const char *start;
@@ -117,8 +125,10 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
 {
 #ifdef HAVE_CUDA
 	double started = seconds_now();
-	int error = gpu_backend_open(ordinal, engine->config.gpu_memory, &engine->gpu, reason,
-				     reason_size);
+	const struct gpu_backend_calls *calls = gpu_module(reason, reason_size);
+	if (!calls)
+		return -ENODEV;
+	int error = calls->open(ordinal, engine->config.gpu_memory, &engine->gpu, reason, reason_size);
 	engine->open_seconds = seconds_now() - started;
 	if (error < 0) {
 		engine->gpu = NULL;
@@ -127,10 +137,10 @@ static int open_gpu(struct sort_engine *engine, int ordinal, char *reason, size_
 		return -ENODEV;
 	}
 	engine->gpu_ordinal = ordinal;
-	gpu_backend_set_copy_pool(engine->gpu, engine->pool);
-	gpu_backend_set_staged_only(engine->gpu, engine->config.staged_only);
+	calls->set_copy_pool(engine->gpu, engine->pool, &thread_pool_calls);
+	calls->set_staged_only(engine->gpu, engine->config.staged_only);
 	snprintf(engine->description, sizeof(engine->description), "gpu %d (%s)", ordinal,
-		 gpu_backend_device_name(engine->gpu));
+		 calls->device_name(engine->gpu));
 	return 0;
 #else
 	(void)engine;
@@ -164,12 +174,12 @@ static int rank_ordinal(struct sort_engine *engine, int first)
 	int ordinal = first;
 #ifdef HAVE_CUDA
 	unsigned ranks = engine->config.auto_device_ranks;
-	int count = among_ranks(&engine->config) ? gpu_backend_device_count() : 0;
+	int count = among_ranks(&engine->config) && cuda() ? cuda()->device_count() : 0;
 	if (count > 0) {
 		ordinal = ordinal_among(&engine->config, first, count);
 		unsigned sharers = ranks / (unsigned)count + ((unsigned)ordinal < ranks % (unsigned)count);
 		if (sharers > 1 && !engine->config.gpu_memory)
-			engine->config.gpu_memory = gpu_backend_memory_share(ordinal, sharers);
+			engine->config.gpu_memory = cuda()->memory_share(ordinal, sharers);
 	}
 #else
 	(void)engine;
@@ -183,10 +193,10 @@ static int rank_ordinal(struct sort_engine *engine, int first)
 static void expose_one_device(const struct sort_engine_config *config)
 {
 #ifdef HAVE_CUDA
-	if (!config->one_device || config->device == SORT_DEVICE_CPU)
+	if (!config->one_device || config->device == SORT_DEVICE_CPU || !cuda())
 		return;
-	int count = gpu_backend_device_nodes();
-	gpu_backend_expose_only(ordinal_among(config, config->device == SORT_DEVICE_AUTO ? 0 : config->device, count),
+	int count = cuda()->device_nodes();
+	cuda()->expose_only(ordinal_among(config, config->device == SORT_DEVICE_AUTO ? 0 : config->device, count),
 				count);
 #else
 	(void)config;
@@ -307,13 +317,13 @@ int sort_engine_open_explained(const struct sort_engine_config *config, struct s
 #ifdef HAVE_CUDA
 static void *release_gpu(void *argument)
 {
-	gpu_backend_release(argument);
+	cuda()->release(argument);
 	return NULL;
 }
 
 static void *close_gpu(void *argument)
 {
-	gpu_backend_close(argument);
+	cuda()->close(argument);
 	return NULL;
 }
 #endif
@@ -353,7 +363,7 @@ void sort_engine_close(struct sort_engine *engine)
 	join_releaser(engine);
 #ifdef HAVE_CUDA
 	if (engine->gpu)
-		gpu_backend_close(engine->gpu);
+		cuda()->close(engine->gpu);
 #endif
 	thread_pool_destroy(engine->pool);
 	huge_memory_free(engine->scratch);
@@ -454,13 +464,13 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 	engine_ready(engine);
 #ifdef HAVE_CUDA
 	if (engine->gpu) {
-		size_t capacity = gpu_backend_capacity(engine->gpu, width);
+		size_t capacity = cuda()->capacity(engine->gpu, width);
 		char reason[256] = "";
 		if (n > capacity) {
 			set_fallback(engine, "%zu items exceed gpu %d's capacity of %zu; sorted on the cpu",
 				     n, engine->gpu_ordinal, capacity);
 		} else {
-			int error = gpu_backend_sort(engine->gpu, engine->config.algorithm, width, items, n,
+			int error = cuda()->sort(engine->gpu, engine->config.algorithm, width, items, n,
 						     engine_owns(engine, items, n * (size_t)width), reason,
 						     sizeof(reason));
 			/* Out of device memory, or a method the GPU backend lacks: the CPU
@@ -490,10 +500,11 @@ int sort_engine_sort_resident(struct sort_engine *engine, enum item_width width,
 #ifdef HAVE_CUDA
 	engine_ready(engine);
 	if (engine->gpu) {
-		int error = gpu_resident_calls.sort(engine->gpu, engine->config.algorithm, width, produce, context, n,
-						    reason, reason_size);
+		const struct resident_sort_calls *calls = cuda()->resident;
+		int error = calls->sort(engine->gpu, engine->config.algorithm, width, produce, context, n, reason,
+					reason_size);
 		if (error == 0)
-			*resident = (struct resident_sort){&gpu_resident_calls, engine->gpu};
+			*resident = (struct resident_sort){calls, engine->gpu};
 		return error;
 	}
 	snprintf(reason, reason_size, "%s", "the sort engine runs on the CPU");
@@ -509,7 +520,7 @@ void sort_engine_resident_free(struct sort_engine *engine)
 #ifdef HAVE_CUDA
 	engine_ready(engine);
 	if (engine->gpu)
-		gpu_resident_calls.free(engine->gpu);
+		cuda()->resident->free(engine->gpu);
 #else
 	(void)engine;
 #endif
@@ -520,7 +531,7 @@ size_t sort_engine_max_items(const struct sort_engine *engine, enum item_width w
 	engine_ready(engine);
 #ifdef HAVE_CUDA
 	if (engine->gpu)
-		return gpu_backend_capacity(engine->gpu, width);
+		return cuda()->capacity(engine->gpu, width);
 #endif
 	(void)engine;
 	return valid_width(width) ? SIZE_MAX / (2 * (size_t)width) : 0;
@@ -545,7 +556,7 @@ void *sort_engine_host_alloc(struct sort_engine *engine, size_t bytes)
 	if (bytes <= PINNED_MAXIMUM)
 		engine_ready(engine);
 	if (engine->gpu && bytes <= PINNED_MAXIMUM) {
-		void *buffer = gpu_backend_host_alloc(bytes);
+		void *buffer = cuda()->host_alloc(bytes);
 		if (buffer)
 			__atomic_add_fetch(&engine->pinned_buffers, 1, __ATOMIC_ACQ_REL);
 		return buffer;
@@ -570,7 +581,7 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 	if (bytes <= PINNED_MAXIMUM)
 		engine_ready(engine);
 	if (engine->gpu && bytes <= PINNED_MAXIMUM) {
-		gpu_backend_host_free(buffer);
+		cuda()->host_free(buffer);
 		__atomic_sub_fetch(&engine->pinned_buffers, 1, __ATOMIC_ACQ_REL);
 		return;
 	}
@@ -581,7 +592,7 @@ void sort_engine_host_free(struct sort_engine *engine, void *buffer, size_t byte
 		engine_ready(engine);
 		join_releaser(engine);
 		if (engine->gpu)
-			gpu_backend_unlock(engine->gpu);
+			cuda()->unlock(engine->gpu);
 	}
 #else
 	(void)engine;

@@ -35,7 +35,7 @@ struct sort_engine_config {
 	 * memory evenly unless gpu_memory says how much to take */
 	unsigned auto_device_ranks;
 	/* The process opens no GPU but this engine's, now or later: the CUDA driver is
-	 * started knowing that one alone (gpu_backend_expose_only), which on a machine of
+	 * started knowing that one alone (gpu_backend.h's expose_only), which on a machine of
 	 * several GPUs starts it faster */
 	bool one_device;
 	/* Every GPU copy through the staging buffers, no host items locked in place (for

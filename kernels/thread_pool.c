@@ -219,3 +219,5 @@ void thread_pool_parallel_for(struct thread_pool *pool, size_t count,
 	pthread_mutex_unlock(&pool->lock);
 	pthread_mutex_unlock(&pool->caller_turn);
 }
+
+const struct thread_pool_calls thread_pool_calls = {thread_pool_parallel_for, thread_pool_stopped};

@@ -38,4 +38,13 @@ unsigned thread_pool_started(const struct thread_pool *pool);
 void thread_pool_parallel_for(struct thread_pool *pool, size_t count,
 			      void (*fn)(void *ctx, size_t index), void *ctx);
 
+/* The two calls for code that is handed them instead of linked with them (the CUDA
+ * module, kernels/gpu_module.h), so that its loops run on this very pool. */
+struct thread_pool_calls {
+	void (*parallel_for)(struct thread_pool *pool, size_t count, void (*fn)(void *ctx, size_t index),
+			     void *ctx);
+	bool (*stopped)(const struct thread_pool *pool);
+};
+extern const struct thread_pool_calls thread_pool_calls;
+
 #endif

@@ -2,7 +2,7 @@
 # tests/ for the CUDA backend: each GPU step against its CPU twin, the whole GPU sort
 # against the CPU sort, the clean failure without a device, and one device exposed
 # alone. Without a GPU they skip.
-GPU_TEST_LINK = tests/libtesthelp.a libkernels.la $(CUDA_LIBS) -lpthread -lm
+GPU_TEST_LINK = tests/libtesthelp.a libgpu.la libkernels.la $(CUDA_LIBS) $(DLOPEN_LIBS) -lpthread -lm
 noinst_HEADERS += tests/test_gpu_items.h
 if HAVE_CUDA
 check_PROGRAMS += tests/test_gpu_steps tests/test_gpu_sort tests/test_gpu_nodevice tests/test_gpu_expose

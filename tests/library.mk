@@ -25,10 +25,7 @@ EXTRA_DIST += tests/test_library_cli.sh
 # installcheck runs it on what make install put in place (and make distcheck, on the
 # tree it installs); tests/debian_packages.sh, on the unpacked .debs.
 EXTRA_DIST += tests/client/client.c tests/client/threads.c tests/client/run_client.sh
-# The CUDA runtime lies outside DESTDIR, where the sysroot would look for it: the
-# linker is told where it is (empty in a CPU-only build).
 installcheck-local:
 	PKG_CONFIG_PATH='$(DESTDIR)$(pkgconfigdir)'$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} \
-	LIBRARY_PATH='$(GPUSORT_PC_CUDA_LIBDIR)'$${LIBRARY_PATH:+:$$LIBRARY_PATH} \
 	PKG_CONFIG_SYSROOT_DIR='$(DESTDIR)' CC='$(CC)' \
 		$(SHELL) '$(srcdir)/tests/client/run_client.sh'

@@ -37,9 +37,9 @@ static void check_all(struct gpu_backend *backend, struct thread_pool *pool, enu
 	for (size_t a = 0; input && a < ALGORITHM_COUNT; a++) {
 		char reason[256] = "";
 		memcpy(actual, input, bytes);
-		int rc = gpu_backend_sort(backend, algorithms[a], width, actual, n, false, reason, sizeof reason);
+		int rc = gpu_cuda.sort(backend, algorithms[a], width, actual, n, false, reason, sizeof reason);
 		if (rc)
-			tap_diag("gpu_backend_sort: %d %s", rc, reason);
+			tap_diag("gpu_cuda.sort: %d %s", rc, reason);
 		tap_ok(rc == 0 && memcmp(expected, actual, bytes) == 0, "%s w%d %s n=%zu",
 		       sort_algorithm_name(algorithms[a]), (int)width, distribution_name(distribution), n);
 	}
@@ -69,7 +69,7 @@ int main(void)
 	if (!small)
 		for (int wi = 0; wi < (int)(sizeof widths / sizeof *widths); wi++)
 			check_all(backend, pool, widths[wi], DIST_UNIFORM, (1u << 22) + 1);
-	gpu_backend_close(backend);
+	gpu_cuda.close(backend);
 	thread_pool_destroy(pool);
 	return tap_done();
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The boundary sweep: GPU against CPU, byte for byte, for every item width, the eight
  * distributions and every algorithm, at sizes b-1, b, b+1 and b+3 around each boundary
- * the code reports (gpu_backend_boundaries: the local sort's classes and tile, each
+ * the code reports (gpu_cuda.boundaries: the local sort's classes and tile, each
  * doubling of level 0's buckets up to the second level, the copy chunks and staging
  * buffers) and around every power of two, plus seeded random sizes; in pageable,
  * page-locked and huge-page memory in turn. The list is printed first.
@@ -50,7 +50,7 @@ static int compare_sizes(const void *a, const void *b)
 /* Sizes around every boundary and power of two, at most `most` items, sorted, distinct. */
 static size_t sweep_sizes(int width, size_t most, uint64_t *random, size_t *sizes)
 {
-	size_t bounds[128], count = gpu_backend_boundaries(width, bounds, 100), n = 0;
+	size_t bounds[128], count = gpu_cuda.boundaries(width, bounds, 100), n = 0;
 	for (int k = 1; k < 40 && count < 128; k++)
 		bounds[count++] = (size_t)1 << k;
 	static const long offsets[] = { -1, 0, 1, 3 };
@@ -75,7 +75,7 @@ static size_t sweep_sizes(int width, size_t most, uint64_t *random, size_t *size
 static void *buffer_alloc(int kind, size_t bytes)
 {
 	if (kind == 1)
-		return gpu_backend_host_alloc(bytes);
+		return gpu_cuda.host_alloc(bytes);
 	if (kind == 0)
 		return malloc(bytes);
 	void *mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -85,7 +85,7 @@ static void *buffer_alloc(int kind, size_t bytes)
 static void buffer_free(int kind, void *buffer, size_t bytes)
 {
 	if (kind == 1)
-		gpu_backend_host_free(buffer);
+		gpu_cuda.host_free(buffer);
 	else if (kind == 0)
 		free(buffer);
 	else if (buffer)
@@ -110,7 +110,7 @@ static void sweep_case(struct gpu_backend *backend, struct thread_pool *pool, in
 			continue;
 		char reason[256] = "";
 		memcpy(actual, input, n * (size_t)width);
-		int gpu = gpu_backend_sort(backend, algorithms[a], (enum item_width)width, actual, n, false, reason,
+		int gpu = gpu_cuda.sort(backend, algorithms[a], (enum item_width)width, actual, n, false, reason,
 					   sizeof reason);
 		bool same = cpu == 0 && gpu == 0 && memcmp(expected, actual, n * (size_t)width) == 0;
 		if (!tap_ok(same, "w%d %s %s n=%zu%s", width, distribution_name(d), sort_algorithm_name(algorithms[a]), n,
@@ -170,7 +170,7 @@ int main(void)
 				if (any)
 					sweep_case(backend, pool, widths[w], (enum distribution)d, sizes[w][i], which, kind++ % 3);
 			}
-	gpu_backend_close(backend);
+	gpu_cuda.close(backend);
 	thread_pool_destroy(pool);
 	return tap_done();
 }

@@ -18,14 +18,14 @@
 static inline int test_gpu_open(struct gpu_backend **backend, struct thread_pool **pool)
 {
 	char reason[256] = "";
-	if (gpu_backend_open(0, 0, backend, reason, sizeof reason) != 0) {
+	if (gpu_cuda.open(0, 0, backend, reason, sizeof reason) != 0) {
 		tap_diag("%s", reason);
 		tap_plan_skip_all("no GPU");
 		return -1;
 	}
 	if (thread_pool_create(0, pool) != 0)
 		*pool = NULL;
-	tap_diag("device: %s", gpu_backend_device_name(*backend));
+	tap_diag("device: %s", gpu_cuda.device_name(*backend));
 	return 0;
 }
 

@@ -43,9 +43,9 @@ static int gpu_matches_cpu(struct gpu_backend *backend, struct thread_pool *pool
 	char reason[256] = "";
 	memcpy(actual, expected, n * (size_t)width);
 	int cpu = bucket_sort_cpu(pool, width, expected, n);
-	int gpu = gpu_backend_sort(backend, SORT_BUCKET, width, actual, n, false, reason, sizeof reason);
+	int gpu = gpu_cuda.sort(backend, SORT_BUCKET, width, actual, n, false, reason, sizeof reason);
 	if (gpu)
-		tap_diag("gpu_backend_sort: %d %s", gpu, reason);
+		tap_diag("gpu_cuda.sort: %d %s", gpu, reason);
 	if (cpu == 0 && gpu == 0 && memcmp(expected, actual, n * (size_t)width) != 0)
 		describe_difference(expected, actual, n, width);
 	return cpu == 0 && gpu == 0 && memcmp(expected, actual, n * (size_t)width) == 0;
@@ -59,7 +59,7 @@ static const char *const buffer_names[] = { "", " pinned", " mapped" };
 static void *buffer_alloc(enum buffer_kind kind, size_t bytes)
 {
 	if (kind == BUFFER_PINNED)
-		return gpu_backend_host_alloc(bytes);
+		return gpu_cuda.host_alloc(bytes);
 	if (kind == BUFFER_MALLOC)
 		return malloc(bytes);
 	void *mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -72,7 +72,7 @@ static void *buffer_alloc(enum buffer_kind kind, size_t bytes)
 static void buffer_free(enum buffer_kind kind, void *buffer, size_t bytes)
 {
 	if (kind == BUFFER_PINNED)
-		gpu_backend_host_free(buffer);
+		gpu_cuda.host_free(buffer);
 	else if (kind == BUFFER_MALLOC)
 		free(buffer);
 	else if (buffer)
@@ -179,11 +179,11 @@ int main(void)
 				expected[i] = ~expected[i]; /* sorted keys made descending */
 			memcpy(keys, expected, bytes);
 			ok = bucket_sort_cpu(pool, ITEM_U64, expected, n) == 0 &&
-			     gpu_backend_sort(backend, SORT_BUCKET, ITEM_U64, keys, n, true, why, sizeof why) == 0 &&
+			     gpu_cuda.sort(backend, SORT_BUCKET, ITEM_U64, keys, n, true, why, sizeof why) == 0 &&
 			     memcmp(keys, expected, bytes) == 0;
 		}
-		gpu_backend_unlock(backend);
-		gpu_backend_unlock(backend); /* nothing left: no effect */
+		gpu_cuda.unlock(backend);
+		gpu_cuda.unlock(backend); /* nothing left: no effect */
 		tap_ok(ok, "u64 2^23+3 mapped, left locked in place, changed and sorted again, then let go%s%s",
 		       why[0] ? ": " : "", why);
 		buffer_free(BUFFER_MAPPED, keys, bytes);
@@ -205,13 +205,13 @@ int main(void)
 
 	uint32_t one[4] = { 3, 1, 2, 0 };
 	/* every method of sort_engine.h has a GPU version: a number outside the enum has none */
-	int rc = gpu_backend_sort(backend, (enum sort_algorithm)99, ITEM_U32, one, 4, false, why, sizeof why);
+	int rc = gpu_cuda.sort(backend, (enum sort_algorithm)99, ITEM_U32, one, 4, false, why, sizeof why);
 	tap_ok(rc == -ENOTSUP && why[0] != 0, "an unknown algorithm is refused with a reason (%s)", why);
-	size_t capacity = gpu_backend_capacity(backend, ITEM_U64);
-	rc = gpu_backend_sort(backend, SORT_BUCKET, ITEM_U64, one, capacity + 1, false, why, sizeof why);
+	size_t capacity = gpu_cuda.capacity(backend, ITEM_U64);
+	rc = gpu_cuda.sort(backend, SORT_BUCKET, ITEM_U64, one, capacity + 1, false, why, sizeof why);
 	tap_ok(rc == -E2BIG && capacity > (1u << 24), "more than the capacity (%zu) is refused", capacity);
 
-	gpu_backend_close(backend);
+	gpu_cuda.close(backend);
 	thread_pool_destroy(pool);
 	return tap_done();
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "kernels/gpu_module.h"
 #include "kernels/sort_engine.h"
 #include "tests/distributions.h"
 #include "tests/item_oracle.h"
@@ -153,6 +154,9 @@ int main(void)
 	struct sort_engine_config config = { .device = SORT_DEVICE_CPU, .threads = 2 };
 	struct sort_engine *engine = NULL;
 	enum sort_algorithm algorithm;
+#ifdef HAVE_CUDA
+	gpu_module_choose(getenv("GPUSORT_CUDA_MODULE")); /* the build tree's, as make check sets it */
+#endif
 
 	/* algorithm names */
 	bool names_ok = true;

@@ -9,6 +9,7 @@
 #include "environment.h"
 #include "size_parse.h"
 #include "../../io/fault_inject.h"
+#include "../../kernels/gpu_module.h"
 
 enum environment_syntax { SYNTAX_STRING, SYNTAX_SWITCH, SYNTAX_SIZE };
 
@@ -18,7 +19,8 @@ static const struct environment_entry {
 	const char *fallback; /* the default; a switch's and a size's: automatic */
 	enum environment_syntax syntax;
 } environment_table[ENVIRONMENT_NAMES] = {
-	/* NULL: the installed module, else the build tree's beside the program (cluster_load.c) */
+	/* NULL: the installed module, else the build tree's beside the program (module_open.h) */
+	[ENVIRONMENT_CUDA_MODULE] = {"GPUSORT_CUDA_MODULE", "the CUDA backend's module", NULL, SYNTAX_STRING},
 	[ENVIRONMENT_MPI_MODULE] = {"GPUSORT_MPI_MODULE", "the MPI module a rank loads", NULL,
 				    SYNTAX_STRING},
 	[ENVIRONMENT_MEMORY_DIR] = {"GPUSORT_MEMORY_DIR",
@@ -88,6 +90,9 @@ static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
 static void environment_hand_down(void)
 {
 	fault_arm(environment_string(ENVIRONMENT_FAULT));
+#ifdef HAVE_CUDA
+	gpu_module_choose(environment_string(ENVIRONMENT_CUDA_MODULE));
+#endif
 }
 
 void environment_apply(void)

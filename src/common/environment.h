@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 enum environment_name {
+	ENVIRONMENT_CUDA_MODULE,    /* string: the CUDA backend's module */
 	ENVIRONMENT_MPI_MODULE,     /* string: the MPI module a rank loads */
 	ENVIRONMENT_MEMORY_DIR,     /* string: the tmpfs for a distributed sort's rank files */
 	ENVIRONMENT_RESIDENT,       /* switch: 0 keeps a distributed sort off the GPU-resident path */

@@ -2,17 +2,15 @@
 /* The ranks (cluster.h) through the MPI module: gpusort-mpi.so, the one part of gpusort
  * that links libmpi, is opened only when the environment shows an MPI launch, so that
  * a gpusort started without one loads no MPI library at all (Open MPI's shared
- * libraries cost start-up time). GPUSORT_MPI_MODULE names another
- * path; a gpusort not installed finds the one built beside it (.libs/, libtool's). */
+ * libraries cost start-up time). GPUSORT_MPI_MODULE names another path; a gpusort not
+ * installed finds the one built beside it (kernels/module_open.h). */
 #include "config.h"
-#include <dlfcn.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cluster_calls.h"
+#include "../../kernels/module_open.h"
 #include "../common/environment.h"
 #include "../common/report.h"
 
@@ -32,44 +30,21 @@ bool cluster_launched(void)
 
 static const struct cluster_calls *calls;
 
-/* The module of the build tree this program was built in: .libs/ beside it. */
-static void *open_beside_program(void)
-{
-	char program[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t length = readlink("/proc/self/exe", program, sizeof program - 1);
-	if (length <= 0)
-		return NULL;
-	program[length] = '\0';
-	char *slash = strrchr(program, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	snprintf(path, sizeof path, "%s/.libs/gpusort-mpi.so", program);
-	return dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-}
-
 int cluster_join(struct cluster *cluster)
 {
 	if (!calls) {
-		const char *path = environment_string(ENVIRONMENT_MPI_MODULE);
-		bool chosen = path && *path;
-		if (!chosen)
-			path = GPUSORT_MPI_MODULE_PATH;
-		/* RTLD_GLOBAL: Open MPI's own plugins look for libmpi's symbols globally */
-		void *module = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 		char why[512];
-		snprintf(why, sizeof why, "%s", module ? "" : dlerror());
-		if (!module && !chosen)
-			module = open_beside_program();
-		const struct cluster_calls *found = module ? dlsym(module, "gpusort_cluster_calls") : NULL;
-		if (!found || found->version != CLUSTER_CALLS_VERSION) {
-			if (module)
-				report("MPI module %s: not this gpusort's", path);
-			else /* dlerror names the file */
-				report("MPI module: %s", why);
+		const struct cluster_calls *found =
+			module_open(environment_string(ENVIRONMENT_MPI_MODULE), GPUSORT_MPI_MODULE_PATH, "gpusort-mpi.so",
+				    "gpusort_cluster_calls", why, sizeof why);
+		if (found && found->version != CLUSTER_CALLS_VERSION)
+			snprintf(why, sizeof why, "gpusort-mpi.so: not this gpusort's");
+		else
+			calls = found;
+		if (!calls) {
+			report("MPI module: %s", why);
 			return -ENOENT;
 		}
-		calls = found;
 	}
 	int error = calls->join(cluster);
 	if (error)

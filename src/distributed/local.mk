@@ -22,7 +22,7 @@ libpipeline_la_SOURCES += \
 	src/distributed/distributed_verify.h src/distributed/distributed_verify.c \
 	src/distributed/rank_merge.h src/distributed/rank_merge.c \
 	src/distributed/resident_sort.h src/distributed/resident_sort.c
-pkglib_LTLIBRARIES = gpusort-mpi.la
+pkglib_LTLIBRARIES += gpusort-mpi.la
 gpusort_mpi_la_SOURCES = src/distributed/cluster_mpi.c src/distributed/cluster_calls.h src/distributed/cluster.h
 gpusort_mpi_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 gpusort_mpi_la_LIBADD = $(MPI_LIBS)

@@ -16,7 +16,7 @@ EXTRA_DIST += src/library/README.md
 lib_LTLIBRARIES += libgpusort.la
 libgpusort_la_SOURCES = include/gpusort.h
 libgpusort_la_LIBADD = libpipeline.la libio.la libkernels.la $(ZSTD_LIBS) $(URING_SHARED_LIBS) \
-	$(CUDA_LIBS) $(DLOPEN_LIBS) -lpthread -lm
+	$(DLOPEN_LIBS) -lpthread -lm
 libgpusort_la_LDFLAGS = -version-number 1:0:0 -export-symbols-regex '^gpusort_' -no-undefined
 include_HEADERS = include/gpusort.h
 # The installed static library is one object whose only global symbols are the API's,
