@@ -27,10 +27,10 @@ uint64_t record_form_bare_mask(const struct record_layout *layout, enum record_f
  * when print is set, the self-check done in the same pass: the keys' fingerprint and,
  * restoring, adjacent images out of order (>= under -u, where equal ones were dropped)
  * within x[0, n). Returns that disorder. Restoring goes piece by piece, each checked while in cache; every loop is
- * simple enough to vectorize (VERIFY_VECTORIZED), one function per width. */
+ * simple enough to vectorize (VERIFY_CLONED), one function per width. */
 #define BARE_PASS(name, type) \
-VERIFY_VECTORIZED static uint64_t name(type *x, size_t n, type mask, bool restoring, bool unique, \
-				       struct fingerprint *print) \
+VERIFY_LOOP uint64_t name##_loop(type *x, size_t n, type mask, bool restoring, bool unique, \
+				  struct fingerprint *print) \
 { \
 	uint64_t sum = 0, disorder = 0; \
 	if (!print) { \
@@ -61,7 +61,9 @@ VERIFY_VECTORIZED static uint64_t name(type *x, size_t n, type mask, bool restor
 	print->count += n; \
 	print->sum += sum; \
 	return disorder; \
-}
+} \
+static VERIFY_CLONED(uint64_t, name, (type *x, size_t n, type mask, bool restoring, bool unique, \
+				     struct fingerprint *print), (x, n, mask, restoring, unique, print))
 BARE_PASS(bare_pass32, uint32_t)
 BARE_PASS(bare_pass64, uint64_t)
 
@@ -103,7 +105,7 @@ void record_bare_slice(const struct record_layout *layout, enum record_form form
 
 /* Images of bare keys x[0, n) into images, with the keys' fingerprint when print is set. */
 #define BARE_INTO(name, type) \
-VERIFY_VECTORIZED static void name(const type *x, type *images, size_t n, type mask, struct fingerprint *print) \
+VERIFY_LOOP void name##_loop(const type *x, type *images, size_t n, type mask, struct fingerprint *print) \
 { \
 	uint64_t sum = 0; \
 	if (!print) { \
@@ -117,7 +119,9 @@ VERIFY_VECTORIZED static void name(const type *x, type *images, size_t n, type m
 	} \
 	print->count += n; \
 	print->sum += sum; \
-}
+} \
+static VERIFY_CLONED_VOID(name, (const type *x, type *images, size_t n, type mask, struct fingerprint *print), \
+			  (x, images, n, mask, print))
 BARE_INTO(bare_into32, uint32_t)
 BARE_INTO(bare_into64, uint64_t)
 

@@ -263,7 +263,7 @@ static uint64_t records_disorder(const struct record_layout *layout, const unsig
 
 /* The sum of fingerprint_key over positions p & mask, p the low words of count 16-byte
  * items (their first 8 bytes: items.h's little-endian layout), vectorized. */
-VERIFY_VECTORIZED static uint64_t wide_positions_sum(const unsigned char *items, size_t count, uint64_t mask)
+VERIFY_LOOP uint64_t wide_positions_sum_loop(const unsigned char *items, size_t count, uint64_t mask)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < count; i++) {
@@ -273,24 +273,28 @@ VERIFY_VECTORIZED static uint64_t wide_positions_sum(const unsigned char *items,
 	}
 	return sum;
 }
+static VERIFY_CLONED(uint64_t, wide_positions_sum, (const unsigned char *items, size_t count, uint64_t mask),
+		     (items, count, mask))
 
 /* The same over the low 32-bit words of count 12-byte items. */
-VERIFY_VECTORIZED static uint64_t u96_positions_sum(const item_u96 *items, size_t count)
+VERIFY_LOOP uint64_t u96_positions_sum_loop(const item_u96 *items, size_t count)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < count; i++)
 		sum += fingerprint_key(items[i].word[0]);
 	return sum;
 }
+static VERIFY_CLONED(uint64_t, u96_positions_sum, (const item_u96 *items, size_t count), (items, count))
 
 /* The same over the low 32 bits of count 8-byte items. */
-VERIFY_VECTORIZED static uint64_t pair_positions_sum(const uint64_t *items, size_t count)
+VERIFY_LOOP uint64_t pair_positions_sum_loop(const uint64_t *items, size_t count)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < count; i++)
 		sum += fingerprint_key((uint32_t)items[i]);
 	return sum;
 }
+static VERIFY_CLONED(uint64_t, pair_positions_sum, (const uint64_t *items, size_t count), (items, count))
 
 /* fingerprint_add_position of the positions of items [at, at + count) (verify.h). */
 static void positions_fingerprint(enum record_form form, const void *items, size_t at, size_t count,

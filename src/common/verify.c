@@ -105,7 +105,19 @@ static inline unsigned word_shift(uint64_t at)
 #endif
 }
 
-VERIFY_VECTORIZED uint64_t stream_words(const void *bytes, size_t size, uint64_t offset)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+int verify_vector_level(void)
+{
+	if (CPU_FEATURE_ACTIVE(AVX512F) && CPU_FEATURE_ACTIVE(AVX512BW) && CPU_FEATURE_ACTIVE(AVX512CD) &&
+	    CPU_FEATURE_ACTIVE(AVX512DQ) && CPU_FEATURE_ACTIVE(AVX512VL) && CPU_FEATURE_ACTIVE(AVX2) &&
+	    CPU_FEATURE_ACTIVE(BMI2) && CPU_FEATURE_ACTIVE(FMA))
+		return 2;
+	return CPU_FEATURE_ACTIVE(AVX2) ? 1 : 0;
+}
+#endif
+
+VERIFY_LOOP uint64_t stream_words_loop(const void *bytes, size_t size, uint64_t offset)
 {
 	const unsigned char *p = bytes;
 	uint64_t sum = 0, words = 0;
@@ -121,6 +133,7 @@ VERIFY_VECTORIZED uint64_t stream_words(const void *bytes, size_t size, uint64_t
 		sum += (uint64_t)p[at] << word_shift(offset + at);
 	return sum + words;
 }
+VERIFY_CLONED(uint64_t, stream_words, (const void *bytes, size_t size, uint64_t offset), (bytes, size, offset))
 
 void sort_verify_words(struct sort_verify *verify, uint64_t read, uint64_t scanned)
 {

@@ -14,14 +14,52 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The self-check's loops over keys are written to vectorize; with GCC on x86-64 they
- * are built for AVX-512 and AVX2 too (chosen at run time), whose 64-bit compares and
- * multiplies keep them below the cost of the memory pass they share. */
-/* (Not under ThreadSanitizer: the clones' resolvers run before it has started.) */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-#define VERIFY_VECTORIZED __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"), optimize("vect-cost-model=dynamic")))
+/* The self-check's loops over keys are written to vectorize; with GCC on x86-64 each is
+ * built for AVX-512 and AVX2 too, whose 64-bit compares and multiplies keep them below
+ * the cost of the memory pass they share. The build is chosen at each call from the
+ * CPU's features as the dynamic loader found them (glibc's <sys/platform/x86.h>), not
+ * by ifunc resolvers: theirs ask the CPU again at every start, which in a virtual
+ * machine cost a small sort more than its sort. VERIFY_CLONED(ret, name, params, args)
+ * defines name over name##_loop, a VERIFY_LOOP function of the same parameters
+ * (VERIFY_CLONED_VOID where it returns nothing); a static before it makes name static. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __has_include(<sys/platform/x86.h>)
+/* 2: AVX-512 (x86-64-v4), 1: AVX2, 0: neither */
+int verify_vector_level(void);
+#define VERIFY_LOOP static inline __attribute__((always_inline))
+#define VERIFY_BUILDS(ret, name, params, args) \
+	__attribute__((target("arch=x86-64-v4"), optimize("vect-cost-model=dynamic"))) static ret name##_v4 params \
+	{ return name##_loop args; } \
+	__attribute__((target("avx2"), optimize("vect-cost-model=dynamic"))) static ret name##_avx2 params \
+	{ return name##_loop args; }
+#define VERIFY_CLONED(ret, name, params, args) \
+	ret name params; \
+	VERIFY_BUILDS(ret, name, params, args) \
+	ret name params \
+	{ \
+		int level = verify_vector_level(); \
+		return level == 2 ? name##_v4 args : level == 1 ? name##_avx2 args : name##_loop args; \
+	}
+#define VERIFY_CLONED_VOID(name, params, args) \
+	void name params; \
+	VERIFY_BUILDS(void, name, params, args) \
+	void name params \
+	{ \
+		int level = verify_vector_level(); \
+		if (level == 2) \
+			name##_v4 args; \
+		else if (level == 1) \
+			name##_avx2 args; \
+		else \
+			name##_loop args; \
+	}
 #else
-#define VERIFY_VECTORIZED
+#define VERIFY_LOOP static inline
+#define VERIFY_CLONED(ret, name, params, args) \
+	ret name params; \
+	ret name params { return name##_loop args; }
+#define VERIFY_CLONED_VOID(name, params, args) \
+	void name params; \
+	void name params { name##_loop args; }
 #endif
 
 /* A multiset of records: equal for any order of the same records. */

@@ -219,10 +219,12 @@ static inline char *gather_lines(const struct emit_job *job, size_t from, size_t
 
 /* The lines sorted[0, n) counted by their indices (fingerprint_add_position), in one
  * vectorized loop. */
-VERIFY_VECTORIZED static void indices_fingerprint(struct fingerprint *print, const uint64_t *sorted, size_t n)
+VERIFY_LOOP void indices_fingerprint_loop(struct fingerprint *print, const uint64_t *sorted, size_t n)
 {
 	fingerprint_add_keys64(print, sorted, n);
 }
+static VERIFY_CLONED_VOID(indices_fingerprint, (struct fingerprint *print, const uint64_t *sorted, size_t n),
+			  (print, sorted, n))
 
 /* parallel_for counts from 0: index i is chunk first + i of the round. */
 static void gather_chunk(void *context, size_t index)
