@@ -49,6 +49,11 @@ static inline bool item_before(enum item_width width, const void *a, size_t i, c
 	return x < y || (x == y && item_line(width, a, i) < item_line(width, b, j));
 }
 
+/* Fewer collated lines than this are sorted by the comparator alone: a merge sort's
+ * n log n strcoll calls, each stopping at the first difference, cost less than the
+ * prefixes' strxfrm of every line (a whole image each). */
+#define COLLATED_COMPARED_LINES 2048
+
 size_t text_line_sort_item_bytes(size_t n)
 {
 	return (size_t)items_width(n);
@@ -58,6 +63,7 @@ int text_line_items_reserve(struct text_line_items *items, const struct text_ord
 			    struct sort_engine *engine)
 {
 	items->order = order;
+	items->compared = n < COLLATED_COMPARED_LINES && text_prefix_collates(order);
 	items->width = items_width(n);
 	size_t bytes = (n ? n : 1) * (size_t)items->width;
 	if (bytes <= items->bytes)
@@ -82,6 +88,8 @@ void text_line_items_free(struct text_line_items *items, struct sort_engine *eng
 void text_line_items_make(void *context, const struct text_lines *lines, size_t first, size_t end)
 {
 	struct text_line_items *items = context;
+	if (items->compared)
+		return;
 	for (size_t i = first; i < end; i++) {
 		size_t len;
 		const char *line = text_line(lines, i, &len);
@@ -361,6 +369,25 @@ static int sort_items(struct sort_engine *engine, enum item_width width, void *i
 	return err;
 }
 
+/* The lines' index ordered by the comparator alone (text_line_items.compared). */
+static int sort_by_comparator(const struct text_order *order, const struct text_lines *lines, size_t n,
+			      uint64_t **sorted)
+{
+	uint64_t *index = huge_memory_alloc((n ? n : 1) * sizeof *index);
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		index[i] = i;
+	uint64_t stack[BATCH_LINES];
+	int err = sort_compared(order, lines, index, n, stack);
+	if (err) {
+		huge_memory_free(index);
+		return err;
+	}
+	*sorted = index;
+	return 0;
+}
+
 int text_line_sort(struct text_line_items *made, const struct text_lines *lines, struct sort_engine *engine,
 		   struct thread_pool *pool, uint64_t **sorted)
 {
@@ -369,6 +396,8 @@ int text_line_sort(struct text_line_items *made, const struct text_lines *lines,
 	enum item_width width = made->width;
 	void *items = made->items;
 	*sorted = NULL;
+	if (made->compared)
+		return sort_by_comparator(order, lines, n, sorted);
 	int err = sort_items(engine, width, items, n);
 	if (err)
 		return err;

@@ -22,6 +22,7 @@ struct text_line_items {
 	enum item_width width;
 	void *items;
 	size_t bytes; /* the room in items */
+	bool compared; /* few collated lines: the comparator orders them, no prefixes made */
 };
 
 /* Room for the items of n lines: the room there is, or made anew from the engine's host

@@ -112,6 +112,16 @@ uint64_t text_prefix(const struct text_order *order, const char *line, size_t le
 	return key->ordering.reverse ? ~image : image;
 }
 
+bool text_prefix_collates(const struct text_order *order)
+{
+	if (!order->locale.collate)
+		return false;
+	if (order->key_count == 0)
+		return true;
+	const struct key_ordering *o = &order->keys[0].ordering;
+	return !is_special(o) && !o->random;
+}
+
 bool text_prefix_deepens(const struct text_order *order)
 {
 	if (order->key_count == 0) /* a CSV record collates decoded: not in place */

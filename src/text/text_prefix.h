@@ -12,6 +12,9 @@
 
 uint64_t text_prefix(const struct text_order *order, const char *line, size_t len);
 
+/* Whether the prefix takes a strxfrm of the key (a plain key, or the whole line,
+ * collated in the user's locale), which costs a few times a strcoll. */
+bool text_prefix_collates(const struct text_order *order);
 /* Whether lines whose prefixes tie may be told apart by text_prefix_at, 8 bytes at a
  * time: a key of plain bytes (or the whole line) in the C locale, whose prefix is its
  * first 8 bytes, or a plain key collated in the user's locale, by its strxfrm image. */
