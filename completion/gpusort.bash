@@ -24,6 +24,9 @@ _gpusort()
 	--check)
 		COMPREPLY=($(compgen -W 'diagnose-first quiet silent' -- "$cur"))
 		return ;;
+	--csv)
+		COMPREPLY=($(compgen -W 'strict lenient' -- "$cur"))
+		return ;;
 	-T | --temporary-directory)
 		_filedir -d
 		return ;;

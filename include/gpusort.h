@@ -221,6 +221,10 @@ struct gpusort_input {
 /* Everything a sort, merge or check needs; the command's options map to fields one to
  * one (noted on the right). Fill it with gpusort_job_init(), then set fields. The
  * library only reads it, and keeps no pointer into it after gpusort_run() returns. */
+/* gpusort_job.csv's modes. */
+#define GPUSORT_CSV_STRICT 1
+#define GPUSORT_CSV_LENIENT 2
+
 struct gpusort_job {
 	size_t size; /* sizeof (struct gpusort_job) as the caller compiled it (gpusort_job_init) */
 
@@ -354,7 +358,11 @@ struct gpusort_job {
 	 * separator or the record's end) fails the job: "FILE:LINE: malformed CSV
 	 * record: WHAT", GPUSORT_ERROR_FAILED, nothing written. Text mode only; not with
 	 * zero_terminated or debug; under mpirun rank 0 sorts such a job alone. With
-	 * header_lines, the header is that many records. 0 (default): lines. */
+	 * header_lines, the header is that many records. 0 (default): lines.
+	 * GPUSORT_CSV_LENIENT reads a malformed record as best it can instead: every
+	 * double quote opens or closes a quoted part of its field wherever it stands,
+	 * "" inside quotes is one quote, a CR not before the record's LF is content, and
+	 * an unclosed quote runs to the end of the input, which ends the record. */
 	int csv;
 };
 

@@ -6,15 +6,21 @@
         fields, separators, quotes, LFs, CRLFs and TABs inside quotes, empty fields and
         lines, UTF-8, numbers; CRLF record ends now and then; sometimes a last record
         without its newline. "plain": no quotes at all, LF ends only.
+    csv_sort_oracle.py generate-malformed FILE COUNT SEED
+        the same, then in one record of three a quote put inside an unquoted field, a
+        byte after a closing quote, or a CR inside a field (in pairs mostly, so that
+        most records still end at their own line's end).
     csv_sort_oracle.py sort OUT SEP HEADER LOCALE FLAGS KEY... -- FILE...
         writes to OUT what `gpusort --csv -t SEP --header=HEADER FLAGS -k KEY...` must:
         the first file's HEADER records, then every file's other records in order.
-        FLAGS: letters of r u s, or -. KEY: FIELD[,FIELD][n][r] (-k F,F with n and r).
+        FLAGS: letters of r u s, L (--csv=lenient), or -. KEY: FIELD[,FIELD][n][r] (-k F,F with n and r).
         LOCALE: C (bytes) or a locale name (strcoll, as GNU sort).
 
 Records are cut from the bytes by the RFC 4180 rule (a LF outside quotes ends one),
 kept byte for byte for the output (a last one without LF gains one), and their fields
-read by csv.reader in strict mode. A key is the fields' content joined by SEP; -n reads
+read by csv.reader in strict mode; under L by the quotes' parity instead (every quote
+opens or closes a quoted part, "" inside quotes is one quote), which is what
+--csv=lenient documents. A key is the fields' content joined by SEP; -n reads
 its leading number as GNU sort does (blanks, '-', digits, one '.'), else 0.
 """
 import csv
@@ -91,6 +97,54 @@ def fields(record, sep):
     return rows[0] if rows and rows[0] else [""]
 
 
+def lenient_fields(record, sep):
+    body = record[:-1]
+    if body.endswith(b"\r"):
+        body = body[:-1]
+    out, field, quoted, i, s = [], bytearray(), False, 0, ord(sep)
+    while i < len(body):
+        c = body[i]
+        if c == 0x22 and quoted and i + 1 < len(body) and body[i + 1] == 0x22:
+            field.append(0x22)
+            i += 1
+        elif c == 0x22:
+            quoted = not quoted
+        elif c == s and not quoted:
+            out.append(bytes(field))
+            field = bytearray()
+        else:
+            field.append(c)
+        i += 1
+    out.append(bytes(field))
+    return [f.decode("utf-8", "surrogateescape") for f in out]
+
+
+def malform(rng, line):
+    """line (a record, its end removed) with a quote or CR put where RFC 4180 has none."""
+    kind = rng.randrange(4)
+    at = rng.randrange(len(line) + 1)
+    if kind == 0:
+        return line[:at] + '"x"' + line[at:]  # a pair inside a field
+    if kind == 1:
+        return '"q"' + rng.choice(WORDS) + line  # bytes after a closing quote
+    if kind == 2:
+        return line[:at] + "\r" + line[at:]
+    return line[:at] + '"' + line[at:]  # a lone quote: joins the next record
+
+
+def generate_malformed(path, count, seed):
+    rng = random.Random(seed)
+    out = ["name,value,note\n"]
+    for i in range(count):
+        fields = [random_field(rng, ",", False) for _ in range(rng.randrange(1, 5))]
+        line = ",".join(encode_field(rng, f, ",", False) for f in fields)
+        if rng.randrange(3) == 0:
+            line = malform(rng, line)
+        out.append(line + "\n")
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write("".join(out))
+
+
 NUMBER = re.compile(r"[ \t\n]*(-?)(\d*)(?:\.(\d*))?")
 
 
@@ -107,6 +161,9 @@ def main():
     if sys.argv[1] == "generate":
         sep = sys.argv[5] if len(sys.argv) > 5 else ","
         generate(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sep, len(sys.argv) > 6)
+        return
+    if sys.argv[1] == "generate-malformed":
+        generate_malformed(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
         return
     out, sep, header, loc, flags = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
     rest = sys.argv[7:]
@@ -132,7 +189,7 @@ def main():
         return (a > b) - (a < b)
 
     def key_of(rec, first, last):
-        fs = fields(rec, sep)
+        fs = lenient_fields(rec, sep) if "L" in flags else fields(rec, sep)
         last = last or len(fs)
         return sep.encode().join(f.encode("utf-8", "surrogateescape") for f in fs[first - 1:last])
 

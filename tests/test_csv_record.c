@@ -29,7 +29,7 @@ static void scan_pieces(const char *data, size_t len, unsigned char sep, const s
 			struct scan_result *result)
 {
 	struct csv_scanner scanner;
-	csv_scanner_init(&scanner, sep);
+	csv_scanner_init(&scanner, sep, false);
 	*result = (struct scan_result){ .status = 0 };
 	size_t from = 0;
 	for (size_t piece = 0; piece <= ncuts; piece++) {

@@ -766,6 +766,16 @@ static void test_run_csv(void)
 	code = run_quietly(&job, &messages);
 	tap_ok(code == GPUSORT_ERROR_FAILED && strstr(messages, "bad.csv:2: malformed CSV record: unclosed quote"),
 	       "a malformed record: its file and line: %.90s", messages);
+	job.csv = GPUSORT_CSV_LENIENT;
+	job.output = work_path("lenient.csv");
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_OK && file_is(job.output, "a\nb,\"c\n\n", 8),
+	       "GPUSORT_CSV_LENIENT: the open quote runs to the end, which ends the record (%s)",
+	       gpusort_error_name(code));
+	job.csv = 3;
+	code = run_quietly(&job, &messages);
+	tap_ok(code == GPUSORT_ERROR_USAGE && strstr(messages, "GPUSORT_CSV_LENIENT"),
+	       "csv 3: a usage error naming the modes: %.90s", messages);
 }
 
 static void test_run_text(void)

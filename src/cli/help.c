@@ -85,11 +85,13 @@ static void help_text_ordering(void)
 "      --header[=N]            the first N lines (default 1) of each input are a\n"
 "                              header: the first input's is written first, as\n"
 "                              it is; the others' are dropped\n"
-"      --csv                   records and fields as RFC 4180 reads them: fields\n"
+"      --csv[=WORD]            records and fields as RFC 4180 reads them: fields\n"
 "                              split at -t SEP (default ','), a field in double\n"
 "                              quotes may hold SEP, \"\" and newlines; -k compares\n"
 "                              a field's content, quotes removed; a malformed\n"
-"                              record is an error\n"
+"                              record is an error (WORD strict, the default);\n"
+"                              lenient: every quote opens or closes a quoted\n"
+"                              part wherever it stands\n"
 "\n",
 	stdout);
 }

@@ -107,7 +107,7 @@ static const struct option own_long_options[] = {
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
 	{"header", optional_argument, NULL, OPT_HEADER},
-	{"csv", no_argument, NULL, OPT_CSV},
+	{"csv", optional_argument, NULL, OPT_CSV},
 	{NULL, 0, NULL, 0},
 };
 
@@ -389,6 +389,17 @@ static int take_sort_word(struct parse *p, const char *argument)
 	return 0;
 }
 
+/* --csv[=WORD]: strict (RFC 4180, the default) or lenient. */
+static int take_csv_word(struct parse *p, const char *argument)
+{
+	static const char *const words[] = {"strict", "lenient"};
+	int mode = argument ? match_word(argument, words, "\1\2", 2) : GPUSORT_CSV_STRICT;
+	if (mode < 0)
+		return invalid_word(argument, "--csv", words, 2, mode == -2);
+	p->job->csv = mode;
+	return 0;
+}
+
 /* The text options: ordering, keys, the separator and the line delimiter. */
 static int take_text_option(struct parse *p, int option)
 {
@@ -418,8 +429,7 @@ static int take_text_option(struct parse *p, int option)
 	case OPT_HEADER:
 		return parse_header_lines(optarg, &p->job->header_lines);
 	case OPT_CSV:
-		p->job->csv = 1;
-		return 0;
+		return take_csv_word(p, optarg);
 	default:
 		return NOT_IN_GROUP;
 	}

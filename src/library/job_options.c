@@ -352,7 +352,10 @@ static int build_text(const struct gpusort_job *job, struct sort_job *options)
 			return usage("options '%s' are incompatible", job->debug ? "--csv --debug" : "--csv -z");
 		if (job->separator == '"' || job->separator == '\r' || job->separator == '\n')
 			return usage("%s", "the separator of --csv cannot be a double quote, CR or LF");
+		if (job->csv != GPUSORT_CSV_STRICT && job->csv != GPUSORT_CSV_LENIENT)
+			return usage("%s", "csv is GPUSORT_CSV_STRICT or GPUSORT_CSV_LENIENT");
 		options->text.csv = true;
+		options->text.csv_lenient = job->csv == GPUSORT_CSV_LENIENT;
 		if (options->text.field_separator == GPUSORT_SEPARATOR_BLANKS)
 			options->text.field_separator = ',';
 	}

@@ -13,7 +13,8 @@ struct csv_encoder *csv_input_start(struct csv_encoder *encoder, const struct te
 	if (!order || !order->csv)
 		return NULL;
 	csv_encoder_free(encoder);
-	csv_encoder_init(encoder, (unsigned char)order->separator, 1 + (header ? header->last_newlines : 0));
+	csv_encoder_init(encoder, (unsigned char)order->separator, 1 + (header ? header->last_newlines : 0),
+			 order->csv_lenient);
 	encoder->encoding = order->csv_encoding;
 	return encoder;
 }

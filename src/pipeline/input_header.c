@@ -49,7 +49,7 @@ static int header_read(struct input_header *header, struct input_file *file, boo
 		       unsigned char **bytes, size_t *length)
 {
 	struct csv_scanner scanner;
-	csv_scanner_init(&scanner, (unsigned char)(header->csv_separator >= 0 ? header->csv_separator : ','));
+	csv_scanner_init(&scanner, (unsigned char)(header->csv_separator >= 0 ? header->csv_separator : ','), header->csv_lenient);
 	header->last_newlines = 0;
 	unsigned char *piece = malloc(HEADER_PIECE);
 	if (!piece)
@@ -116,7 +116,7 @@ static int resolve_names(struct input_header *header, const unsigned char *bytes
 	if (!named)
 		return 0;
 	struct csv_scanner scanner;
-	csv_scanner_init(&scanner, (unsigned char)header->csv_separator);
+	csv_scanner_init(&scanner, (unsigned char)header->csv_separator, header->csv_lenient);
 	size_t record = length;
 	if (csv_scan_record(&scanner, (const char *)bytes, length, true, &record) < 0)
 		record = length;

@@ -16,6 +16,7 @@ struct input_header {
 	size_t lines;          /* N; 0: no header */
 	unsigned char eol;     /* the line terminator ('\n', or NUL with -z) */
 	int csv_separator;     /* --csv: N records, which may span lines; -1: N lines */
+	bool csv_lenient;      /* --csv=lenient: malformed ones read as best they can be */
 	uint64_t last_newlines; /* the newlines of the header last read off an input */
 	int malformation;       /* --csv: a malformed header record's csv_malformation */
 	uint64_t malformed_line; /* and the line it starts on */

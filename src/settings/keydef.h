@@ -52,6 +52,7 @@ struct text_keys {
 	bool stable;             /* -s */
 	bool csv;                /* --csv: records and fields as RFC 4180 reads them, split
 	                            at field_separator */
+	bool csv_lenient;        /* --csv=lenient: malformed records read as best they can be */
 };
 
 /* Parses a KEYDEF; returns 0, or -EINVAL with *reason set to GNU sort's wording

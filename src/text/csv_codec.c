@@ -22,9 +22,10 @@ enum {
 #define ESCAPED_TAB '\0'
 #define ESCAPED_LF '\xff'
 
-void csv_encoder_init(struct csv_encoder *encoder, unsigned char separator, uint64_t first_line)
+void csv_encoder_init(struct csv_encoder *encoder, unsigned char separator, uint64_t first_line, bool lenient)
 {
-	*encoder = (struct csv_encoder){.separator = separator, .state = AT_FIELD_START, .line = first_line,
+	*encoder = (struct csv_encoder){.separator = separator, .lenient = lenient, .state = AT_FIELD_START,
+					.line = first_line,
 					.record_line = first_line};
 }
 
@@ -65,8 +66,9 @@ static int encode_byte(struct csv_encoder *encoder, unsigned char c, char **out)
 	switch (encoder->state) {
 	case AT_FIELD_START:
 	case IN_UNQUOTED:
+	unquoted:
 		if (c == '"') {
-			if (encoder->state == IN_UNQUOTED)
+			if (encoder->state == IN_UNQUOTED && !encoder->lenient)
 				return (int)malformed(encoder, CSV_QUOTE_IN_UNQUOTED);
 			encoder->state = IN_QUOTED;
 		} else {
@@ -92,13 +94,21 @@ static int encode_byte(struct csv_encoder *encoder, unsigned char c, char **out)
 			encoder->state = AT_FIELD_START;
 		else if (c == '\r')
 			encoder->state = CR_AFTER_QUOTE;
-		else
+		else if (!encoder->lenient)
 			return (int)malformed(encoder, CSV_AFTER_CLOSING_QUOTE);
+		else { /* the field goes on, unquoted */
+			encoder->state = IN_UNQUOTED;
+			goto unquoted;
+		}
 		*o++ = (char)c;
 		break;
 	case CR_AFTER_QUOTE:
-		if (c != '\n')
+		if (c != '\n' && !encoder->lenient)
 			return (int)malformed(encoder, CSV_AFTER_CLOSING_QUOTE);
+		if (c != '\n') { /* the CR was content: the field goes on, unquoted */
+			encoder->state = IN_UNQUOTED;
+			goto unquoted;
+		}
 		encoder->state = AT_FIELD_START;
 		*o++ = (char)c;
 		break;
@@ -156,19 +166,22 @@ ssize_t csv_encode(struct csv_encoder *encoder, char *data, size_t len)
 
 int csv_encode_end(struct csv_encoder *encoder)
 {
-	if (encoder->state == IN_QUOTED)
+	if (encoder->state == IN_QUOTED && !encoder->lenient)
 		return (int)malformed(encoder, CSV_UNCLOSED_QUOTE);
 	return 0;
 }
 
 size_t csv_decode(struct csv_decoder *decoder, const char *in, size_t len, char *out)
 {
+	/* Every LF in encoded records ends one (inside quotes it is encoded), and there the
+	 * quotes' parity starts again: a lenient record may hold an odd number of them. */
 	if (!decoder->escape && !memchr(in, ESCAPE, len)) {
-		/* nothing encoded: only the quotes' parity carries on */
+		/* nothing encoded: only the quotes' parity since the last LF carries on */
+		const char *lf = memrchr(in, '\n', len), *from = lf ? lf + 1 : in, *end = in + len;
 		size_t quotes = 0;
-		for (const char *p = in, *end = in + len; (p = memchr(p, '"', (size_t)(end - p))) != NULL; p++)
+		for (const char *p = from; (p = memchr(p, '"', (size_t)(end - p))) != NULL; p++)
 			quotes++;
-		decoder->in_quotes ^= quotes & 1;
+		decoder->in_quotes = (lf ? false : decoder->in_quotes) ^ (quotes & 1);
 		return CSV_DECODE_UNCHANGED;
 	}
 	char *o = out;
@@ -182,6 +195,8 @@ size_t csv_decode(struct csv_decoder *decoder, const char *in, size_t len, char 
 		} else {
 			if (c == '"')
 				decoder->in_quotes = !decoder->in_quotes;
+			else if (c == '\n')
+				decoder->in_quotes = false;
 			*o++ = c;
 		}
 	}
@@ -230,46 +245,44 @@ static char *side_room(int side, size_t bytes)
 	return buffer->data;
 }
 
-/* A field's content, decoded, appended at out. */
+/* A field's content, decoded, appended at out: each quote opens or closes a quoted
+ * part (one at the start, and lenient, any other), inside which "" is one quote and the
+ * encoding is undone. */
 static char *field_content(const char *field, size_t size, char *out)
 {
-	if (size == 0 || field[0] != '"') {
+	if (!memchr(field, '"', size)) {
 		memcpy(out, field, size);
 		return out + size;
 	}
-	const char *p = field + 1, *end = field + size;
-	if (end > p && end[-1] == '"')
-		end--; /* the closing quote */
+	const char *p = field, *end = field + size;
+	bool quoted = false;
 	while (p < end) {
 		char c = *p++;
-		if (c == '"' && p < end && *p == '"')
-			p++; /* "" reads as one quote */
-		else if (c == ESCAPE && p < end)
-			c = *p++ == ESCAPED_LF ? '\n' : '\t';
-		*out++ = c;
+		if (c == '"' && quoted && p < end && *p == '"')
+			*out++ = *p++; /* "" reads as one quote */
+		else if (c == '"')
+			quoted = !quoted;
+		else if (quoted && c == ESCAPE && p < end)
+			*out++ = *p++ == ESCAPED_LF ? '\n' : '\t';
+		else
+			*out++ = c;
 	}
 	return out;
 }
 
-/* Where the field that starts at p ends: at the separator after it, or at end. */
+/* Where the field that starts at p ends: at the first separator outside quotes after
+ * it (the quotes' parity says where), or at end. */
 static const char *field_end(const char *p, const char *end, unsigned char separator)
 {
-	if (p < end && *p == '"') {
-		/* a quoted field: up to the quote that is not one of "" */
-		for (p++; p < end; p++) {
-			const char *quote = memchr(p, '"', (size_t)(end - p));
-			if (!quote)
-				return end;
-			p = quote;
-			if (p + 1 < end && p[1] == '"')
-				p++;
-			else
-				break;
-		}
-		p = p < end ? p + 1 : end;
+	for (bool quoted = false;;) {
+		const char *sep = quoted ? NULL : memchr(p, separator, (size_t)(end - p));
+		const char *stop = sep ? sep : end;
+		const char *quote = memchr(p, '"', (size_t)(stop - p));
+		if (!quote)
+			return stop;
+		quoted = !quoted;
+		p = quote + 1;
 	}
-	const char *sep = memchr(p, separator, (size_t)(end - p));
-	return sep ? sep : end;
 }
 
 /* A key of one whole field (-k F,F) whose content lies in the record as it is (no ""
@@ -291,9 +304,11 @@ static bool field_in_place(const struct keydef *key, unsigned char separator, co
 		p++;
 		if (stop > p && stop[-1] == '"')
 			stop--;
-		if (memchr(p, '"', (size_t)(stop - p)) || memchr(p, ESCAPE, (size_t)(stop - p)))
+		if (memchr(p, ESCAPE, (size_t)(stop - p)))
 			return false;
 	}
+	if (memchr(p, '"', (size_t)(stop - p)))
+		return false; /* "", or (lenient) a quote inside the field */
 	const char *b = p;
 	if (key->ordering.skip_start_blanks)
 		while (b < stop && text_is_blank((unsigned char)*b))

@@ -27,6 +27,7 @@ struct csv_encoding {
 struct csv_encoder {
 	struct csv_encoding *encoding; /* the sort's, noted when a record changes; or NULL */
 	unsigned char separator;
+	bool lenient;              /* --csv=lenient: no record is malformed (below) */
 	int state;                 /* where the last byte left the record (csv_codec.c) */
 	uint64_t line;             /* the 1-based line at the next byte */
 	uint64_t record_line;      /* the line the record being read starts on */
@@ -37,8 +38,12 @@ struct csv_encoder {
 	size_t scratch_size;
 };
 
-/* first_line: the input's line the first byte is on (1, or past a header). */
-void csv_encoder_init(struct csv_encoder *encoder, unsigned char separator, uint64_t first_line);
+/* first_line: the input's line the first byte is on (1, or past a header). lenient:
+ * what RFC 4180 would not read is read as best it can be, as the quotes' parity says
+ * (which decoding follows too): every quote opens or closes a quoted part of its field
+ * wherever it stands, "" inside quotes is one quote, a CR not before the record's LF
+ * is content, and an unclosed quote runs to the end of the input. */
+void csv_encoder_init(struct csv_encoder *encoder, unsigned char separator, uint64_t first_line, bool lenient);
 void csv_encoder_free(struct csv_encoder *encoder);
 /* Encodes data[0, len), the stream's next bytes, in place; data has room for 2 * len
  * bytes. Returns the encoded length, or -EILSEQ for a malformed record (the encoder's

@@ -28,9 +28,9 @@ static inline const char *find_quote_or_newline(const char *p, const char *lim)
 	return lim;
 }
 
-void csv_scanner_init(struct csv_scanner *scanner, unsigned char separator)
+void csv_scanner_init(struct csv_scanner *scanner, unsigned char separator, bool lenient)
 {
-	*scanner = (struct csv_scanner){ .separator = separator, .state = CSV_RECORD_START, .line = 1,
+	*scanner = (struct csv_scanner){ .separator = separator, .lenient = lenient, .state = CSV_RECORD_START, .line = 1,
 					 .record_line = 1, .malformation = CSV_OK };
 }
 
@@ -78,7 +78,7 @@ static int step_unquoted(struct csv_scanner *scanner, const char *data, const ch
 		return end_record(scanner, at + 1, true);
 	}
 	bool field_start = q == *p ? scanner->state != CSV_UNQUOTED : q[-1] == (char)scanner->separator;
-	if (!field_start)
+	if (!field_start && !scanner->lenient)
 		return malformed(scanner, CSV_QUOTE_IN_UNQUOTED, at);
 	scanner->state = CSV_QUOTED;
 	scanner->quote_offset = at;
@@ -101,24 +101,24 @@ static void step_quoted(struct csv_scanner *scanner, const char **p, const char 
 	*p = q + 1;
 }
 
-/* The byte at *p after a quote in a quoted field, or after its closing quote and a CR. */
+/* The byte at *p after a quote in a quoted field, or after its closing quote and a CR.
+ * Lenient, what would be malformed there goes on as the field's unquoted bytes. */
 static int step_after_quote(struct csv_scanner *scanner, const char *data, const char **p)
 {
-	char c = **p;
+	char c = **p, separator = (char)scanner->separator;
 	uint64_t at = scanner->offset + (uint64_t)(*p - data);
 	(*p)++;
 	if (c == '\n')
 		return end_record(scanner, at + 1, true);
-	if (scanner->state == CSV_CR_AFTER_QUOTE)
+	if (scanner->state == CSV_QUOTE_SEEN && (c == '"' || c == '\r' || c == separator)) {
+		scanner->state = c == '"' ? CSV_QUOTED : c == '\r' ? CSV_CR_AFTER_QUOTE : CSV_FIELD_START;
+		return 0;
+	}
+	if (!scanner->lenient)
 		return malformed(scanner, CSV_AFTER_CLOSING_QUOTE, at);
+	scanner->state = c == separator ? CSV_FIELD_START : c == '"' ? CSV_QUOTED : CSV_UNQUOTED;
 	if (c == '"')
-		scanner->state = CSV_QUOTED;
-	else if (c == (char)scanner->separator)
-		scanner->state = CSV_FIELD_START;
-	else if (c == '\r')
-		scanner->state = CSV_CR_AFTER_QUOTE;
-	else
-		return malformed(scanner, CSV_AFTER_CLOSING_QUOTE, at);
+		scanner->quote_offset = at;
 	return 0;
 }
 
@@ -131,7 +131,7 @@ static int end_of_chunk(struct csv_scanner *scanner, size_t len, bool at_end)
 		scanner->offset = next;
 		return 0;
 	}
-	if (scanner->state == CSV_QUOTED)
+	if (scanner->state == CSV_QUOTED && !scanner->lenient)
 		return malformed(scanner, CSV_UNCLOSED_QUOTE, scanner->quote_offset);
 	return end_record(scanner, next, false);
 }

@@ -30,6 +30,7 @@ enum csv_malformation {
 /* The scan of one stream, carried from chunk to chunk: each byte is given once, in order. */
 struct csv_scanner {
 	unsigned char separator;
+	bool lenient;           /* --csv=lenient: no record is malformed (csv_codec.h) */
 	enum csv_state state;
 	uint64_t offset;        /* bytes of the stream scanned */
 	uint64_t line;          /* 1-based number of the line at offset */
@@ -42,7 +43,7 @@ struct csv_scanner {
 	uint64_t error_offset;
 };
 
-void csv_scanner_init(struct csv_scanner *scanner, unsigned char separator);
+void csv_scanner_init(struct csv_scanner *scanner, unsigned char separator, bool lenient);
 
 /* True when the bytes scanned end inside a quoted field. */
 static inline bool csv_scanner_in_quotes(const struct csv_scanner *scanner)

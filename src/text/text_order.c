@@ -58,6 +58,7 @@ int text_order_init(struct text_order *order, const struct text_keys *given, boo
 	order->last_resort = count == 0 || !(given->stable || unique);
 	order->eol = given->zero_terminated ? '\0' : '\n';
 	order->csv = given->csv;
+	order->csv_lenient = given->csv_lenient;
 	order->debug = debug;
 	text_locale_init(&order->locale);
 	return 0;

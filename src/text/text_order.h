@@ -24,6 +24,7 @@ struct text_order {
 	bool debug;            /* --debug: output lines are annotated (text_debug) */
 	bool csv;              /* --csv: records encoded as lines (csv_codec.h), fields split
 	                          at separator as RFC 4180 reads them */
+	bool csv_lenient;      /* --csv=lenient (csv_codec.h) */
 	struct csv_encoding *csv_encoding; /* --csv: what the sort's reading encoded */
 	bool whole_key;        /* the one key is the whole line, made of the global options
 	                          (no -k): with --csv the record as read, not its fields */
