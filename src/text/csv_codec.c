@@ -142,8 +142,28 @@ ssize_t csv_encode(struct csv_encoder *encoder, char *data, size_t len)
 		encoder->scratch_size = 2 * rest;
 	}
 	char *out = encoder->scratch, *record_end = NULL;
-	for (size_t i = plain; i < len; i++) {
-		if (encode_byte(encoder, (unsigned char)data[i], &out) != 0) {
+	for (size_t i = plain; i < len;) {
+		/* runs that need no step of their own are copied whole: inside quotes up to a
+		 * quote, TAB or LF, outside up to a quote (whose lines are counted) */
+		const char *from = data + i, *stop = data + len;
+		if (encoder->state == IN_QUOTED || encoder->state == AT_FIELD_START || encoder->state == IN_UNQUOTED) {
+			bool quoted = encoder->state == IN_QUOTED;
+			const char *q = quoted ? csv_find_any(from, stop, '"', '\t', '\n') : memchr(from, '"', len - i);
+			size_t run = (size_t)((q ? q : stop) - from);
+			memcpy(out, from, run);
+			if (!quoted && run) {
+				pass_unquoted(encoder, from, run);
+				const char *lf = memrchr(from, '\n', run);
+				if (lf)
+					record_end = out + (lf - from) + 1;
+			}
+			out += run;
+			i += run;
+			if (i == len)
+				break;
+		}
+		char c = data[i++];
+		if (encode_byte(encoder, (unsigned char)c, &out) != 0) {
 			/* the records ended before the malformed one stay, encoded */
 			if (record_end) {
 				memcpy(data + plain, encoder->scratch, (size_t)(record_end - encoder->scratch));
@@ -154,7 +174,7 @@ ssize_t csv_encode(struct csv_encoder *encoder, char *data, size_t len)
 			}
 			return -EILSEQ;
 		}
-		if (data[i] == '\n' && encoder->state == AT_FIELD_START)
+		if (c == '\n' && encoder->state == AT_FIELD_START)
 			record_end = out;
 	}
 	size_t encoded = (size_t)(out - encoder->scratch);
@@ -185,20 +205,28 @@ size_t csv_decode(struct csv_decoder *decoder, const char *in, size_t len, char 
 		return CSV_DECODE_UNCHANGED;
 	}
 	char *o = out;
-	for (size_t i = 0; i < len; i++) {
-		char c = in[i];
+	for (const char *p = in, *end = in + len; p < end;) {
 		if (decoder->escape) {
-			*o++ = c == ESCAPED_LF ? '\n' : '\t';
+			*o++ = *p++ == ESCAPED_LF ? '\n' : '\t';
 			decoder->escape = false;
-		} else if (decoder->in_quotes && c == ESCAPE) {
-			decoder->escape = true;
-		} else {
-			if (c == '"')
-				decoder->in_quotes = !decoder->in_quotes;
-			else if (c == '\n')
-				decoder->in_quotes = false;
-			*o++ = c;
+			continue;
 		}
+		const char *q = csv_find_any(p, end, '"', ESCAPE, '\n');
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		if (q == end)
+			break;
+		char c = *q;
+		p = q + 1;
+		if (c == ESCAPE && decoder->in_quotes) {
+			decoder->escape = true;
+			continue;
+		}
+		if (c == '"')
+			decoder->in_quotes = !decoder->in_quotes;
+		else if (c == '\n')
+			decoder->in_quotes = false;
+		*o++ = c;
 	}
 	return (size_t)(o - out);
 }

@@ -5,27 +5,11 @@
 #include <errno.h>
 #include "csv_record.h"
 #include "text_lines.h"
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* The first quote or LF in [p, lim), or lim. */
 static inline const char *find_quote_or_newline(const char *p, const char *lim)
 {
-#ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"'), newline = _mm_set1_epi8('\n');
-	for (; lim - p >= 16; p += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)p);
-		unsigned mask = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, newline)));
-		if (mask)
-			return p + __builtin_ctz(mask);
-	}
-#endif
-	for (; p < lim; p++)
-		if (*p == '"' || *p == '\n')
-			return p;
-	return lim;
+	return csv_find_any(p, lim, '"', '\n', '\n');
 }
 
 void csv_scanner_init(struct csv_scanner *scanner, unsigned char separator, bool lenient)

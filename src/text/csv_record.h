@@ -8,6 +8,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* The first of the bytes a, b or c in [p, lim), or lim: 16 bytes a step, for the runs
+ * between the few bytes that matter to a CSV record. */
+static inline const char *csv_find_any(const char *p, const char *lim, char a, char b, char c)
+{
+#ifdef __SSE2__
+	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b), vc = _mm_set1_epi8(c);
+	for (; lim - p >= 16; p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)), _mm_cmpeq_epi8(v, vc)));
+		if (mask)
+			return p + __builtin_ctz(mask);
+	}
+#endif
+	for (; p < lim; p++)
+		if (*p == a || *p == b || *p == c)
+			return p;
+	return lim;
+}
 
 /* Where the scan stands between two bytes of the stream. */
 enum csv_state {
