@@ -8,6 +8,8 @@
 #include <string.h>
 #include "csv_codec.h"
 #include "text_fields.h"
+#include "text_count.h"
+#include "../../kernels/thread_pool.h"
 
 /* Where a byte leaves the record. */
 enum {
@@ -122,6 +124,50 @@ static int encode_byte(struct csv_encoder *encoder, unsigned char c, char **out)
 	return 0;
 }
 
+/* The encoding of in[0, len) from the encoder's state, written at out (room for 2 * len)
+ * or, with out NULL, only measured; its length, or -EILSEQ at a malformed record, with
+ * *record_end (when out is given) just past the last record that ended before it, or
+ * NULL. Runs that need no step of their own go whole: inside quotes up to a quote, TAB
+ * or LF, outside up to a quote (whose lines are counted). */
+static ssize_t encode_span(struct csv_encoder *encoder, const char *in, size_t len, char *out, char **record_end)
+{
+	char step[2], *o = out ? out : step;
+	size_t measured = 0;
+	*record_end = NULL;
+	for (size_t i = 0; i < len;) {
+		const char *from = in + i, *stop = in + len;
+		if (encoder->state == IN_QUOTED || encoder->state == AT_FIELD_START || encoder->state == IN_UNQUOTED) {
+			bool quoted = encoder->state == IN_QUOTED;
+			const char *q = quoted ? csv_find_any(from, stop, '"', '\t', '\n') : memchr(from, '"', len - i);
+			size_t run = (size_t)((q ? q : stop) - from);
+			if (!quoted && run) {
+				pass_unquoted(encoder, from, run);
+				const char *lf = out ? memrchr(from, '\n', run) : NULL;
+				if (lf)
+					*record_end = o + (lf - from) + 1;
+			}
+			if (out) {
+				memcpy(o, from, run);
+				o += run;
+			}
+			measured += run;
+			i += run;
+			if (i == len)
+				break;
+		}
+		char c = in[i++];
+		char *before = o;
+		if (encode_byte(encoder, (unsigned char)c, &o) != 0)
+			return -EILSEQ;
+		measured += (size_t)(o - before);
+		if (!out)
+			o = step;
+		else if (c == '\n' && encoder->state == AT_FIELD_START)
+			*record_end = o;
+	}
+	return (ssize_t)measured;
+}
+
 ssize_t csv_encode(struct csv_encoder *encoder, char *data, size_t len)
 {
 	/* up to the first quote nothing changes, unless a quoted field is open */
@@ -141,47 +187,125 @@ ssize_t csv_encode(struct csv_encoder *encoder, char *data, size_t len)
 		encoder->scratch = grown;
 		encoder->scratch_size = 2 * rest;
 	}
-	char *out = encoder->scratch, *record_end = NULL;
-	for (size_t i = plain; i < len;) {
-		/* runs that need no step of their own are copied whole: inside quotes up to a
-		 * quote, TAB or LF, outside up to a quote (whose lines are counted) */
-		const char *from = data + i, *stop = data + len;
-		if (encoder->state == IN_QUOTED || encoder->state == AT_FIELD_START || encoder->state == IN_UNQUOTED) {
-			bool quoted = encoder->state == IN_QUOTED;
-			const char *q = quoted ? csv_find_any(from, stop, '"', '\t', '\n') : memchr(from, '"', len - i);
-			size_t run = (size_t)((q ? q : stop) - from);
-			memcpy(out, from, run);
-			if (!quoted && run) {
-				pass_unquoted(encoder, from, run);
-				const char *lf = memrchr(from, '\n', run);
-				if (lf)
-					record_end = out + (lf - from) + 1;
-			}
-			out += run;
-			i += run;
-			if (i == len)
-				break;
+	char *record_end;
+	ssize_t encoded = encode_span(encoder, data + plain, rest, encoder->scratch, &record_end);
+	if (encoded < 0) {
+		/* the records ended before the malformed one stay, encoded */
+		if (record_end) {
+			memcpy(data + plain, encoder->scratch, (size_t)(record_end - encoder->scratch));
+			encoder->valid = plain + (size_t)(record_end - encoder->scratch);
+		} else {
+			const char *lf = plain ? memrchr(data, '\n', plain) : NULL;
+			encoder->valid = lf ? (size_t)(lf - data) + 1 : 0;
 		}
-		char c = data[i++];
-		if (encode_byte(encoder, (unsigned char)c, &out) != 0) {
-			/* the records ended before the malformed one stay, encoded */
-			if (record_end) {
-				memcpy(data + plain, encoder->scratch, (size_t)(record_end - encoder->scratch));
-				encoder->valid = plain + (size_t)(record_end - encoder->scratch);
-			} else {
-				const char *lf = plain ? memrchr(data, '\n', plain) : NULL;
-				encoder->valid = lf ? (size_t)(lf - data) + 1 : 0;
-			}
-			return -EILSEQ;
-		}
-		if (c == '\n' && encoder->state == AT_FIELD_START)
-			record_end = out;
+		return encoded;
 	}
-	size_t encoded = (size_t)(out - encoder->scratch);
-	memcpy(data + plain, encoder->scratch, encoded);
-	if (encoded != rest && encoder->encoding)
+	memcpy(data + plain, encoder->scratch, (size_t)encoded);
+	if ((size_t)encoded != rest && encoder->encoding)
 		encoder->encoding->changed = true;
-	return (ssize_t)(plain + encoded);
+	return (ssize_t)plain + encoded;
+}
+
+/* Pieces of csv_encode_shared: at least this long, at most this many. */
+#define SHARED_PIECE_MIN ((size_t)64 << 10)
+#define SHARED_PIECES 64
+
+struct shared_piece {
+	const char *from;
+	size_t len;
+	uint64_t quotes, lines;  /* the first pass's counts */
+	int state;               /* where the piece starts, from the counts before it */
+	uint64_t line;
+	struct csv_encoder encoder; /* the pass's own, from that state */
+	ssize_t encoded;            /* the second pass's measure */
+	size_t at;                  /* where its encoding goes */
+};
+
+struct shared_encode {
+	const struct csv_encoder *whole;
+	struct shared_piece *pieces;
+	char *out; /* NULL: measure */
+};
+
+static void count_piece(void *context, size_t k)
+{
+	struct shared_piece *piece = &((struct shared_encode *)context)->pieces[k];
+	piece->quotes = text_count_terminators(piece->from, piece->len, '"');
+	piece->lines = text_count_terminators(piece->from, piece->len, '\n');
+}
+
+static void encode_piece(void *context, size_t k)
+{
+	struct shared_encode *shared = context;
+	struct shared_piece *piece = &shared->pieces[k];
+	/* record_line 0: no record has started in the piece */
+	csv_encoder_init(&piece->encoder, shared->whole->separator, piece->line, shared->whole->lenient);
+	piece->encoder.state = piece->state;
+	piece->encoder.record_line = 0;
+	char *record_end;
+	ssize_t encoded = encode_span(&piece->encoder, piece->from, piece->len,
+				      shared->out ? shared->out + piece->at : NULL, &record_end);
+	if (!shared->out)
+		piece->encoded = encoded;
+}
+
+/* The state between at[-1] and at[0] where the quotes before are of even parity. */
+static int even_state(const struct csv_encoder *encoder, const char *at)
+{
+	if (at[-1] == '"')
+		return QUOTE_SEEN;
+	if (at[-1] == '\r' && at[-2] == '"')
+		return CR_AFTER_QUOTE;
+	return at[-1] == '\n' || (unsigned char)at[-1] == encoder->separator ? AT_FIELD_START : IN_UNQUOTED;
+}
+
+ssize_t csv_encode_shared(struct csv_encoder *encoder, struct thread_pool *pool, char *data, size_t len)
+{
+	size_t count = len / SHARED_PIECE_MIN;
+	if (count > SHARED_PIECES)
+		count = SHARED_PIECES;
+	if (count > thread_pool_size(pool))
+		count = thread_pool_size(pool);
+	if (count < 2)
+		return csv_encode(encoder, data, len);
+	struct shared_piece pieces[SHARED_PIECES];
+	struct shared_encode shared = {encoder, pieces, NULL};
+	for (size_t k = 0; k < count; k++) {
+		size_t begin = len / count * k, end = k + 1 < count ? len / count * (k + 1) : len;
+		pieces[k] = (struct shared_piece){.from = data + begin, .len = end - begin};
+	}
+	thread_pool_parallel_for(pool, count, count_piece, &shared);
+	bool odd = encoder->state == IN_QUOTED;
+	uint64_t line = encoder->line;
+	for (size_t k = 0; k < count; k++) {
+		pieces[k].state = k == 0 ? encoder->state : odd ? IN_QUOTED : even_state(encoder, pieces[k].from);
+		pieces[k].line = line;
+		odd ^= pieces[k].quotes & 1;
+		line += pieces[k].lines;
+	}
+	thread_pool_parallel_for(pool, count, encode_piece, &shared);
+	size_t total = 0;
+	for (size_t k = 0; k < count; k++) {
+		if (pieces[k].encoded < 0) /* again in order, for the error as csv_encode gives it */
+			return csv_encode(encoder, data, len);
+		pieces[k].at = total;
+		total += (size_t)pieces[k].encoded;
+	}
+	if (total != len) { /* escapes: the pieces encoded apart, then in place of the input */
+		if (!(shared.out = malloc(total)))
+			return csv_encode(encoder, data, len);
+		thread_pool_parallel_for(pool, count, encode_piece, &shared);
+		memcpy(data, shared.out, total);
+		free(shared.out);
+		if (encoder->encoding)
+			encoder->encoding->changed = true;
+	}
+	for (size_t k = 0; k < count; k++)
+		if (pieces[k].encoder.record_line)
+			encoder->record_line = pieces[k].encoder.record_line;
+	encoder->state = pieces[count - 1].encoder.state;
+	encoder->line = line;
+	return (ssize_t)total;
 }
 
 int csv_encode_end(struct csv_encoder *encoder)

@@ -49,6 +49,12 @@ void csv_encoder_free(struct csv_encoder *encoder);
  * bytes. Returns the encoded length, or -EILSEQ for a malformed record (the encoder's
  * malformation and record_line say what and where) or -ENOMEM. */
 ssize_t csv_encode(struct csv_encoder *encoder, char *data, size_t len);
+/* csv_encode, its work shared among the pool's threads: pieces of data measured and
+ * encoded apart, each from the state that the quotes' parity before it and the bytes
+ * just before it give (inside quotes where the parity is odd). Where a piece meets a
+ * malformed record, the whole is encoded again by csv_encode, for its error. */
+struct thread_pool;
+ssize_t csv_encode_shared(struct csv_encoder *encoder, struct thread_pool *pool, char *data, size_t len);
 /* At the end of the input: 0, or -EILSEQ when a quoted field is still open. */
 int csv_encode_end(struct csv_encoder *encoder);
 

@@ -17,6 +17,7 @@ libpipeline_la_SOURCES += \
 	src/text/text_random.h src/text/text_random.c \
 	src/text/text_debug.h src/text/text_debug.c \
 	src/text/text_lines.h src/text/text_lines.c \
+	src/text/text_count.h src/text/text_count.c \
 	src/text/text_line_copy.h src/text/text_line_copy.c \
 	src/text/text_merge_sort.h src/text/text_merge_sort.c \
 	src/text/text_line_sort.h src/text/text_line_sort.c \

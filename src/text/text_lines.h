@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "text_count.h"
 #include <sys/types.h>
 #include "../../kernels/thread_pool.h"
 
@@ -64,8 +65,6 @@ typedef void (*text_lines_visit)(void *context, const struct text_lines *lines, 
 int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct sort_verify *verify,
 		     text_lines_visit visit, void *context);
 
-/* How many bytes of data[0, len) are eol (64 bytes per step where SSE2 is there). */
-size_t text_count_terminators(const char *data, size_t len, unsigned char eol);
 
 /* Counts the lines that end in data[counted, size) (in parallel on pool where that is
  * long), leaving marks; returns 0 or -ENOMEM. It takes the words of the bytes not seen

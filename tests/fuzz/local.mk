@@ -29,7 +29,7 @@ FUZZ_OPTIONS_FILES = $(FUZZ_CLI_FILES) src/library/job_options.c src/library/res
 	src/text/text_collate.c $(FUZZ_ENGINE)
 FUZZ_TEXT_FILES = $(FUZZ_OPTIONS_FILES) src/text/text_compare.c src/text/text_ignore.c src/text/text_fields.c \
 	src/text/text_numeric.c src/text/text_general.c src/text/text_month.c \
-	src/text/text_version.c src/text/text_prefix.c src/text/text_random.c src/text/csv_codec.c
+	src/text/text_version.c src/text/text_prefix.c src/text/text_random.c src/text/csv_codec.c src/text/text_count.c
 FUZZ_RUN_FILE_FILES = io/run_writer.c io/run_reader.c io/read_full.c io/block_transform.c io/block_checksum.c io/write_queue.c \
 	io/io_ring.c io/safe_fd.c io/fault_inject.c
 
