@@ -7,14 +7,19 @@
 #include "job_context.h"
 #include "../../kernels/thread_pool.h"
 
+void offset_writes_fail(struct offset_writes *sink, int error)
+{
+	int none = 0;
+	atomic_compare_exchange_strong(&sink->error, &none, error);
+}
+
 void offset_writes_put(struct offset_writes *sink, const unsigned char *bytes, size_t len, uint64_t offset)
 {
 	if (!sink->sink_at || len == 0 || sink->error)
 		return;
 	int error = sink->sink_at(sink->context, bytes, len, offset);
-	int none = 0;
 	if (error)
-		atomic_compare_exchange_strong(&sink->error, &none, error);
+		offset_writes_fail(sink, error);
 }
 
 int emit_rounds_run(struct emit_rounds *rounds, const struct emit_output *output)
@@ -36,7 +41,7 @@ int emit_rounds_run(struct emit_rounds *rounds, const struct emit_output *output
 			break;
 		/* the sink's thread may still be writing the other block, not this one */
 		thread_pool_parallel_for(rounds->pool, round.tasks, rounds->gather, rounds->job);
-		if (output->sink_at)
+		if (output->sink_at || rounds->at.error) /* a gather's own failure, too */
 			error = rounds->at.error;
 		else if (round.bytes > 0)
 			error = sink_call_start(&call, output->sink, output->context, block, round.bytes, round.count);

@@ -20,6 +20,7 @@ struct emit_output {
 	void *context;          /* the sink's or sink_at's */
 	bool to_output;         /* the records are the sort's output: checked and counted (verify.h) */
 	struct emit_scratch *scratch; /* the blocks, kept from emit to emit; NULL: the emit's own */
+	bool csv_decode;        /* --csv: the records decoded as they are gathered (csv_codec.h) */
 };
 
 /* A positional sink written from several threads at once, and its first error. */
@@ -31,6 +32,8 @@ struct offset_writes {
 
 /* Writes bytes[0, len) at offset, unless len is 0 or a write has failed already. */
 void offset_writes_put(struct offset_writes *sink, const unsigned char *bytes, size_t len, uint64_t offset);
+/* Notes error as the first, unless one came before (a gather's own, such as -ENOMEM). */
+void offset_writes_fail(struct offset_writes *sink, int error);
 
 /* One round as the mode readied it: gather runs for tasks indices, after which the
  * block holds bytes, count records. */

@@ -40,9 +40,20 @@ int record_output_open(struct record_output *output, const struct record_order *
 	}
 	/* --csv: decoded, unless every record was read, each its own encoding */
 	const struct csv_encoding *encoding = order && order->text ? order->text->csv_encoding : NULL;
-	if (!error && order && order->text && order->text->csv && !(encoding && encoding->all_read && !encoding->changed))
+	if (!error && order && order->text && order->text->csv && !(encoding && encoding->all_read && !encoding->changed)) {
 		output_file_set_filter(output->file, csv_output_filter, &output->csv);
+		output->csv_filtered = true;
+	}
 	return error;
+}
+
+bool record_output_take_csv_decoding(struct record_output *output)
+{
+	if (!output->csv_filtered)
+		return false;
+	output_file_set_filter(output->file, NULL, NULL);
+	output->csv_filtered = false;
+	return true;
 }
 
 /* The block as --debug shows it, each line annotated, in output->shown; sets *shown_bytes. */

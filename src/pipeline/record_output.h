@@ -42,7 +42,9 @@ struct record_output {
 	const struct record_order *annotated;
 	char *shown;
 	size_t shown_size;
-	/* --csv: records are written decoded (csv_codec.h), through the output's filter */
+	/* --csv: records are written decoded (csv_codec.h), through the output's filter
+	 * (csv_filtered) unless the writer decodes them (record_output_take_csv_decoding) */
+	bool csv_filtered;
 	struct csv_decoder csv;
 };
 
@@ -59,6 +61,10 @@ int record_output_open(struct record_output *output, const struct record_order *
 /* record_sink: writes the bytes of count records; reports its own errors. */
 int record_output_write(void *context, const unsigned char *records, size_t bytes, size_t count);
 
+/* --csv: where the output would decode the records (its filter), leaves that to the
+ * caller, which then writes them decoded, and may then write them at their offsets;
+ * true when it does. */
+bool record_output_take_csv_decoding(struct record_output *output);
 /* record_sink_at, when the output is a regular file of our own (else NULL): writes
  * bytes at offset; returns the error for the caller to report once. */
 record_sink_at record_output_sink_at(const struct record_output *output);

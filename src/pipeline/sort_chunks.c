@@ -34,6 +34,7 @@
 struct chunk_output {
 	struct record_output output;
 	record_sink_at sink_at;
+	bool csv_decode; /* the emit decodes --csv's records (on the pool), not the output */
 };
 
 /* Opens the output (counted in the write stage); one of the size above, beside the GPU,
@@ -51,6 +52,7 @@ static int chunk_output_open(const struct chunk_mode *mode, const struct record_
 	if (error)
 		return error;
 	out->output.verify = verify;
+	out->csv_decode = record_output_take_csv_decoding(&out->output);
 	out->sink_at = record_output_sink_at(&out->output);
 	uint64_t bound = mode->output_bound(mode->mode, 0);
 	/* beside the GPU, on a tmpfs or within the kernel's background-writeback room (read
@@ -77,7 +79,8 @@ static int chunk_output_write(const struct chunk_mode *mode, struct chunk_output
 	double started = stats_now(), recorded = stats_seconds_recorded(stats);
 	record_output_prefault_stop(&out->output);
 	if (!error) {
-		const struct emit_output output = {record_output_write, out->sink_at, &out->output, true, NULL};
+		const struct emit_output output = {record_output_write, out->sink_at, &out->output, true, NULL,
+						   out->csv_decode};
 		error = mode->emit(mode->mode, 0, &output);
 		/* an error of the emit itself (not of a write) still needs its message */
 		if (error && !out->output.reported)
@@ -106,7 +109,7 @@ static int spill(struct spill_job *job)
 	int error = run_begin(job->list, job->order, job->block_bytes, &sink, job->stats);
 	if (error)
 		return error;
-	const struct emit_output output = {run_sink_write, NULL, &sink, false, NULL};
+	const struct emit_output output = {run_sink_write, NULL, &sink, false, NULL, false};
 	error = job->mode->emit(job->mode->mode, job->buffer, &output);
 	error = run_end(job->list, &sink, error); /* reports, by the run's name */
 	stats_add(job->stats, STAGE_SPILL, started, error ? 0 : job->list->runs[job->list->count - 1].bytes);

@@ -355,6 +355,23 @@ size_t csv_decode(struct csv_decoder *decoder, const char *in, size_t len, char 
 	return (size_t)(o - out);
 }
 
+size_t csv_decoded_length(const char *line, size_t len)
+{
+	if (!memchr(line, ESCAPE, len))
+		return len;
+	size_t escapes = 0;
+	bool quoted = false;
+	for (const char *p = line, *end = line + len; (p = csv_find_any(p, end, '"', ESCAPE, ESCAPE)) < end; p++) {
+		if (*p == '"') {
+			quoted = !quoted;
+		} else if (quoted) { /* TAB and its code: one byte */
+			escapes++;
+			p++;
+		}
+	}
+	return len - escapes;
+}
+
 /* A thread's buffers for the keys of the two records a comparison looks at. */
 struct side_buffer {
 	char *data;

@@ -68,6 +68,8 @@ struct csv_decoder {
  * CSV_DECODE_UNCHANGED (out untouched) when in is its own decoding. */
 #define CSV_DECODE_UNCHANGED ((size_t)-1)
 size_t csv_decode(struct csv_decoder *decoder, const char *in, size_t len, char *out);
+/* The length of the encoded record line[0, len) once decoded. */
+size_t csv_decoded_length(const char *line, size_t len);
 /* Whether encoded bytes need decoding (they hold a TAB) at all. */
 static inline bool csv_encoded_plain(const char *data, size_t len)
 {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/verify.h"
+#include "csv_codec.h"
 #include "text_compare.h"
 #include "text_emit.h"
 #include "../../kernels/huge_memory.h"
@@ -29,6 +30,8 @@ struct emit_job {
 	bool to_output;
 	unsigned char *keep; /* under -u: whether line i of the order is put out */
 	uint64_t *offsets;   /* chunk c's bytes start at offsets[c] (chunks + 1 of them) */
+	bool decode;         /* --csv: the lines decoded as they go out (emit_output.csv_decode) */
+	uint64_t *encoded;   /* then: chunk c's largest piece's bytes as gathered, encoded */
 	size_t *kept;        /* lines chunk c puts out */
 	size_t chunks;
 	uint64_t round_bytes; /* a round's most bytes (at least one chunk each) */
@@ -63,17 +66,28 @@ static void chunk_lines(const struct emit_job *job, size_t chunk, size_t *begin,
 	*end = *begin + EMIT_CHUNK_LINES < job->n ? *begin + EMIT_CHUNK_LINES : job->n;
 }
 
+/* A checked gather goes in pieces of this many lines, each checked right after it is
+ * gathered, while its lines are in the core's cache; the check's loop stays out of the
+ * gather's, which the latency of its random reads bounds, and where the check's work
+ * would slow it. A decoded gather (--csv) goes in the same pieces, each gathered
+ * encoded into a buffer of its own and decoded from there while it is in cache. */
+#define CHECK_PIECE_LINES 1024
+
 static void measure_chunk(void *context, size_t chunk)
 {
 	struct emit_job *job = context;
 	size_t begin, end, kept = 0;
 	chunk_lines(job, chunk, &begin, &end);
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, piece = 0, largest = 0;
 	/* an in-memory sort's output lines, dropped ones too, count by their indices where
 	 * they are checked (gather_chunk); others' dropped lines count by their bytes here */
 	bool by_position = job->verify && job->to_output && job->verify->by_position;
 	struct fingerprint counted = {0, 0};
 	for (size_t i = begin; i < end; i++) {
+		if ((i - begin) % CHECK_PIECE_LINES == 0) {
+			largest = piece > largest ? piece : largest;
+			piece = 0;
+		}
 		/* the lengths' offsets, and under -u the lines, which it compares */
 		lines_prefetch(job->sorted, job->lines->starts, job->lines->data, i, end, job->keep != NULL);
 		size_t len;
@@ -89,20 +103,17 @@ static void measure_chunk(void *context, size_t chunk)
 				continue;
 			}
 		}
-		bytes += len + 1;
+		bytes += (job->decode ? csv_decoded_length(line, len) : len) + 1;
+		piece += len + 1;
 		kept++;
 	}
 	job->offsets[chunk] = bytes;
+	if (job->decode)
+		job->encoded[chunk] = piece > largest ? piece : largest;
 	job->kept[chunk] = kept;
 	if (counted.count)
 		sort_verify_output(job->verify, &counted, 0);
 }
-
-/* A checked gather goes in pieces of this many lines, each checked right after it is
- * gathered, while its lines are in the core's cache; the check's loop stays out of the
- * gather's, which the latency of its random reads bounds, and where the check's work
- * would slow it. */
-#define CHECK_PIECE_LINES 1024
 
 /* What the self-check of a chunk carries from one piece to the next: the last line put
  * out, and what it found. */
@@ -226,6 +237,17 @@ VERIFY_LOOP void indices_fingerprint_loop(struct fingerprint *print, const uint6
 static VERIFY_CLONED_VOID(indices_fingerprint, (struct fingerprint *print, const uint64_t *sorted, size_t n),
 			  (print, sorted, n))
 
+/* The gathered encoded records in[0, len) decoded at out; returns their end there. */
+static char *decode_gathered(const char *in, size_t len, char *out)
+{
+	struct csv_decoder decoder = {0}; /* each record starts the quotes' parity again */
+	size_t decoded = csv_decode(&decoder, in, len, out);
+	if (decoded != CSV_DECODE_UNCHANGED)
+		return out + decoded;
+	memcpy(out, in, len);
+	return out + len;
+}
+
 /* parallel_for counts from 0: index i is chunk first + i of the round. */
 static void gather_chunk(void *context, size_t index)
 {
@@ -233,28 +255,50 @@ static void gather_chunk(void *context, size_t index)
 	size_t chunk = job->first + index, begin, end;
 	chunk_lines(job, chunk, &begin, &end);
 	char *start = job->round + (job->offsets[chunk] - job->round_base), *out = start;
-	if (!job->verify || !job->to_output) {
+	bool checked = job->verify && job->to_output;
+	char *piece = job->decode ? malloc(job->encoded[chunk] ? job->encoded[chunk] : 1) : NULL;
+	if (job->decode && !piece) {
+		offset_writes_fail(job->at, -ENOMEM);
+		return;
+	}
+	if (!checked && !piece) {
 		out = gather_lines(job, begin, end, out, NULL, NULL);
 	} else {
 		struct gathered_check check = {0};
 		size_t lengths[CHECK_PIECE_LINES];
 		uint64_t spent = 0;
 		/* the chunk's first line comes after the line before it in the order */
-		if (begin > 0)
+		if (checked && begin > 0)
 			check.previous = text_line(job->lines, job->sorted[begin - 1], &check.previous_len);
 		for (size_t from = begin; from < end; from += CHECK_PIECE_LINES) {
 			size_t to = end - from > CHECK_PIECE_LINES ? from + CHECK_PIECE_LINES : end, kept;
-			char *gathered = out;
-			out = gather_lines(job, from, to, out, lengths, &kept);
-			uint64_t started = sort_verify_clock();
-			check_gathered(job, gathered, lengths, kept, &check);
-			if (job->verify->by_position) /* every line of the order, kept or dropped */
-				indices_fingerprint(&check.print, job->sorted + from, to - from);
-			spent += sort_verify_clock() - started;
+			char *gathered = piece ? piece : out;
+			char *gathered_end = gather_lines(job, from, to, gathered, lengths, &kept);
+			if (checked) {
+				uint64_t started = sort_verify_clock();
+				check_gathered(job, gathered, lengths, kept, &check);
+				if (job->verify->by_position) /* every line of the order, kept or dropped */
+					indices_fingerprint(&check.print, job->sorted + from, to - from);
+				spent += sort_verify_clock() - started;
+			}
+			if (!piece) {
+				out = gathered_end;
+				continue;
+			}
+			out = decode_gathered(gathered, (size_t)(gathered_end - gathered), out);
+			/* the piece's buffer is gathered over next: the last line put out, as read */
+			size_t last = to - 1;
+			while (kept && job->keep && !job->keep[last])
+				last--;
+			if (checked && kept)
+				check.previous = text_line(job->lines, job->sorted[last], &check.previous_len);
 		}
-		/* a terminator out of place makes the output's lines others than those checked */
-		sort_verify_output(job->verify, &check.print, check.disorder + (check.stray != 0));
-		sort_verify_time(job->verify, sort_verify_clock() - spent);
+		if (checked) {
+			/* a terminator out of place makes the output's lines others than those checked */
+			sort_verify_output(job->verify, &check.print, check.disorder + (check.stray != 0));
+			sort_verify_time(job->verify, sort_verify_clock() - spent);
+		}
+		free(piece);
 	}
 	offset_writes_put(job->at, (const unsigned char *)start, (size_t)(out - start), job->offsets[chunk]);
 }
@@ -314,19 +358,22 @@ int text_lines_emit(const struct text_order *order, const struct text_lines *lin
 	size_t chunks = (n + EMIT_CHUNK_LINES - 1) / EMIT_CHUNK_LINES;
 	struct emit_job job = {.order = order, .lines = lines, .sorted = sorted, .n = n,
 			       .verify = verify && verify->enabled ? verify : NULL, .to_output = output->to_output,
-			       .chunks = chunks};
+			       .chunks = chunks, .decode = output->csv_decode};
 	struct emit_rounds rounds = {.job = &job, .pool = pool, .next = next_round, .gather = gather_chunk};
 	job.at = &rounds.at;
 	job.offsets = malloc((chunks + 1) * sizeof *job.offsets);
 	job.kept = malloc(chunks * sizeof *job.kept);
+	if (job.decode)
+		job.encoded = malloc(chunks * sizeof *job.encoded);
 	if (order->unique)
 		job.keep = huge_memory_alloc(n);
 	int err = -ENOMEM;
-	if (job.offsets && job.kept && (!order->unique || job.keep)) {
+	if (job.offsets && job.kept && (!order->unique || job.keep) && (!job.decode || job.encoded)) {
 		rounds.block_bytes = plan_rounds(&job, pool);
 		err = emit_rounds_run(&rounds, output);
 	}
 	huge_memory_free(job.keep);
+	free(job.encoded);
 	free(job.kept);
 	free(job.offsets);
 	return err;
