@@ -107,13 +107,23 @@ static inline unsigned word_shift(uint64_t at)
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __has_include(<sys/platform/x86.h>)
 #include <sys/platform/x86.h>
+/* CPU_FEATURE_ACTIVE's own, with an unsigned shift: glibc's shifts an int 1 by up to
+ * 31 places (AVX512VL's bit), which UBSan reports. */
+static bool feature_active(unsigned index)
+{
+	const struct cpuid_feature *leaf = __x86_get_cpuid_feature_leaf(index / 128);
+	unsigned bit = index % 128;
+	return (leaf->active_array[bit / 32] >> (bit % 32)) & 1u;
+}
+
 int verify_vector_level(void)
 {
-	if (CPU_FEATURE_ACTIVE(AVX512F) && CPU_FEATURE_ACTIVE(AVX512BW) && CPU_FEATURE_ACTIVE(AVX512CD) &&
-	    CPU_FEATURE_ACTIVE(AVX512DQ) && CPU_FEATURE_ACTIVE(AVX512VL) && CPU_FEATURE_ACTIVE(AVX2) &&
-	    CPU_FEATURE_ACTIVE(BMI2) && CPU_FEATURE_ACTIVE(FMA))
+	if (feature_active(x86_cpu_AVX512F) && feature_active(x86_cpu_AVX512BW) &&
+	    feature_active(x86_cpu_AVX512CD) && feature_active(x86_cpu_AVX512DQ) &&
+	    feature_active(x86_cpu_AVX512VL) && feature_active(x86_cpu_AVX2) && feature_active(x86_cpu_BMI2) &&
+	    feature_active(x86_cpu_FMA))
 		return 2;
-	return CPU_FEATURE_ACTIVE(AVX2) ? 1 : 0;
+	return feature_active(x86_cpu_AVX2) ? 1 : 0;
 }
 #endif
 
