@@ -45,20 +45,19 @@ static ssize_t malformed(struct csv_encoder *encoder, enum csv_malformation what
 }
 
 /* The lines ended in data[0, len), and the state that a piece without quotes leaves:
- * its last byte's. */
-static void pass_unquoted(struct csv_encoder *encoder, const char *data, size_t len)
+ * its last byte's. Returns its last LF (the last record's end), or NULL. */
+static const char *pass_unquoted(struct csv_encoder *encoder, const char *data, size_t len)
 {
-	const char *p = data, *end = data + len, *lf = NULL;
-	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		encoder->line++;
-		lf = p++;
-	}
-	if (lf)
+	const char *lf = len ? memrchr(data, '\n', len) : NULL;
+	if (lf) {
+		encoder->line += text_count_terminators(data, (size_t)(lf - data) + 1, '\n');
 		encoder->record_line = encoder->line;
+	}
 	if (len) {
 		unsigned char last = (unsigned char)data[len - 1];
 		encoder->state = last == '\n' || last == encoder->separator ? AT_FIELD_START : IN_UNQUOTED;
 	}
+	return lf;
 }
 
 /* One byte through the state machine, its encoding appended at out. */
@@ -140,12 +139,9 @@ static ssize_t encode_span(struct csv_encoder *encoder, const char *in, size_t l
 			bool quoted = encoder->state == IN_QUOTED;
 			const char *q = quoted ? csv_find_any(from, stop, '"', '\t', '\n') : memchr(from, '"', len - i);
 			size_t run = (size_t)((q ? q : stop) - from);
-			if (!quoted && run) {
-				pass_unquoted(encoder, from, run);
-				const char *lf = out ? memrchr(from, '\n', run) : NULL;
-				if (lf)
-					*record_end = o + (lf - from) + 1;
-			}
+			const char *lf = !quoted && run ? pass_unquoted(encoder, from, run) : NULL;
+			if (lf && out)
+				*record_end = o + (lf - from) + 1;
 			if (out) {
 				memcpy(o, from, run);
 				o += run;
