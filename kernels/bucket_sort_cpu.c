@@ -171,7 +171,7 @@ static inline item_u128 item_u96_order(item_u96 item)
 void bucket_cpu_sort_sublists(struct thread_pool *pool, enum item_width width, void *items,
 			      const struct bucket_plan *plan)
 {
-#define CALL(w) sort_sublists_##w(pool, (item_t *)items, plan)
+#define CALL(w) sort_sublists_##w(pool, (item_t *)items, plan, false)
 	FOR_WIDTH(width, CALL);
 #undef CALL
 }

@@ -158,6 +158,7 @@ struct WIDTH_NAME(sublist_job) {
 	const struct bucket_plan *plan;
 	atomic_size_t next;
 	struct thread_pool *pool;
+	bool counted; /* the top level: half of each sublist's items are steps of progress */
 };
 
 static void WIDTH_NAME(sort_sublists_worker)(void *context, size_t worker)
@@ -175,14 +176,16 @@ static void WIDTH_NAME(sort_sublists_worker)(void *context, size_t worker)
 			WIDTH_NAME(local_sort)(sublist, tmp, sublist_length(plan, j));
 		else
 			WIDTH_NAME(heap_sort)(sublist, sublist_length(plan, j));
+		if (job->counted)
+			thread_pool_progress(job->pool, sublist_length(plan, j) / 2);
 	}
 	free(tmp);
 }
 
 static void WIDTH_NAME(sort_sublists)(struct thread_pool *pool, ITEM_T *items,
-				      const struct bucket_plan *plan)
+				      const struct bucket_plan *plan, bool counted)
 {
-	struct WIDTH_NAME(sublist_job) job = { .items = items, .plan = plan, .pool = pool };
+	struct WIDTH_NAME(sublist_job) job = { .items = items, .plan = plan, .pool = pool, .counted = counted };
 	atomic_init(&job.next, 0);
 	/* a worker per thread, but no more than there are sublists */
 	size_t workers = thread_pool_size(pool);
@@ -360,6 +363,8 @@ static void WIDTH_NAME(sort_bucket)(void *context, size_t b)
 	if (length <= cpu_direct_limit(sizeof(ITEM_T)) || length == plan->n ||
 	    job->depth >= CPU_MAX_DEPTH) {
 		WIDTH_NAME(local_sort_into)(bucket, job->items + start, length);
+		if (job->depth == 0)
+			thread_pool_progress(job->pool, length - length / 2);
 		return;
 	}
 	/* one level down on this thread (the pool is busy with the other buckets: its loops
@@ -371,6 +376,8 @@ static void WIDTH_NAME(sort_bucket)(void *context, size_t b)
 		memcpy(job->items + start, bucket, length * sizeof(ITEM_T));
 	else
 		WIDTH_NAME(local_sort_into)(bucket, job->items + start, length);
+	if (job->depth == 0)
+		thread_pool_progress(job->pool, length - length / 2);
 }
 
 static int WIDTH_NAME(bucket_sort_range)(struct thread_pool *pool, ITEM_T *items,
@@ -384,6 +391,8 @@ static int WIDTH_NAME(bucket_sort_range)(struct thread_pool *pool, ITEM_T *items
 
 	if (n <= cpu_sublist_items(sizeof(ITEM_T))) {
 		WIDTH_NAME(local_sort)(items, scratch, n);
+		if (depth == 0)
+			thread_pool_progress(pool, n);
 		return 0;
 	}
 	if (cpu_plan(&plan, n, sizeof(ITEM_T)) < 0)
@@ -397,7 +406,7 @@ static int WIDTH_NAME(bucket_sort_range)(struct thread_pool *pool, ITEM_T *items
 		goto out;
 	}
 	PROFILE_MARK(depth, "start");
-	WIDTH_NAME(sort_sublists)(pool, items, &plan);
+	WIDTH_NAME(sort_sublists)(pool, items, &plan, depth == 0);
 	PROFILE_MARK(depth, "2 sort sublists");
 	/* A stop between the passes leaves items a permutation of what they were; later
 	 * passes rely on earlier ones, so none runs on a pass cut short. */

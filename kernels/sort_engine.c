@@ -473,6 +473,8 @@ int sort_engine_sort(struct sort_engine *engine, enum item_width width, void *it
 			int error = cuda()->sort(engine->gpu, engine->config.algorithm, width, items, n,
 						     engine_owns(engine, items, n * (size_t)width), reason,
 						     sizeof(reason));
+			if (error == 0)
+				thread_pool_progress(engine->pool, n); /* its steps, all at once */
 			/* Out of device memory, or a method the GPU backend lacks: the CPU
 			 * gives the same output. Other CUDA errors are reported. */
 			if (error != -ENOMEM && error != -ENOTSUP)

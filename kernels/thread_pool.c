@@ -32,6 +32,7 @@ struct thread_pool {
 	void (*enter)(void *context); /* run by each worker as it starts (thread_pool_set_enter) */
 	void *enter_context;
 	bool (*stopped)(void); /* whether the owner's work is to stop (thread_pool_set_stop) */
+	_Atomic(atomic_uint_least64_t *) progress; /* where loops count their steps, or NULL */
 	/* the current loop */
 	void (*fn)(void *ctx, size_t index);
 	void *ctx;
@@ -138,6 +139,19 @@ void thread_pool_set_stop(struct thread_pool *pool, bool (*stopped)(void))
 	pthread_mutex_lock(&pool->caller_turn);
 	pool->stopped = stopped;
 	pthread_mutex_unlock(&pool->caller_turn);
+}
+
+void thread_pool_set_progress(struct thread_pool *pool, atomic_uint_least64_t *steps)
+{
+	if (pool)
+		atomic_store(&pool->progress, steps);
+}
+
+void thread_pool_progress(struct thread_pool *pool, uint64_t steps)
+{
+	atomic_uint_least64_t *counter = pool ? atomic_load_explicit(&pool->progress, memory_order_relaxed) : NULL;
+	if (counter)
+		atomic_fetch_add_explicit(counter, steps, memory_order_relaxed);
 }
 
 bool thread_pool_stopped(const struct thread_pool *pool)

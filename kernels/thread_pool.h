@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct thread_pool;
 
@@ -24,6 +25,14 @@ void thread_pool_set_enter(struct thread_pool *pool, void (*enter)(void *context
 void thread_pool_set_stop(struct thread_pool *pool, bool (*stopped)(void));
 /* Whether the pool's owner asked to stop; false for a NULL pool or without a hook. */
 bool thread_pool_stopped(const struct thread_pool *pool);
+/* Where the sorts run on the pool count their steps as they go (a sort of n items makes
+ * n in all), for a progress display; NULL: nowhere. thread_pool_progress adds to it from
+ * any thread. */
+#ifndef __cplusplus /* C's atomics; the CUDA module reports no steps of its own */
+#include <stdatomic.h>
+void thread_pool_set_progress(struct thread_pool *pool, atomic_uint_least64_t *steps);
+#endif
+void thread_pool_progress(struct thread_pool *pool, uint64_t steps);
 
 /* The most threads that run a loop, the caller included; 1 for a NULL pool. Work split
  * into this many pieces keeps every thread busy; it drops when a worker cannot start. */

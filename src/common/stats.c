@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "stats.h"
 #include "job_context.h"
+#include "../../kernels/thread_pool.h"
 
 /* About four redraws a second: often enough to look alive (at least twice a second
  * even on a busy machine), rare enough to cost nothing. */
@@ -57,8 +58,6 @@ double stats_add(struct sort_stats *stats, enum stats_stage stage, double since,
 	double now = stats_now();
 	stats->seconds[stage] += now - since;
 	stats->bytes[stage] += bytes;
-	if (stats->progress && (stage == STAGE_READ || stage == STAGE_WRITE))
-		stats_progress_update(stats, UINT64_MAX);
 	return now;
 }
 
@@ -104,35 +103,116 @@ static void format_bytes(char *text, size_t size, double bytes)
 	snprintf(text, size, unit ? "%.1f %s" : "%.0f %s", bytes, units[unit]);
 }
 
-/* Draws the line for done bytes of total (total <= 0: unknown; complete: 100% of what
- * was done). The caller holds the lock, or has stopped the thread. */
-static void progress_draw(struct sort_stats *stats, uint64_t done, int64_t total, bool complete)
+static const char *const progress_verbs[PROGRESS_STAGES] = {"reading", "sorting", "spilling", "writing"};
+
+/* How far the sort is, from the bytes each stage has moved of the input's size (or of
+ * what was read, when it is not known): the stage furthest on, its bytes, and the
+ * fraction of all stages' bytes. The fraction never falls (a stage that turns out to be
+ * needed, a spill, adds to the total), and reaches 1 only when the sort completes. */
+struct progress_view {
+	enum progress_stage stage;
+	bool known; /* the total: the input's size, or all of it read */
+	uint64_t stage_bytes, total;
+	double fraction;
+};
+
+static struct progress_view progress_measure(struct sort_progress *line)
 {
-	double elapsed = stats_now() - stats->started, rate = elapsed > 0 ? (double)done / elapsed : 0;
-	char done_text[32], rate_text[32], line[256];
-	format_bytes(done_text, sizeof done_text, (double)done);
-	format_bytes(rate_text, sizeof rate_text, rate);
-	if (total > 0 || complete) {
-		double fraction = complete ? 1 : (double)done / (double)total;
-		if (fraction > 1)
-			fraction = 1;
-		if (complete)
-			total = (int64_t)done;
-		char bar[PROGRESS_BAR + 1], total_text[32];
-		int filled = (int)(fraction * PROGRESS_BAR);
-		for (int i = 0; i < PROGRESS_BAR; i++)
-			bar[i] = i < filled ? '#' : '.';
-		bar[PROGRESS_BAR] = '\0';
+	struct progress_view view = {PROGRESS_READ, false, 0, 0, 0};
+	uint64_t moved[PROGRESS_STAGES];
+	for (int i = 0; i < PROGRESS_STAGES; i++)
+		moved[i] = atomic_load_explicit(&line->moved[i], memory_order_relaxed);
+	/* the chunk being sorted, by the share of its steps done */
+	uint64_t chunk = atomic_load_explicit(&line->chunk_bytes, memory_order_relaxed);
+	if (chunk) {
+		uint64_t steps = atomic_load_explicit(&line->chunk_steps, memory_order_relaxed);
+		uint64_t done = atomic_load_explicit(&line->steps, memory_order_relaxed) -
+				atomic_load_explicit(&line->chunk_from, memory_order_relaxed);
+		double share = steps ? (double)done / (double)steps : 0;
+		moved[PROGRESS_SORT] += (uint64_t)((double)chunk * (share < 0.99 ? share : 0.99));
+	}
+	view.total = line->total > 0 ? (uint64_t)line->total : moved[PROGRESS_READ];
+	view.known = line->total > 0 || atomic_load_explicit(&line->read_all, memory_order_relaxed);
+	if (!view.known) {
+		view.stage_bytes = moved[PROGRESS_READ];
+		return view;
+	}
+	if (view.total == 0)
+		return view;
+	bool spills = atomic_load_explicit(&line->spills, memory_order_relaxed);
+	double done = 0;
+	for (int i = 0; i < PROGRESS_STAGES; i++) {
+		if (moved[i] > view.total)
+			moved[i] = view.total;
+		if (moved[i] > 0 || (i == PROGRESS_SORT && chunk)) {
+			view.stage = (enum progress_stage)i;
+			view.stage_bytes = moved[i];
+		}
+		done += (double)moved[i];
+	}
+	double fraction = done / ((double)view.total * (spills ? 4 : 3));
+	if (fraction > 0.999)
+		fraction = 0.999;
+	if (fraction < line->shown)
+		fraction = line->shown;
+	line->shown = view.fraction = fraction;
+	return view;
+}
+
+static void format_duration(char *text, size_t size, double seconds)
+{
+	long whole = (long)(seconds + 0.5);
+	snprintf(text, size, "%ld:%02ld", whole / 60, whole % 60);
+}
+
+/* Draws the line (complete: the sort is done, 100% of what was read). The caller holds
+ * the lock, or has stopped the thread. */
+static void progress_draw(struct sort_stats *stats, bool complete)
+{
+	struct sort_progress *line = &stats->line;
+	double now = stats_now(), elapsed = now - stats->started;
+	struct progress_view view = progress_measure(line);
+	char bytes_text[32], total_text[32], rate_text[48], time_text[32], text[256];
+	if (complete) {
+		uint64_t total = line->total > 0 ? (uint64_t)line->total : stats->bytes[STAGE_READ];
 		format_bytes(total_text, sizeof total_text, (double)total);
-		double left = (double)total - (double)done;
-		long eta = rate > 0 && left > 0 ? (long)(left / rate + 0.5) : 0;
-		snprintf(line, sizeof line, "gpusort: [%s] %3d%% %s of %s, %s/s, ETA %ld:%02ld", bar,
-			 (int)(fraction * 100), done_text, total_text, rate_text, eta / 60, eta % 60);
+		format_bytes(rate_text, sizeof rate_text, elapsed > 0 ? (double)total / elapsed : 0);
+		format_duration(time_text, sizeof time_text, elapsed);
+		snprintf(text, sizeof text, "gpusort: [%.*s] 100%% sorted %s of %s in %s, %s/s", PROGRESS_BAR,
+			 "##############################", total_text, total_text, time_text, rate_text);
 	} else {
-		snprintf(line, sizeof line, "gpusort: %s, %s/s", done_text, rate_text);
+		if (view.stage_bytes && line->first_moved[view.stage] == 0)
+			line->first_moved[view.stage] = now;
+		double stage_time = line->first_moved[view.stage] ? now - line->first_moved[view.stage] : 0;
+		format_bytes(bytes_text, sizeof bytes_text, (double)view.stage_bytes);
+		format_bytes(total_text, sizeof total_text, (double)view.total);
+		/* the stage's pace, once it has run long enough to have one */
+		rate_text[0] = '\0';
+		if (stage_time >= 0.2) {
+			char pace[32];
+			format_bytes(pace, sizeof pace, (double)view.stage_bytes / stage_time);
+			snprintf(rate_text, sizeof rate_text, ", %s/s", pace);
+		}
+		/* the time left: what every stage has still to move, at the pace so far */
+		if (view.fraction >= 0.005 && elapsed >= 0.5)
+			format_duration(time_text, sizeof time_text, elapsed * (1 - view.fraction) / view.fraction);
+		else
+			snprintf(time_text, sizeof time_text, "-:--");
+		if (view.known) {
+			char bar[PROGRESS_BAR + 1];
+			int filled = (int)(view.fraction * PROGRESS_BAR);
+			for (int i = 0; i < PROGRESS_BAR; i++)
+				bar[i] = i < filled ? '#' : '.';
+			bar[PROGRESS_BAR] = '\0';
+			snprintf(text, sizeof text, "gpusort: [%s] %3d%% %s %s of %s%s, ETA %s", bar,
+				 (int)(view.fraction * 100), progress_verbs[view.stage], bytes_text, total_text,
+				 rate_text, time_text);
+		} else { /* a pipe being read: its size is not known yet, nor the time left */
+			snprintf(text, sizeof text, "gpusort: reading %s%s", bytes_text, rate_text);
+		}
 	}
 	/* \r back to the start, the line, then erase whatever a longer line left */
-	fprintf(stderr, "\r%s\033[K", line);
+	fprintf(stderr, "\r%s\033[K", text);
 	fflush(stderr);
 	progress_line = stats;
 }
@@ -141,8 +221,8 @@ static void *progress_main(void *argument)
 {
 	struct sort_stats *stats = argument;
 	pthread_mutex_lock(&progress_lock);
-	while (!stats->progress_stop) {
-		progress_draw(stats, atomic_load(&stats->progress_done), stats->progress_total, false);
+	while (!stats->line.stop) {
+		progress_draw(stats, false);
 		struct timespec until;
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += PROGRESS_INTERVAL_NANOSECONDS;
@@ -150,7 +230,7 @@ static void *progress_main(void *argument)
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
-		while (!stats->progress_stop &&
+		while (!stats->line.stop &&
 		       pthread_cond_timedwait(&progress_wake, &progress_lock, &until) == 0)
 			;
 	}
@@ -163,37 +243,79 @@ void stats_progress_start(struct sort_stats *stats, bool wanted, int64_t total_b
 	if (stats->progress || !wanted || !isatty(STDERR_FILENO))
 		return;
 	pthread_once(&progress_wake_once, progress_wake_init);
-	stats->progress_total = total_bytes;
-	stats->progress_stop = false;
-	atomic_init(&stats->progress_done, 0);
-	stats_progress_update(stats, UINT64_MAX);
+	struct sort_progress *line = &stats->line;
+	memset(line, 0, sizeof *line);
+	line->total = total_bytes;
+	for (int i = 0; i < PROGRESS_STAGES; i++)
+		atomic_init(&line->moved[i], 0);
+	atomic_init(&line->steps, 0);
+	atomic_init(&line->chunk_bytes, 0);
+	atomic_init(&line->chunk_steps, 0);
+	atomic_init(&line->chunk_from, 0);
+	atomic_init(&line->spills, false);
+	atomic_init(&line->read_all, false);
 	/* without a thread there is no line; the sort itself goes on */
-	stats->progress = pthread_create(&stats->progress_thread, NULL, progress_main, stats) == 0;
+	stats->progress = pthread_create(&line->thread, NULL, progress_main, stats) == 0;
 }
 
-void stats_progress_update(struct sort_stats *stats, uint64_t done_bytes)
+void stats_progress_watch(struct sort_stats *stats, struct thread_pool *pool)
 {
-	if (done_bytes == UINT64_MAX)
-		done_bytes = (stats->bytes[STAGE_READ] + stats->bytes[STAGE_WRITE]) / 2;
-	atomic_store_explicit(&stats->progress_done, done_bytes, memory_order_relaxed);
+	if (stats->progress) {
+		stats->line.pool = pool;
+		thread_pool_set_progress(pool, &stats->line.steps);
+	}
+}
+
+void stats_progress_add(struct sort_stats *stats, enum progress_stage stage, uint64_t bytes)
+{
+	if (stats && stats->progress)
+		atomic_fetch_add_explicit(&stats->line.moved[stage], bytes, memory_order_relaxed);
+}
+
+void stats_progress_chunk_begin(struct sort_stats *stats, uint64_t bytes, uint64_t steps)
+{
+	if (!stats || !stats->progress)
+		return;
+	struct sort_progress *line = &stats->line;
+	atomic_store_explicit(&line->chunk_steps, steps, memory_order_relaxed);
+	atomic_store_explicit(&line->chunk_from, atomic_load(&line->steps), memory_order_relaxed);
+	atomic_store_explicit(&line->chunk_bytes, bytes, memory_order_relaxed);
+}
+
+void stats_progress_chunk_end(struct sort_stats *stats)
+{
+	if (!stats || !stats->progress)
+		return;
+	uint64_t bytes = atomic_exchange(&stats->line.chunk_bytes, 0);
+	atomic_fetch_add_explicit(&stats->line.moved[PROGRESS_SORT], bytes, memory_order_relaxed);
+}
+
+void stats_progress_read_all(struct sort_stats *stats)
+{
+	if (stats && stats->progress)
+		atomic_store_explicit(&stats->line.read_all, true, memory_order_relaxed);
+}
+
+void stats_progress_spills(struct sort_stats *stats)
+{
+	if (stats && stats->progress)
+		atomic_store_explicit(&stats->line.spills, true, memory_order_relaxed);
 }
 
 void stats_progress_finish(struct sort_stats *stats, bool completed)
 {
 	if (!stats->progress)
 		return;
+	thread_pool_set_progress(stats->line.pool, NULL);
 	pthread_mutex_lock(&progress_lock);
-	stats->progress_stop = true;
+	stats->line.stop = true;
 	pthread_cond_signal(&progress_wake);
 	pthread_mutex_unlock(&progress_lock);
-	pthread_join(stats->progress_thread, NULL);
+	pthread_join(stats->line.thread, NULL);
 	pthread_mutex_lock(&progress_lock);
 	if (completed) {
-		/* All of the input went through: 100%, of the input's size as read when it
-		 * was not known (a pipe), and the line stays. */
-		uint64_t total = stats->progress_total > 0 ? (uint64_t)stats->progress_total
-							   : stats->bytes[STAGE_READ];
-		progress_draw(stats, total, (int64_t)total, true);
+		/* all of the input went through: 100%, and the line stays */
+		progress_draw(stats, true);
 		fputc('\n', stderr);
 	} else if (progress_line) {
 		fputs("\r\033[K", stderr);

@@ -18,6 +18,29 @@ enum stats_stage {
 	STAGE_COUNT
 };
 
+/* --progress counts the bytes through each stage as they go, on whichever thread moves
+ * them: the input read, sorted (chunk by chunk, and within a chunk by the steps its
+ * sort reports through the thread pool), spilled as runs, and the output written. */
+enum progress_stage { PROGRESS_READ, PROGRESS_SORT, PROGRESS_SPILL, PROGRESS_WRITE, PROGRESS_STAGES };
+
+struct thread_pool;
+struct sort_progress {
+	int64_t total;                               /* input bytes, -1 when unknown */
+	atomic_uint_least64_t moved[PROGRESS_STAGES];
+	atomic_uint_least64_t steps;                 /* the pool's steps (thread_pool_progress) */
+	atomic_uint_least64_t chunk_bytes;           /* the chunk being sorted (0: none) */
+	atomic_uint_least64_t chunk_steps;           /* the steps its sort takes */
+	atomic_uint_least64_t chunk_from;            /* steps when it began */
+	atomic_bool spills;                          /* chunks go to runs: a stage more */
+	atomic_bool read_all;                        /* the input has ended: its size is known */
+	struct thread_pool *pool;                    /* the pool counting steps into it */
+	/* the drawing thread's own */
+	double shown;                                /* the fraction drawn last (it never falls) */
+	double first_moved[PROGRESS_STAGES];         /* when each stage was first seen moving */
+	bool stop;
+	pthread_t thread;
+};
+
 /* zstd levels counted apart in --stats (higher ones count as the last) */
 #define STATS_SPILL_LEVELS 10
 
@@ -48,13 +71,8 @@ struct sort_stats {
 	uint64_t output_uncached_bytes; /* the output's bytes written past the page cache (O_DIRECT) */
 	uint64_t output_moved_bytes;    /* -u: the output's bytes moved down into place after the merge */
 	double started;
-	/* --progress on a terminal: a thread redraws the line from progress_done, which
-	 * stats_add's read and write bytes (or the caller) keep up to date */
-	bool progress;
-	int64_t progress_total;    /* input bytes, -1 when unknown */
-	atomic_uint_least64_t progress_done;
-	bool progress_stop;
-	pthread_t progress_thread;
+	bool progress;             /* --progress on a terminal: the line is drawn (see below) */
+	struct sort_progress line;
 	const char *engine;        /* the sort engine's description */
 	double engine_seconds;     /* opening it (a GPU: creating the CUDA context) */
 	double engine_wait_seconds; /* of that, the sort's wait for it (opened during the read) */
@@ -84,13 +102,22 @@ void stats_temp_remove(struct sort_stats *stats, uint64_t bytes);
 
 /* Starts the progress line when wanted and stderr is a terminal; total_bytes is the
  * input's size (-1 when unknown). A thread redraws it four times a second, also while
- * a long stage (a GPU sort, a merge pass, a slow pipe) moves no bytes. Progress counts
- * half the bytes read plus half the bytes written, so that the line reaches the
- * input's size when the output is done. Call from the thread driving the sort. */
+ * a stage moves no bytes (a slow pipe): the stage, its bytes, and the time left from
+ * the bytes every stage still has to move. Call from the thread driving the sort. */
 void stats_progress_start(struct sort_stats *stats, bool wanted, int64_t total_bytes);
-/* Sets the bytes done from the read and write bytes, or to done_bytes when the caller
- * counts on its own (pass UINT64_MAX to use stats); the thread draws them. */
-void stats_progress_update(struct sort_stats *stats, uint64_t done_bytes);
+/* The pool counts the steps of the sorts it runs into the line (thread_pool.h), until
+ * stats_progress_finish. */
+void stats_progress_watch(struct sort_stats *stats, struct thread_pool *pool);
+/* Bytes moved through a stage, any thread; nothing without a line. */
+void stats_progress_add(struct sort_stats *stats, enum progress_stage stage, uint64_t bytes);
+/* A chunk of bytes input bytes begins its sort, of about steps steps (thread_pool_progress
+ * calls: a sort of n items makes n); its end counts it sorted whole. */
+void stats_progress_chunk_begin(struct sort_stats *stats, uint64_t bytes, uint64_t steps);
+void stats_progress_chunk_end(struct sort_stats *stats);
+/* The input goes to runs: spilling is a stage of the sort. */
+void stats_progress_spills(struct sort_stats *stats);
+/* The input has ended: what was read is its size, where it was not known (a pipe). */
+void stats_progress_read_all(struct sort_stats *stats);
 /* Stops the thread. After a sort that completed, the line is drawn a last time at
  * 100% and kept (a newline ends it); otherwise it is erased. Does nothing twice. */
 void stats_progress_finish(struct sort_stats *stats, bool completed);

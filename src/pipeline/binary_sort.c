@@ -18,12 +18,16 @@
 #include "../common/stats.h"
 #include "../../kernels/huge_memory.h"
 
+/* The most one read of records asks for. */
+#define READ_PIECE_BYTES ((size_t)64 << 20)
+
 /* Sorts one chunk of n records in place of its item array; returns the form used. */
 int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *layout,
 		      unsigned char *records, size_t n, void *items_buffer, enum record_form *form,
 		      struct sort_stats *stats)
 {
 	double started = stats_now();
+	stats_progress_chunk_begin(stats, n * layout->record_size, n);
 	*form = record_form_choose(layout, n);
 	void *items = record_form_in_place(*form) ? (void *)records : items_buffer;
 	record_items_build(layout, *form, records, n, items);
@@ -34,6 +38,7 @@ int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *la
 	sort_verify_plant_test_bug(items, n, record_form_width(*form));
 	record_items_finish_ties(layout, *form, records, items, n);
 	stats_add(stats, STAGE_SORT, started, n * (size_t)record_form_width(*form));
+	stats_progress_chunk_end(stats);
 	return 0;
 }
 
@@ -171,11 +176,15 @@ static int binary_fill(void *context, int b)
 				return -ENOMEM;
 			}
 		}
-		size_t want = buffer->capacity - buffer->have;
+		/* in pieces, which --progress counts as they arrive */
+		size_t want = buffer->capacity - buffer->have, piece = READ_PIECE_BYTES / size + 1;
+		if (want > piece)
+			want = piece;
 		int64_t got = record_reader_read(chunks->reader, buffer->records + buffer->have * size, want);
 		if (got < 0)
 			return (int)got;
 		records_read += (uint64_t)got;
+		stats_progress_add(chunks->stats, PROGRESS_READ, (uint64_t)got * size);
 		buffer->have += (size_t)got;
 		/* fewer than asked: the input ended */
 		if ((size_t)got < want || buffer->have > chunk)

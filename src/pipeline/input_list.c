@@ -69,7 +69,7 @@ int input_list_resolve(const struct input_spec *spec, int check, struct input_li
 	}
 	struct text_lines text;
 	text_lines_init(&text, '\0');
-	ssize_t got = text_lines_append(&text, file, SIZE_MAX, NULL);
+	ssize_t got = text_lines_append(&text, file, SIZE_MAX, NULL, NULL);
 	input_file_close(file);
 	if (got < 0) {
 		text_lines_free(&text);

@@ -59,6 +59,7 @@ struct range_merge {
 	atomic_size_t next_range;
 	atomic_bool failed;
 	atomic_uint_least64_t written;
+	uint64_t written_shown;                  /* of those, counted into --progress */
 	atomic_uint_least64_t write_nanoseconds; /* spent in the output's writes, all threads */
 	atomic_uint_least64_t uncached_bytes;    /* written past the page cache, all threads */
 	atomic_uint finished;
@@ -314,9 +315,17 @@ static int ordered_write_block(void *context, unsigned char **block, size_t *cap
 	return error == -ENOMEM ? range_merge_fail(sink->merge, NULL, "merge", error) : error;
 }
 
+/* The output's bytes written since the last call, into --progress (the main thread's). */
+static void progress_note(struct range_merge *merge, struct sort_stats *stats)
+{
+	uint64_t written = atomic_load(&merge->written);
+	stats_progress_add(stats, PROGRESS_WRITE, written - merge->written_shown);
+	merge->written_shown = written;
+}
+
 /* The main thread's part in ordered mode: writes every range's blocks in range order,
  * updating --progress as it goes. */
-static int ordered_write_all(struct range_merge *merge, struct sort_stats *stats, uint64_t read_bytes)
+static int ordered_write_all(struct range_merge *merge, struct sort_stats *stats)
 {
 	unsigned char *block;
 	size_t capacity, bytes;
@@ -328,7 +337,7 @@ static int ordered_write_all(struct range_merge *merge, struct sort_stats *stats
 			range_merge_fail(merge, "write failed", merge->name, error);
 		else
 			atomic_fetch_add(&merge->written, bytes);
-		stats_progress_update(stats, (read_bytes + atomic_load(&merge->written)) / 2);
+		progress_note(merge, stats);
 	}
 	if (atomic_load(&merge->failed) && !error)
 		error = -ECANCELED;
@@ -501,7 +510,6 @@ static int range_merge_run(struct range_merge *merge, unsigned threads, struct s
 		if (job_thread_create(&workers[*started].thread, range_worker_main, &workers[*started]) != 0)
 			break;
 	}
-	uint64_t read_bytes = stats->bytes[STAGE_READ];
 	if (*started == 0) {
 		/* no thread to be had: the in-order merge does it, from an empty file (not one
 		 * extended for direct writes, which -u would leave too long) */
@@ -510,11 +518,11 @@ static int range_merge_run(struct range_merge *merge, unsigned threads, struct s
 		return cut ? range_merge_fail(merge, "write failed", merge->name, cut) : -ENOTSUP;
 	}
 	if (merge->ordered)
-		error = ordered_write_all(merge, stats, read_bytes);
+		error = ordered_write_all(merge, stats);
 	while (!merge->ordered && atomic_load(&merge->finished) < *started) {
 		struct timespec pause = {0, MERGE_POLL_NANOSECONDS};
 		nanosleep(&pause, NULL);
-		stats_progress_update(stats, (read_bytes + atomic_load(&merge->written)) / 2);
+		progress_note(merge, stats);
 		if (merge->kept && !atomic_load(&merge->failed) && !error)
 			error = compact_unique(merge, false);
 	}

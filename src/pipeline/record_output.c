@@ -137,6 +137,7 @@ int record_output_write(void *context, const unsigned char *records, size_t byte
 	if (!error)
 		error = output_file_write(output->file, records, bytes);
 	stats_add(output->stats, STAGE_WRITE, started, bytes);
+	stats_progress_add(output->stats, PROGRESS_WRITE, bytes);
 	if (error && !output->reported) {
 		output_failed(output, error, false);
 	}
@@ -149,8 +150,10 @@ static int record_output_write_at(void *context, const unsigned char *records, s
 	if (job_cancelled())
 		return -ECANCELED;
 	int error = output_file_write_at(output->file, records, bytes, (off_t)offset);
-	if (!error)
+	if (!error) {
 		output->written_at += bytes;
+		stats_progress_add(output->stats, PROGRESS_WRITE, bytes);
+	}
 	return error;
 }
 

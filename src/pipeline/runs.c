@@ -244,6 +244,7 @@ int run_sink_write(void *context, const unsigned char *records, size_t bytes, si
 {
 	(void)count;
 	struct run_sink *sink = context;
+	stats_progress_add(sink->stats, PROGRESS_SPILL, bytes);
 	if (bytes >= RUN_SINK_LEND_BLOCKS * sink->block_bytes) {
 		int error = 0;
 		if (sink->filled > 0) {

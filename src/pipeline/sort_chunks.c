@@ -158,6 +158,8 @@ static int form_runs(const struct chunk_mode *mode, const struct record_order *o
 		more = mode->fill(mode->mode, next);
 		if (more < 0)
 			error = more;
+		else if (!more)
+			stats_progress_read_all(stats);
 		current = next;
 	}
 	if (spilling) {
@@ -215,6 +217,8 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 	int more = mode->fill(mode->mode, 0), error;
 	if (more < 0)
 		return 2;
+	if (!more)
+		stats_progress_read_all(stats);
 	if (!more) {
 		/* in memory, records are checked by their positions (verify.h) */
 		verify->by_position = true;
@@ -227,6 +231,7 @@ int sort_chunks(const struct chunk_mode *mode, const struct record_order *order,
 		error = chunk_output_write(mode, &out, error, stats);
 		return error ? 2 : 0;
 	}
+	stats_progress_spills(stats);
 	size_t block_bytes = memory_plan_run_block_bytes(plan, mode->expected_runs(mode->mode));
 	struct run_list list = {NULL, 0, plan->threads, memory_plan_run_writer_depth(plan, block_bytes), {0}, settings, 0};
 	error = form_runs(mode, order, plan, block_bytes, &list, more, stats);

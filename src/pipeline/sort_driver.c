@@ -37,6 +37,7 @@ static int sort_inputs(struct sort_drive *drive, const struct sort_driver_mode *
 					      (struct record_admit){mode->fits, mode->mode}, &drive->stats);
 		} else {
 			stats_progress_start(&drive->stats, job->progress, drive->total);
+			stats_progress_watch(&drive->stats, drive->pool);
 			status = mode->sort(mode->mode, drive);
 		}
 	}

@@ -158,7 +158,8 @@ static int text_fill(void *context, int b)
 		if (room < limit / TEXT_CHUNK_SLACK)
 			room = limit / TEXT_CHUNK_SLACK + 1;
 		double started = stats_now();
-		ssize_t got = text_lines_append(lines, chunks->file, room, chunks->pool);
+		ssize_t got = text_lines_append(lines, chunks->file, room, chunks->pool,
+						&chunks->stats->line.moved[PROGRESS_READ]);
 		stats_add(chunks->stats, STAGE_READ, started, got > 0 ? (uint64_t)got : 0);
 		if (got < 0) {
 			csv_input_report(chunks->inputs->names[chunks->next_input - 1], lines->csv, (int)got);
@@ -192,6 +193,8 @@ static int text_sort(void *context, int b)
 	/* the items are made as the lines are indexed, while their bytes are in cache */
 	struct text_line_items *items = &chunks->items;
 	int err = text_lines_count(lines, chunks->pool, chunks->verify);
+	/* its steps: the lines indexed, their items sorted, their ties broken */
+	stats_progress_chunk_begin(chunks->stats, lines->size, 3 * (uint64_t)lines->counted_lines);
 	if (!err)
 		err = text_line_items_reserve(items, chunks->order, lines->counted_lines, chunks->engine);
 	if (!err)
@@ -204,6 +207,7 @@ static int text_sort(void *context, int b)
 	if (!err)
 		sort_verify_plant_test_bug(buffer->sorted, lines->count, sizeof *buffer->sorted);
 	stats_add(chunks->stats, STAGE_SORT, started, lines->count * text_line_sort_item_bytes(lines->count));
+	stats_progress_chunk_end(chunks->stats);
 	chunks->stats->records += lines->count;
 	if (err)
 		report_errno(err);

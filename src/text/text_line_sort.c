@@ -116,6 +116,7 @@ struct finish_job {
 	struct tie_run **large; /* per slice: its large runs, NULL when none */
 	size_t *large_count;
 	atomic_int error; /* set by any slice's thread */
+	struct thread_pool *pool;
 };
 
 /* A collated key's images take a strxfrm of every line of the run, where the comparator
@@ -274,6 +275,7 @@ static void finish_slice(void *ctx, size_t slice)
 		}
 		i = j;
 	}
+	thread_pool_progress(job->pool, end - begin);
 }
 
 /* Large tie runs told apart by the deeper prefixes, a run to a thread. */
@@ -412,7 +414,7 @@ int text_line_sort(struct text_line_items *made, const struct text_lines *lines,
 		free(large_count);
 		return -ENOMEM;
 	}
-	struct finish_job job = { order, lines, width, items, index, n, large, large_count, 0 };
+	struct finish_job job = { order, lines, width, items, index, n, large, large_count, 0, pool };
 	thread_pool_parallel_for(pool, slices, finish_slice, &job);
 	err = sort_large_runs(&job, pool, slices, atomic_load(&job.error));
 	free(large);

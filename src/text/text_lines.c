@@ -59,7 +59,8 @@ int text_lines_reserve(struct text_lines *lines, size_t bytes)
 	return 0;
 }
 
-ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit, struct thread_pool *pool)
+ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit, struct thread_pool *pool,
+			  atomic_uint_least64_t *read_bytes)
 {
 	size_t total = 0;
 	off_t size = input_file_size(file);
@@ -103,6 +104,8 @@ ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, siz
 			return kept;
 		lines->size += (size_t)kept;
 		total += (size_t)got;
+		if (read_bytes)
+			atomic_fetch_add_explicit(read_bytes, (uint64_t)got, memory_order_relaxed);
 		if (got == 0) {
 			/* The input ended: its last line may lack a terminator (earlier inputs
 			 * always end with one, so only this input's line is affected). */
@@ -361,6 +364,7 @@ struct index_job {
 	struct sort_verify *words;  /* NULL: no words taken */
 	text_lines_visit visit;
 	void *context;
+	struct thread_pool *pool; /* counts the lines visited as steps (thread_pool_progress) */
 };
 
 /* Lines [first, end) hashed and visited. */
@@ -394,6 +398,7 @@ static void index_slice(void *ctx, size_t slice)
 		line += store_starts(lines->data, at, stop, lines->eol, lines->starts + line + 1, lines->origin, &words);
 		if (line > done) {
 			lines_scanned(job, done, line, &print, &spent);
+			thread_pool_progress(job->pool, line - done);
 			done = line;
 		}
 	}
@@ -425,7 +430,7 @@ int text_lines_index(struct text_lines *lines, struct thread_pool *pool, struct 
 	lines->starts[0] = 0;
 	lines->count = count;
 	bool checked = verify && verify->enabled, hashed = checked && !verify->by_position;
-	struct index_job job = { lines, hashed ? verify : NULL, checked ? verify : NULL, visit, context };
+	struct index_job job = { lines, hashed ? verify : NULL, checked ? verify : NULL, visit, context, pool };
 	thread_pool_parallel_for(pool, lines->mark_count, index_slice, &job);
 	if (job_cancelled())
 		return -ECANCELED;

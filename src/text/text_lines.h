@@ -46,8 +46,10 @@ void text_lines_free(struct text_lines *lines);
 /* Appends up to `limit` more bytes from file (whole input when it is SIZE_MAX); returns
  * the bytes read (0 at the end of the input) or a negative errno. When the input ends
  * without a terminator, one is added. With a pool, a buffer made anew for the read is
- * faulted in on it first. */
-ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit, struct thread_pool *pool);
+ * faulted in on it first. Each piece read is added to *read_bytes (unless NULL) as it
+ * arrives, for a progress display. */
+ssize_t text_lines_append(struct text_lines *lines, struct input_file *file, size_t limit, struct thread_pool *pool,
+			  atomic_uint_least64_t *read_bytes);
 /* Reserves room for `bytes` more; returns 0 or -ENOMEM. */
 int text_lines_reserve(struct text_lines *lines, size_t bytes);
 
