@@ -18,8 +18,12 @@
 #include "../common/stats.h"
 #include "../../kernels/huge_memory.h"
 
-/* The most one read of records asks for. */
-#define READ_PIECE_BYTES ((size_t)64 << 20)
+/* The records are read in pieces that --progress counts as they arrive: a piece takes
+ * about READ_PIECE_SECONDS, from READ_PIECE_FIRST bytes doubled or halved by the pace
+ * seen (large pieces keep the parallel reads wide where the input is fast). */
+#define READ_PIECE_FIRST ((size_t)8 << 20)
+#define READ_PIECE_MIN ((size_t)1 << 20)
+#define READ_PIECE_SECONDS 0.1
 
 /* Sorts one chunk of n records in place of its item array; returns the form used. */
 int binary_sort_chunk(struct sort_engine *engine, const struct record_layout *layout,
@@ -71,6 +75,7 @@ struct binary_chunks {
 	bool spill_ready;         /* the spill's arrays are made */
 	int64_t total;            /* the input's bytes; -1: unknown */
 	struct sort_stats *stats;
+	size_t read_piece;        /* bytes a read asks for (READ_PIECE_FIRST at first) */
 	struct emit_scratch emit_scratch; /* the gather's blocks, chunk after chunk */
 	struct binary_chunk {
 		unsigned char *records; /* capacity records, at most chunk + 1 */
@@ -160,6 +165,17 @@ static bool binary_spill_buffers(struct binary_chunks *chunks, bool first_fresh)
 	return true;
 }
 
+/* The next piece's size from the time a full piece took. */
+static void read_piece_adapt(struct binary_chunks *chunks, uint64_t bytes, double seconds)
+{
+	if (bytes + chunks->layout->record_size < chunks->read_piece)
+		return; /* a short piece: the end of the chunk or the input */
+	if (seconds < READ_PIECE_SECONDS / 2 && chunks->read_piece <= SIZE_MAX / 4)
+		chunks->read_piece *= 2;
+	else if (seconds > READ_PIECE_SECONDS * 2 && chunks->read_piece / 2 >= READ_PIECE_MIN)
+		chunks->read_piece /= 2;
+}
+
 static int binary_fill(void *context, int b)
 {
 	struct binary_chunks *chunks = context;
@@ -176,15 +192,16 @@ static int binary_fill(void *context, int b)
 				return -ENOMEM;
 			}
 		}
-		/* in pieces, which --progress counts as they arrive */
-		size_t want = buffer->capacity - buffer->have, piece = READ_PIECE_BYTES / size + 1;
+		size_t want = buffer->capacity - buffer->have, piece = chunks->read_piece / size + 1;
 		if (want > piece)
 			want = piece;
+		double asked = stats_now();
 		int64_t got = record_reader_read(chunks->reader, buffer->records + buffer->have * size, want);
 		if (got < 0)
 			return (int)got;
 		records_read += (uint64_t)got;
 		stats_progress_add(chunks->stats, PROGRESS_READ, (uint64_t)got * size);
+		read_piece_adapt(chunks, (uint64_t)got * size, stats_now() - asked);
 		buffer->have += (size_t)got;
 		/* fewer than asked: the input ended */
 		if ((size_t)got < want || buffer->have > chunk)
@@ -343,7 +360,7 @@ static int binary_sort_inputs(void *context, struct sort_drive *drive)
 	memory_plan_binary(&drive->memory, &drive->asked, layout, drive->engine, drive->total, &plan);
 	struct binary_chunks chunks = {.layout = layout, .engine = drive->engine, .reader = binary->reader,
 				       .plan = &plan, .unique = job->unique, .records_grow = drive->total < 0,
-				       .total = drive->total, .stats = &drive->stats};
+				       .total = drive->total, .stats = &drive->stats, .read_piece = READ_PIECE_FIRST};
 	binary->reader = NULL; /* the chunks' now: closed with them, its descriptors the merge's */
 	int status = 2;
 	if (binary_buffers(&chunks)) {
