@@ -21,7 +21,7 @@
 /* The records are read in pieces that --progress counts as they arrive: a piece takes
  * about READ_PIECE_SECONDS, from READ_PIECE_FIRST bytes doubled or halved by the pace
  * seen (large pieces keep the parallel reads wide where the input is fast). */
-#define READ_PIECE_FIRST ((size_t)8 << 20)
+#define READ_PIECE_FIRST ((size_t)64 << 20)
 #define READ_PIECE_MIN ((size_t)1 << 20)
 #define READ_PIECE_SECONDS 0.1
 
