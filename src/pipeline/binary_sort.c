@@ -20,7 +20,8 @@
 
 /* The records are read in pieces that --progress counts as they arrive: a piece takes
  * about READ_PIECE_SECONDS, from READ_PIECE_FIRST bytes doubled or halved by the pace
- * seen (large pieces keep the parallel reads wide where the input is fast). */
+ * seen. The first is above io's parallel-read minimum: a smaller second read would
+ * hand the file to the read-ahead ring, which copies out on one thread. */
 #define READ_PIECE_FIRST ((size_t)64 << 20)
 #define READ_PIECE_MIN ((size_t)1 << 20)
 #define READ_PIECE_SECONDS 0.1
