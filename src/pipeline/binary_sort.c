@@ -20,8 +20,9 @@
 
 /* The records are read in pieces that --progress counts as they arrive: a piece takes
  * about READ_PIECE_SECONDS, from READ_PIECE_FIRST bytes doubled or halved by the pace
- * seen. The first is above io's parallel-read minimum: a smaller second read would
- * hand the file to the read-ahead ring, which copies out on one thread. */
+ * seen. A file's first is above io's parallel-read minimum: a smaller second read
+ * would hand the file to the read-ahead ring, which copies out on one thread; a pipe,
+ * read on one thread in any case, starts at READ_PIECE_MIN. */
 #define READ_PIECE_FIRST ((size_t)64 << 20)
 #define READ_PIECE_MIN ((size_t)1 << 20)
 #define READ_PIECE_SECONDS 0.1
@@ -76,7 +77,7 @@ struct binary_chunks {
 	bool spill_ready;         /* the spill's arrays are made */
 	int64_t total;            /* the input's bytes; -1: unknown */
 	struct sort_stats *stats;
-	size_t read_piece;        /* bytes a read asks for (READ_PIECE_FIRST at first) */
+	size_t read_piece;        /* bytes a read asks for */
 	struct emit_scratch emit_scratch; /* the gather's blocks, chunk after chunk */
 	struct binary_chunk {
 		unsigned char *records; /* capacity records, at most chunk + 1 */
@@ -361,7 +362,7 @@ static int binary_sort_inputs(void *context, struct sort_drive *drive)
 	memory_plan_binary(&drive->memory, &drive->asked, layout, drive->engine, drive->total, &plan);
 	struct binary_chunks chunks = {.layout = layout, .engine = drive->engine, .reader = binary->reader,
 				       .plan = &plan, .unique = job->unique, .records_grow = drive->total < 0,
-				       .total = drive->total, .stats = &drive->stats, .read_piece = READ_PIECE_FIRST};
+				       .total = drive->total, .stats = &drive->stats, .read_piece = drive->total < 0 ? READ_PIECE_MIN : READ_PIECE_FIRST};
 	binary->reader = NULL; /* the chunks' now: closed with them, its descriptors the merge's */
 	int status = 2;
 	if (binary_buffers(&chunks)) {
