@@ -78,6 +78,15 @@ def main():
     write(os.path.join(directory, "longties"),
           ["%s%s%d\t%s" % (rng.choice(heads), rng.choice(["", "é", "E", "-", " "]), rng.randrange(40),
                            rng.choice(["x", "Y", "é"])) for _ in range(12000)])
+    # short runs (under a few hundred lines) tied in their first level's first 8 bytes,
+    # some tied in the next 8 as well, told apart by accents, case, punctuation or not
+    bases = ["abcdefgh", "Abcdéfgh", "ABCDEFGH", "mnopqrst", "Mnöpqrst", "zzzzzzzz", "ßßßß"]
+    bases += ["".join(rng.choice("abcdeosz") for _ in range(8)) for _ in range(30)]
+    middles = ["ijklmnop", "ijklmnöp", "IJKLMNOP", "ijkl", "ijkl-mnop", "", "ij kl"]
+    write(os.path.join(directory, "midties"),
+          ["%s%s%s%s %s" % (rng.choice(bases), rng.choice(middles), rng.choice(["", "q", "Q", "é", "e", "-", "qr"]),
+                            rng.choice(["", "s", "S", " "]), rng.choice(["x", "Y", "é", "1", ""]))
+           for _ in range(5000)])
     write(os.path.join(directory, "numbers"),
           [number(rng) + rng.choice(["", " " + word(rng)]) for _ in range(2000)])
     write(os.path.join(directory, "months"), [month_line(rng) for _ in range(2000)])

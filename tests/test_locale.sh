@@ -77,6 +77,14 @@ longties|
 longties|-s -k1,1
 longties|-u -k1,1
 longties|-r -t TAB -k1,1 -k2,2
+midties|
+midties|-r
+midties|-u
+midties|-s -k1,1
+midties|-k2,2
+midties|-k1,1r -k2,2
+midties|-b -k2
+midties|-t - -k1,1
 spill|-S 1M
 spill|-S 1M -u
 spill|-S 1M -f -k2

@@ -33,8 +33,8 @@
 /* Text chunks (sort_chunks.h): lines read input after input into a buffer until the
  * chunk is full, sorted by their complete lines; the partial line at the end, and any
  * lines read past a full chunk, start the next chunk. A chunk is full when its bytes
- * plus TEXT_LINE_COST for each line reach chunk_bytes, so that short lines, whose
- * tables outweigh their text, are held to the budget too (the plan in memory_plan.c). */
+ * plus line_cost for each line reach chunk_bytes, so that short lines, whose tables
+ * outweigh their text, are held to the budget too (the plan in memory_plan.c). */
 struct text_chunks {
 	const struct text_order *order;
 	struct sort_engine *engine;
@@ -47,6 +47,7 @@ struct text_chunks {
 	size_t next_input;        /* the input to open when file is NULL */
 	struct input_file *file;
 	size_t chunk_bytes;       /* a chunk's bytes and line costs at most */
+	size_t line_cost;         /* TEXT_LINE_COST, and what the order's items keep beside */
 	size_t bytes_per_line;    /* of the chunks cut so far; 0 before the first */
 	size_t first_chunk_bytes; /* the first chunk's lines, once it is full */
 	int64_t total;            /* the inputs' bytes, -1 when unknown */
@@ -74,7 +75,7 @@ static bool text_input_left(const struct text_chunks *chunks)
 static int text_chunk_cut(struct text_chunks *chunks, struct text_chunk *buffer, size_t from, size_t from_lines)
 {
 	struct text_lines *lines = &buffer->lines;
-	size_t kept, cut = text_lines_cut(lines, from, from_lines, chunks->chunk_bytes, TEXT_LINE_COST, &kept);
+	size_t kept, cut = text_lines_cut(lines, from, from_lines, chunks->chunk_bytes, chunks->line_cost, &kept);
 	if (cut == 0) {
 		chunks->chunk_bytes *= 2;
 		return 0;
@@ -101,18 +102,18 @@ static int text_fill(void *context, int b)
 	struct text_lines *lines = &buffer->lines;
 	for (;;) {
 		size_t limit = chunks->chunk_bytes;
-		size_t cost = lines->counted + lines->counted_lines * TEXT_LINE_COST;
+		size_t cost = lines->counted + lines->counted_lines * chunks->line_cost;
 		/* bytes not counted yet are counted before more is read, or when all of them
 		 * being terminators would pass the limit */
 		size_t uncounted = lines->size - lines->counted;
-		if (uncounted && (text_input_left(chunks) || cost + uncounted * (1 + TEXT_LINE_COST) > limit)) {
+		if (uncounted && (text_input_left(chunks) || cost + uncounted * (1 + chunks->line_cost) > limit)) {
 			size_t from = lines->counted, from_lines = lines->counted_lines;
 			int err = text_lines_count(lines, chunks->pool, chunks->verify);
 			if (err) {
 				report_errno(err);
 				return err;
 			}
-			cost = lines->counted + lines->counted_lines * TEXT_LINE_COST;
+			cost = lines->counted + lines->counted_lines * chunks->line_cost;
 			if (cost > limit) {
 				if (text_chunk_cut(chunks, buffer, from, from_lines))
 					return 1;
@@ -148,7 +149,7 @@ static int text_fill(void *context, int b)
 			length = 1;
 		/* a sixteenth short, so that the piece rarely passes the limit, which would
 		 * leave read lines to carry into the next chunk */
-		size_t room = (size_t)((double)left * length / (length + TEXT_LINE_COST) / 16 * 15);
+		size_t room = (size_t)((double)left * length / (length + chunks->line_cost) / 16 * 15);
 		if (room < limit / TEXT_CHUNK_SLACK && lines->size > 0) {
 			/* full: cut after the last complete line */
 			if (text_chunk_cut(chunks, buffer, lines->counted, lines->counted_lines))
@@ -323,7 +324,9 @@ static int text_sort_inputs(void *context, struct sort_drive *drive)
 	struct text_chunks chunks = {.order = text->order, .engine = drive->engine, .pool = drive->pool,
 				     .verify = &drive->verify, .stats = &drive->stats, .inputs = drive->inputs,
 				     .header = job->output.header,
-				     .chunk_bytes = plan.chunk_bytes, .total = drive->total,
+				     .chunk_bytes = plan.chunk_bytes,
+				     .line_cost = TEXT_LINE_COST + text_line_sort_extra_bytes(text->order),
+				     .total = drive->total,
 				     .file = text->first, .next_input = text->first ? 1 : 0};
 	text->first = NULL; /* the chunks close it */
 	for (int i = 0; i < 2; i++)

@@ -135,6 +135,34 @@ uint64_t text_collate_image(const char *key, size_t len)
 	return prefix;
 }
 
+static size_t first_level_length(const char *image, size_t len)
+{
+	size_t level = 0;
+	while (level < len && (unsigned char)image[level] > 1)
+		level++;
+	return level;
+}
+
+static uint64_t level_word(const char *image, size_t level, size_t at)
+{
+	return at < level ? big_endian_prefix(image + at, level - at) : 0;
+}
+
+static void take_two_words(void *context, const char *image, size_t len)
+{
+	uint64_t *words = context;
+	words[0] = big_endian_prefix(image, len);
+	words[1] = level_word(image, first_level_length(image, len), 8);
+}
+
+uint64_t text_collate_image_pair(const char *key, size_t len, uint64_t *next)
+{
+	uint64_t words[2] = {0, 0};
+	with_image(key, len, take_two_words, words);
+	*next = words[1];
+	return words[0];
+}
+
 struct level_word {
 	size_t at, length;
 	uint64_t word;
@@ -143,11 +171,8 @@ struct level_word {
 static void take_level_word(void *context, const char *image, size_t len)
 {
 	struct level_word *want = context;
-	size_t level = 0;
-	while (level < len && (unsigned char)image[level] > 1)
-		level++;
-	want->length = level;
-	want->word = want->at < level ? big_endian_prefix(image + want->at, level - want->at) : 0;
+	want->length = first_level_length(image, len);
+	want->word = level_word(image, want->length, want->at);
 }
 
 uint64_t text_collate_level_at(const char *key, size_t len, size_t at, size_t *level_length)

@@ -22,6 +22,9 @@ int text_collate_compare(const char *a, size_t alen, const char *b, size_t blen)
  * first NUL byte), big-endian, zero-padded: a smaller image means an earlier key by
  * text_collate_compare; equal images decide nothing. */
 uint64_t text_collate_image(const char *key, size_t len);
+/* text_collate_image, and in *next the level's next 8 bytes (text_collate_level_at at 8)
+ * from the same strxfrm. */
+uint64_t text_collate_image_pair(const char *key, size_t len, uint64_t *next);
 
 /* Bytes [at, at + 8) of the first level of the key's image (as text_collate_image
  * takes them at 0), zero-padded; *level_length: the first level's bytes (SIZE_MAX when

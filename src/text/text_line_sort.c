@@ -59,18 +59,46 @@ size_t text_line_sort_item_bytes(size_t n)
 	return (size_t)items_width(n);
 }
 
+size_t text_line_sort_extra_bytes(const struct text_order *order)
+{
+	return text_prefix_keeps_next(order) ? sizeof(uint64_t) : 0;
+}
+
+/* Room for n next words, kept from chunk to chunk as the items are. */
+static int next_words_reserve(struct text_line_items *items, size_t n)
+{
+	size_t bytes = (n ? n : 1) * sizeof *items->next_words;
+	if (bytes <= items->next_bytes)
+		return 0;
+	if (items->next_bytes)
+		bytes += bytes / 8;
+	huge_memory_free(items->next_words);
+	items->next_bytes = 0;
+	items->next_words = huge_memory_alloc(bytes);
+	if (!items->next_words)
+		return -ENOMEM;
+	items->next_bytes = bytes;
+	return 0;
+}
+
 int text_line_items_reserve(struct text_line_items *items, const struct text_order *order, size_t n,
 			    struct sort_engine *engine)
 {
 	items->order = order;
 	items->compared = n < COLLATED_COMPARED_LINES && text_prefix_collates(order);
 	items->width = items_width(n);
+	if (!items->compared && text_prefix_keeps_next(order)) {
+		int err = next_words_reserve(items, n);
+		if (err)
+			return err;
+	}
 	size_t bytes = (n ? n : 1) * (size_t)items->width;
 	if (bytes <= items->bytes)
 		return 0;
 	if (items->bytes) /* a chunk with more lines than one before: room for more yet */
 		bytes += bytes / 8;
-	text_line_items_free(items, engine);
+	sort_engine_host_free(engine, items->items, items->bytes);
+	items->bytes = 0;
 	items->items = sort_engine_host_alloc(engine, bytes);
 	if (!items->items)
 		return -ENOMEM;
@@ -83,6 +111,9 @@ void text_line_items_free(struct text_line_items *items, struct sort_engine *eng
 	sort_engine_host_free(engine, items->items, items->bytes);
 	items->items = NULL;
 	items->bytes = 0;
+	huge_memory_free(items->next_words);
+	items->next_words = NULL;
+	items->next_bytes = 0;
 }
 
 void text_line_items_make(void *context, const struct text_lines *lines, size_t first, size_t end)
@@ -90,6 +121,15 @@ void text_line_items_make(void *context, const struct text_lines *lines, size_t 
 	struct text_line_items *items = context;
 	if (items->compared)
 		return;
+	if (text_prefix_keeps_next(items->order)) {
+		for (size_t i = first; i < end; i++) {
+			size_t len;
+			const char *line = text_line(lines, i, &len);
+			uint64_t prefix = text_prefix_pair(items->order, line, len, &items->next_words[i]);
+			item_put(items->width, items->items, i, prefix);
+		}
+		return;
+	}
 	for (size_t i = first; i < end; i++) {
 		size_t len;
 		const char *line = text_line(lines, i, &len);
@@ -113,6 +153,7 @@ struct finish_job {
 	const void *items;
 	uint64_t *index;
 	size_t n;
+	const uint64_t *next_words; /* the lines' text_prefix_at at depth 1, or NULL */
 	struct tie_run **large; /* per slice: its large runs, NULL when none */
 	size_t *large_count;
 	atomic_int error; /* set by any slice's thread */
@@ -165,23 +206,33 @@ static int sort_compared(const struct text_order *order, const struct text_lines
 	return 0;
 }
 
+/* Tie runs this short are told apart in a table on the stack. */
+#define DEEPER_STACK_LINES 32
+
 /* Orders index[0, n), lines whose keys (with whole_line: whole lines, the keys all
- * equal) tie in their first 8 * depth bytes: by the next 8 (text_prefix_at), and each
- * group that ties there again one step deeper, up to DEEPER_STEPS, then by the
- * comparator. Keeps the order of lines equal throughout (the comparator sees them in
- * it), so the result is text_merge_sort's. */
+ * equal) tie in their first 8 * depth bytes: by the next 8 (text_prefix_at, or at depth
+ * 1 next_words where kept), and each group that ties there again one step deeper, up
+ * to DEEPER_STEPS, then by the comparator. Keeps the order of lines equal throughout
+ * (the comparator sees them in it), so the result is text_merge_sort's. */
 static int sort_deeper(const struct text_order *order, const struct text_lines *lines, uint64_t *index,
-		       size_t n, size_t depth, bool whole_line, uint64_t *stack)
+		       size_t n, size_t depth, bool whole_line, uint64_t *stack, const uint64_t *next_words)
 {
 	if (n < 2)
 		return 0;
-	struct deeper *all = depth <= DEEPER_STEPS ? malloc(n * sizeof *all) : NULL;
+	struct deeper small[DEEPER_STACK_LINES];
+	struct deeper *all = depth > DEEPER_STEPS ? NULL : n <= DEEPER_STACK_LINES ? small : malloc(n * sizeof *all);
 	if (!all)
 		return sort_compared(order, lines, index, n, stack);
+	bool kept = next_words && depth == 1 && !whole_line;
 	for (size_t k = 0; k < n; k++) {
+		all[k] = (struct deeper){.line = index[k], .at = k};
+		if (kept) { /* the key's size unknown: it may go on */
+			all[k].image = next_words[index[k]];
+			all[k].size = SIZE_MAX;
+			continue;
+		}
 		size_t len;
 		const char *line = text_line(lines, index[k], &len);
-		all[k] = (struct deeper){.line = index[k], .at = k};
 		all[k].image = text_prefix_at(order, line, len, depth, whole_line, &all[k].size);
 	}
 	qsort(all, n, sizeof *all, deeper_order);
@@ -197,22 +248,30 @@ static int sort_deeper(const struct text_order *order, const struct text_lines *
 		}
 		if (j - k > 1) {
 			if (more && (whole_line || run_deepens(order, j - k)))
-				error = sort_deeper(order, lines, index + k, j - k, depth + 1, whole_line, stack);
+				error = sort_deeper(order, lines, index + k, j - k, depth + 1, whole_line, stack,
+						    next_words);
 			else if (more || !same_size || !text_prefix_exact(order))
 				/* a short group, a NUL byte read as the padding, or an image that is
 				 * not the whole key: compare */
 				error = sort_compared(order, lines, index + k, j - k, stack);
 			else if (!whole_line && text_prefix_line_deepens(order))
 				/* equal keys: the last resort compares whole lines */
-				error = sort_deeper(order, lines, index + k, j - k, 0, true, stack);
+				error = sort_deeper(order, lines, index + k, j - k, 0, true, stack, NULL);
 			else if (!whole_line && (order->key_count > 1 || order->last_resort))
 				error = sort_compared(order, lines, index + k, j - k, stack);
 			/* else equal lines, which stay as they are */
 		}
 		k = j;
 	}
-	free(all);
+	if (all != small)
+		free(all);
 	return error;
+}
+
+/* The step a tie run's sort_deeper starts at: past the kept next words' depth. */
+static size_t deeper_start(const struct text_order *order, const uint64_t *next_words)
+{
+	return next_words ? 1 : text_prefix_deeper_start(order);
 }
 
 static void slice_range(size_t n, size_t slice, size_t *begin, size_t *end)
@@ -255,9 +314,9 @@ static void finish_slice(void *ctx, size_t slice)
 				job->large[slice] = grown;
 			}
 			job->large[slice][job->large_count[slice]++] = (struct tie_run){ i, length };
-		} else if (length > 1 && run_deepens(job->order, length)) {
+		} else if (length > 1 && (job->next_words || run_deepens(job->order, length))) {
 			int error = sort_deeper(job->order, job->lines, job->index + i, length,
-						text_prefix_deeper_start(job->order), false, stack);
+						deeper_start(job->order, job->next_words), false, stack, job->next_words);
 			if (error) {
 				atomic_store(&job->error, error);
 				return;
@@ -284,6 +343,7 @@ struct deepen_job {
 	const struct text_lines *lines;
 	uint64_t *index;
 	const struct tie_run *runs;
+	const uint64_t *next_words;
 	atomic_int error;
 };
 
@@ -296,7 +356,7 @@ static void deepen_run(void *ctx, size_t r)
 	}
 	uint64_t stack[BATCH_LINES];
 	int error = sort_deeper(job->order, job->lines, job->index + job->runs[r].start, job->runs[r].length,
-				text_prefix_deeper_start(job->order), false, stack);
+				deeper_start(job->order, job->next_words), false, stack, job->next_words);
 	if (error)
 		atomic_store(&job->error, error);
 }
@@ -331,7 +391,7 @@ static int sort_large_runs(const struct finish_job *finish, struct thread_pool *
 		free(finish->large[slice]);
 	}
 	if (!err && deep) {
-		struct deepen_job job = {finish->order, finish->lines, finish->index, runs, 0};
+		struct deepen_job job = {finish->order, finish->lines, finish->index, runs, finish->next_words, 0};
 		thread_pool_parallel_for(pool, deep, deepen_run, &job);
 		err = atomic_load(&job.error);
 	}
@@ -414,7 +474,7 @@ int text_line_sort(struct text_line_items *made, const struct text_lines *lines,
 		free(large_count);
 		return -ENOMEM;
 	}
-	struct finish_job job = { order, lines, width, items, index, n, large, large_count, 0, pool };
+	struct finish_job job = { order, lines, width, items, index, n, made->next_words, large, large_count, 0, pool };
 	thread_pool_parallel_for(pool, slices, finish_slice, &job);
 	err = sort_large_runs(&job, pool, slices, atomic_load(&job.error));
 	free(large);

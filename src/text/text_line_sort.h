@@ -13,6 +13,9 @@
 
 /* The bytes of the item of each of a chunk's n lines. */
 size_t text_line_sort_item_bytes(size_t n);
+/* The bytes a line takes beside its item while it sorts in order (its next 8 bytes of
+ * collation, where kept; 0 otherwise). */
+size_t text_line_sort_extra_bytes(const struct text_order *order);
 
 /* A chunk's items, one a line, made while its lines are indexed: text_line_items_make
  * is text_lines_index's visit, so that each line's prefix is read while the scan has
@@ -22,6 +25,8 @@ struct text_line_items {
 	enum item_width width;
 	void *items;
 	size_t bytes; /* the room in items */
+	uint64_t *next_words; /* where text_prefix_keeps_next: each line's text_prefix_at at depth 1 */
+	size_t next_bytes;    /* the room in next_words */
 	bool compared; /* few collated lines: the comparator orders them, no prefixes made */
 };
 

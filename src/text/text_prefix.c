@@ -112,6 +112,25 @@ uint64_t text_prefix(const struct text_order *order, const char *line, size_t le
 	return key->ordering.reverse ? ~image : image;
 }
 
+bool text_prefix_keeps_next(const struct text_order *order)
+{
+	return text_prefix_collates(order) && text_prefix_deepens(order);
+}
+
+uint64_t text_prefix_pair(const struct text_order *order, const char *line, size_t len, uint64_t *next)
+{
+	const char *begin = line, *end = line + len;
+	if (order->key_count)
+		text_order_key_bounds(order, &order->keys[0], line, len, 0, &begin, &end);
+	uint64_t image = text_collate_image_pair(begin, (size_t)(end - begin), next);
+	bool reverse = order->key_count ? order->keys[0].ordering.reverse : order->reverse;
+	if (reverse) {
+		*next = ~*next;
+		image = ~image;
+	}
+	return image;
+}
+
 bool text_prefix_collates(const struct text_order *order)
 {
 	if (!order->locale.collate)
