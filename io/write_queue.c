@@ -48,6 +48,11 @@ struct write_slot {
 struct write_queue {
 	int fd;
 	bool use_ring;
+	/* The ring is set up at the second write (ring_start): an output of one buffer,
+	 * most sorts' in a pipeline, goes out in one write without it. */
+	bool ring_pending;
+	bool sent;                /* a write was sent */
+	size_t slot_bytes;        /* a slot's buffer, allocated at its first use */
 	bool seekable;
 	struct io_uring ring;
 	unsigned depth;
@@ -186,29 +191,28 @@ int write_queue_open(int fd, unsigned depth, size_t slot_bytes, struct write_que
 	queue->behind_started = queue->behind_waited = queue->start;
 	if (depth < 1)
 		depth = 1;
-	queue->use_ring = queue->seekable && depth > 1 && io_ring_init(&queue->ring, depth) == 0;
-	queue->depth = queue->use_ring ? depth : 1;
+	queue->ring_pending = queue->seekable && depth > 1;
+	queue->depth = queue->ring_pending ? depth : 1;
+	queue->slot_bytes = slot_bytes;
 	queue->slots = calloc(queue->depth, sizeof *queue->slots);
 	if (!queue->slots) {
 		write_queue_close(queue);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < queue->depth; i++) {
-		queue->slots[i].data = malloc(slot_bytes);
-		if (!queue->slots[i].data && i > 0) {
-			/* memory for fewer buffers only: fewer writes in flight */
-			queue->depth = i;
-			break;
-		}
-		if (!queue->slots[i].data) {
-			write_queue_close(queue);
-			return -ENOMEM;
-		}
-		queue->slots[i].capacity = slot_bytes;
+	for (unsigned i = 0; i < queue->depth; i++)
 		queue->slots[i].fd = fd;
-	}
 	*result = queue;
 	return 0;
+}
+
+/* The ring, once more than one write is coming; without it (io_uring refused or
+ * switched off) the writes are synchronous. */
+static void ring_start(struct write_queue *queue)
+{
+	if (!queue->ring_pending)
+		return;
+	queue->ring_pending = false;
+	queue->use_ring = io_ring_init(&queue->ring, queue->depth) == 0;
 }
 
 /* The slot the next submit uses, once the write in it (if any) is done. */
@@ -219,6 +223,17 @@ static int next_slot(struct write_queue *queue, struct write_slot **result)
 		int error = write_ring_reap(queue);
 		if (error)
 			return error;
+	}
+	if (!slot->data) {
+		if (!(slot->data = malloc(queue->slot_bytes))) {
+			if (queue->next == 0)
+				return -ENOMEM;
+			/* memory for fewer buffers only: fewer writes in flight */
+			queue->depth = queue->next;
+			queue->next = 0;
+			return next_slot(queue, result);
+		}
+		slot->capacity = queue->slot_bytes;
 	}
 	*result = slot;
 	return queue->error;
@@ -348,6 +363,9 @@ static int slot_send(struct write_queue *queue, struct write_slot *slot, size_t 
 	slot->fd = fd;
 	slot->busy = true;
 	queue->next = (queue->next + 1) % queue->depth;
+	if (queue->sent)
+		ring_start(queue);
+	queue->sent = true;
 	int fault = fault_at_fd(queue->fd);
 	if (fault < 0) {
 		write_slot_fail(queue, slot, fault);
@@ -516,6 +534,7 @@ void write_queue_close(struct write_queue *queue)
 
 int write_queue_direct(struct write_queue *queue, int direct_fd)
 {
+	ring_start(queue);
 	if (!queue->use_ring || queue->in_flight || queue->direct_fd >= 0) {
 		close(direct_fd); /* a write at a time would wait for the device in turn */
 		return -ENOTSUP;
@@ -527,7 +546,7 @@ int write_queue_direct(struct write_queue *queue, int direct_fd)
 	}
 	for (unsigned i = 0; i < queue->depth; i++) {
 		void *aligned;
-		size_t capacity = queue->slots[i].capacity + DIRECT_CARRY;
+		size_t capacity = (queue->slots[i].data ? queue->slots[i].capacity : queue->slot_bytes) + DIRECT_CARRY;
 		if (posix_memalign(&aligned, DIRECT_ALIGN, capacity) != 0) {
 			close(direct_fd);
 			return -ENOMEM;
