@@ -64,14 +64,20 @@ size_t text_line_sort_extra_bytes(const struct text_order *order)
 	return text_prefix_keeps_next(order) ? sizeof(uint64_t) : 0;
 }
 
+/* The bytes to allocate for n entries of size each where have are allocated: 0 when
+ * they fit; past a chunk with fewer lines, room for an eighth more yet. */
+static size_t grown_bytes(size_t n, size_t size, size_t have)
+{
+	size_t bytes = (n ? n : 1) * size;
+	return bytes <= have ? 0 : have ? bytes + bytes / 8 : bytes;
+}
+
 /* Room for n next words, kept from chunk to chunk as the items are. */
 static int next_words_reserve(struct text_line_items *items, size_t n)
 {
-	size_t bytes = (n ? n : 1) * sizeof *items->next_words;
-	if (bytes <= items->next_bytes)
+	size_t bytes = grown_bytes(n, sizeof *items->next_words, items->next_bytes);
+	if (!bytes)
 		return 0;
-	if (items->next_bytes)
-		bytes += bytes / 8;
 	huge_memory_free(items->next_words);
 	items->next_bytes = 0;
 	items->next_words = huge_memory_alloc(bytes);
@@ -92,11 +98,9 @@ int text_line_items_reserve(struct text_line_items *items, const struct text_ord
 		if (err)
 			return err;
 	}
-	size_t bytes = (n ? n : 1) * (size_t)items->width;
-	if (bytes <= items->bytes)
+	size_t bytes = grown_bytes(n, items->width, items->bytes);
+	if (!bytes)
 		return 0;
-	if (items->bytes) /* a chunk with more lines than one before: room for more yet */
-		bytes += bytes / 8;
 	sort_engine_host_free(engine, items->items, items->bytes);
 	items->bytes = 0;
 	items->items = sort_engine_host_alloc(engine, bytes);

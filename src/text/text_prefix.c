@@ -60,23 +60,29 @@ static bool is_special(const struct key_ordering *o)
 	return o->numeric || o->human_numeric || o->general_numeric || o->month || o->version;
 }
 
+/* The collated image, and where next is given the next 8 bytes of its first level. */
+static uint64_t collated_image(const char *key, size_t len, uint64_t *next)
+{
+	return next ? text_collate_image_pair(key, len, next) : text_collate_image(key, len);
+}
+
 static uint64_t translated_image(const struct key_ordering *o, const struct text_locale *locale,
-				 bool collate, const char *key, size_t len)
+				 bool collate, const char *key, size_t len, uint64_t *next)
 {
 	if (collate)
-		return text_collate_image(key, len);
+		return collated_image(key, len, next);
 	return special_image(o, locale, key, len);
 }
 
 static uint64_t key_image(const struct key_ordering *o, const struct text_locale *locale,
-			  const char *key, size_t len)
+			  const char *key, size_t len, uint64_t *next)
 {
 	const bool *ignore = text_ignored_bytes(o);
 	bool collate = locale->collate && !is_special(o);
 	if (!is_special(o) && !collate)
 		return byte_image(key, len, ignore, o->fold_case);
 	if (!ignore && !o->fold_case)
-		return translated_image(o, locale, collate, key, len);
+		return translated_image(o, locale, collate, key, len, next);
 	char stack[256];
 	char *copy = len < sizeof stack ? stack : malloc(len);
 	if (!copy)
@@ -87,48 +93,46 @@ static uint64_t key_image(const struct key_ordering *o, const struct text_locale
 		if (!(ignore && ignore[c]))
 			copy[n++] = (char)(o->fold_case ? text_fold(c) : c);
 	}
-	uint64_t image = translated_image(o, locale, collate, copy, n);
+	uint64_t image = translated_image(o, locale, collate, copy, n, next);
 	if (copy != stack)
 		free(copy);
 	return image;
 }
 
-uint64_t text_prefix(const struct text_order *order, const char *line, size_t len)
+uint64_t text_prefix_pair(const struct text_order *order, const char *line, size_t len, uint64_t *next)
 {
+	if (next)
+		*next = 0;
+	uint64_t image;
+	bool reverse;
 	if (order->key_count == 0) {
 		if (order->csv && order->locale.collate)
 			line = csv_record_decoded(line, len, 0, &len);
-		uint64_t image = order->locale.collate ? text_collate_image(line, len)
-					       : byte_image(line, len, NULL, false);
-		return order->reverse ? ~image : image;
+		image = order->locale.collate ? collated_image(line, len, next) : byte_image(line, len, NULL, false);
+		reverse = order->reverse;
+	} else {
+		const struct keydef *key = &order->keys[0];
+		const char *begin, *end;
+		text_order_key_bounds(order, key, line, len, 0, &begin, &end);
+		image = key->ordering.random
+			? text_random_prefix(&order->random, &key->ordering, &order->locale, begin,
+					     (size_t)(end - begin))
+			: key_image(&key->ordering, &order->locale, begin, (size_t)(end - begin), next);
+		reverse = key->ordering.reverse;
 	}
-	const struct keydef *key = &order->keys[0];
-	const char *begin, *end;
-	text_order_key_bounds(order, key, line, len, 0, &begin, &end);
-	uint64_t image = key->ordering.random
-			 ? text_random_prefix(&order->random, &key->ordering, &order->locale, begin,
-					      (size_t)(end - begin))
-			 : key_image(&key->ordering, &order->locale, begin, (size_t)(end - begin));
-	return key->ordering.reverse ? ~image : image;
+	if (reverse && next)
+		*next = ~*next;
+	return reverse ? ~image : image;
+}
+
+uint64_t text_prefix(const struct text_order *order, const char *line, size_t len)
+{
+	return text_prefix_pair(order, line, len, NULL);
 }
 
 bool text_prefix_keeps_next(const struct text_order *order)
 {
 	return text_prefix_collates(order) && text_prefix_deepens(order);
-}
-
-uint64_t text_prefix_pair(const struct text_order *order, const char *line, size_t len, uint64_t *next)
-{
-	const char *begin = line, *end = line + len;
-	if (order->key_count)
-		text_order_key_bounds(order, &order->keys[0], line, len, 0, &begin, &end);
-	uint64_t image = text_collate_image_pair(begin, (size_t)(end - begin), next);
-	bool reverse = order->key_count ? order->keys[0].ordering.reverse : order->reverse;
-	if (reverse) {
-		*next = ~*next;
-		image = ~image;
-	}
-	return image;
 }
 
 bool text_prefix_collates(const struct text_order *order)

@@ -15,7 +15,8 @@ uint64_t text_prefix(const struct text_order *order, const char *line, size_t le
 /* Whether text_prefix_pair serves: a plain key (or the whole line) collated in the
  * user's locale, whose one strxfrm gives the next 8 bytes of the level too. */
 bool text_prefix_keeps_next(const struct text_order *order);
-/* Where text_prefix_keeps_next: text_prefix, and text_prefix_at at depth 1 in *next. */
+/* text_prefix, and where next is not NULL (and text_prefix_keeps_next) text_prefix_at at
+ * depth 1 in *next; text_prefix is this with next NULL. */
 uint64_t text_prefix_pair(const struct text_order *order, const char *line, size_t len, uint64_t *next);
 
 /* Whether the prefix takes a strxfrm of the key (a plain key, or the whole line,
