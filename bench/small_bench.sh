@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Small inputs, where a sort's start-up is all of its time (issue 47 item 1): 10 and
-# 1,000 lines of text, from a file and from a pipe, in the C locale and in en_US.UTF-8
+# 1,000 lines of text, from a file and from a pipe to /dev/null, and from a file to a file
+# (-o), in the C locale and in en_US.UTF-8
 # (where it exists), sorted by gpusort and by GNU sort. Each round runs every case BATCH
 # times (default 50) per program, the programs alternating; prints per case the median
 # over ROUNDS rounds (default 7) of the wall milliseconds per run, and gpusort's over
@@ -27,11 +28,13 @@ locales = ['C']
 if subprocess.run(['locale', '-a'], capture_output=True, text=True).stdout.lower().count('en_us.utf8'):
     locales.append('en_US.UTF-8')
 
-def runs(program, path, data, piped, env):
+def runs(program, path, data, form, env):
     start = time.perf_counter()
     for _ in range(batch):
-        if piped:
+        if form == 'pipe':
             p = subprocess.run([program], input=data, stdout=subprocess.DEVNULL, env=env)
+        elif form == '-o':
+            p = subprocess.run([program, path, '-o', path + '.out'], env=env)
         else:
             p = subprocess.run([program, path], stdout=subprocess.DEVNULL, env=env)
         if p.returncode != 0:
@@ -42,15 +45,15 @@ print(f"{'locale':12} {'lines':>5} {'from':5} {'gpusort ms':>10} {'sort ms':>8} 
 for loc in locales:
     env = dict(os.environ, LC_ALL=loc)
     for lines, (path, data) in inputs.items():
-        for piped in (False, True):
+        for form in ('file', 'pipe', '-o'):
             want = subprocess.run([gnu, path], capture_output=True, env=env).stdout
             got = subprocess.run([gpusort, path], capture_output=True, env=env).stdout
             if got != want:
                 sys.exit(f"outputs differ: {loc} {lines} lines")
             g, s = [], []
             for _ in range(rounds):
-                g.append(runs(gpusort, path, data, piped, env))
-                s.append(runs(gnu, path, data, piped, env))
+                g.append(runs(gpusort, path, data, form, env))
+                s.append(runs(gnu, path, data, form, env))
             gm, sm = statistics.median(g), statistics.median(s)
-            print(f"{loc:12} {lines:5} {'pipe' if piped else 'file':5} {gm:10.2f} {sm:8.2f} {gm / sm:6.2f}")
+            print(f"{loc:12} {lines:5} {form:5} {gm:10.2f} {sm:8.2f} {gm / sm:6.2f}")
 PY
