@@ -48,8 +48,8 @@ struct write_slot {
 struct write_queue {
 	int fd;
 	bool use_ring;
-	/* The ring is set up at the second write (ring_start): an output of one buffer,
-	 * most sorts' in a pipeline, goes out in one write without it. */
+	/* The ring is set up once a second buffer is asked for (ring_start): an output of
+	 * one buffer (a small sort's -o FILE) goes out in one write without it. */
 	bool ring_pending;
 	bool sent;                /* a write was sent */
 	size_t slot_bytes;        /* a slot's buffer, allocated at its first use */
@@ -205,19 +205,24 @@ int write_queue_open(int fd, unsigned depth, size_t slot_bytes, struct write_que
 	return 0;
 }
 
-/* The ring, once more than one write is coming; without it (io_uring refused or
- * switched off) the writes are synchronous. */
+/* The ring, once more than one write is coming. Without it (io_uring refused or
+ * switched off) the writes are synchronous, one buffer enough: called before any slot
+ * but the first has its buffer, so the queue falls back to that one. */
 static void ring_start(struct write_queue *queue)
 {
 	if (!queue->ring_pending)
 		return;
 	queue->ring_pending = false;
 	queue->use_ring = io_ring_init(&queue->ring, queue->depth) == 0;
+	if (!queue->use_ring)
+		queue->depth = 1, queue->next = 0;
 }
 
 /* The slot the next submit uses, once the write in it (if any) is done. */
 static int next_slot(struct write_queue *queue, struct write_slot **result)
 {
+	if (queue->sent)
+		ring_start(queue);
 	struct write_slot *slot = &queue->slots[queue->next];
 	while (slot->busy) {
 		int error = write_ring_reap(queue);
@@ -363,8 +368,6 @@ static int slot_send(struct write_queue *queue, struct write_slot *slot, size_t 
 	slot->fd = fd;
 	slot->busy = true;
 	queue->next = (queue->next + 1) % queue->depth;
-	if (queue->sent)
-		ring_start(queue);
 	queue->sent = true;
 	int fault = fault_at_fd(queue->fd);
 	if (fault < 0) {
